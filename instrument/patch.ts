@@ -1,0 +1,159 @@
+import { syncBuiltinESMExports } from 'node:module';
+import { real } from './real.js';
+
+/** A coded error from the hook itself; the runtime reports it once on stderr. */
+export class HookError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'HookError';
+    this.code = code;
+  }
+}
+
+export interface Handle {
+  /** Puts back exactly what install replaced, in reverse order. */
+  uninstall(): void;
+}
+
+interface Saved {
+  readonly target: object;
+  readonly key: PropertyKey;
+  readonly descriptor: PropertyDescriptor | undefined;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Native = (...args: any[]) => any;
+
+const proxyTargets = new WeakMap<object, object>();
+
+/**
+ * Wraps a native in a Proxy: name, length, own properties (`process.hrtime.bigint`,
+ * `setTimeout[util.promisify.custom]`) and `prototype` stay the target's, and the receiver and
+ * `new.target` pass through. `Function.prototype.toString` is masked so it prints the target.
+ */
+export function wrap<T extends object>(target: T, handler: ProxyHandler<T>): T {
+  const proxy = new Proxy(target, handler);
+  proxyTargets.set(proxy, target);
+  return proxy;
+}
+
+/** The function a wrapper stands for, or the value itself. */
+export function unwrap<T>(value: T): T {
+  return (typeof value === 'function' && (proxyTargets.get(value) as T | undefined)) || value;
+}
+
+/**
+ * Records every property it replaces so that `restore` puts back the very descriptors it found.
+ * A family's install uses one Patcher; its handle's uninstall restores it.
+ */
+export class Patcher {
+  private readonly saved: Saved[] = [];
+
+  /** Replaces `target[key]`'s value, keeping the property's attributes. */
+  value(target: object, key: PropertyKey, value: unknown): void {
+    const descriptor = real.getOwnPropertyDescriptor(target, key);
+    if (descriptor === undefined || !('value' in descriptor)) {
+      throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: not a data property`);
+    }
+    this.define(target, key, descriptor, { ...descriptor, value });
+  }
+
+  /** Replaces a method with a Proxy of it; returns the original. */
+  method(target: object, key: PropertyKey, handler: ProxyHandler<Native>): Native {
+    const original = (target as Record<PropertyKey, Native>)[key]!;
+    this.value(target, key, wrap(original, handler));
+    return original;
+  }
+
+  /**
+   * Defines an own property on `target` that shadows an inherited method with a Proxy of it;
+   * restore deletes it again.
+   */
+  shadow(target: object, key: PropertyKey, inherited: Native, handler: ProxyHandler<Native>): void {
+    if (real.getOwnPropertyDescriptor(target, key) !== undefined) {
+      throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}: already an own property`);
+    }
+    const descriptor = { value: wrap(inherited, handler), writable: true, enumerable: false, configurable: true };
+    if (!real.defineProperty(target, key, descriptor)) {
+      throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}`);
+    }
+    this.saved.push({ target, key, descriptor: undefined });
+  }
+
+  /** Replaces an accessor's getter with a Proxy of it; returns the original getter. */
+  getter(target: object, key: PropertyKey, handler: ProxyHandler<Native>): Native {
+    const descriptor = real.getOwnPropertyDescriptor(target, key);
+    if (descriptor?.get === undefined) {
+      throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: not an accessor`);
+    }
+    this.define(target, key, descriptor, { ...descriptor, get: wrap(descriptor.get, handler) });
+    return descriptor.get;
+  }
+
+  /** Turns a data property into an accessor (`process.pid`), remembering the data property. */
+  accessor(target: object, key: PropertyKey, get: () => unknown): void {
+    const descriptor = real.getOwnPropertyDescriptor(target, key);
+    if (descriptor === undefined) throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: missing`);
+    this.define(target, key, descriptor, {
+      get,
+      set: undefined,
+      enumerable: descriptor.enumerable ?? false,
+      configurable: true,
+    });
+  }
+
+  restore(): void {
+    for (let i = this.saved.length - 1; i >= 0; i--) {
+      const { target, key, descriptor } = this.saved[i]!;
+      if (descriptor) real.defineProperty(target, key, descriptor);
+      else delete (target as Record<PropertyKey, unknown>)[key];
+    }
+    this.saved.length = 0;
+    syncBuiltinESMExports();
+  }
+
+  private define(target: object, key: PropertyKey, before: PropertyDescriptor, after: PropertyDescriptor): void {
+    if (!real.defineProperty(target, key, after)) {
+      throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: the property is not configurable`);
+    }
+    this.saved.push({ target, key, descriptor: before });
+  }
+}
+
+/**
+ * Gives a source family an install that refuses to run twice and returns a handle that undoes
+ * exactly what it did. Named ESM imports of builtins see the wrappers (and, after uninstall,
+ * the originals again) through `syncBuiltinESMExports`.
+ */
+export function family<R>(name: string, patch: (patcher: Patcher, recorder: R) => void): (recorder: R) => Handle {
+  let installed = false;
+  return (recorder) => {
+    if (installed) throw new HookError('ERR_DETDRIFT_INSTALLED', `the ${name} family is already installed`);
+    const patcher = new Patcher();
+    try {
+      patch(patcher, recorder);
+    } catch (error) {
+      patcher.restore();
+      throw error;
+    }
+    installed = true;
+    syncBuiltinESMExports();
+    return {
+      uninstall() {
+        if (!installed) return;
+        patcher.restore();
+        installed = false;
+      },
+    };
+  };
+}
+
+/** Makes `String(wrapper)` print what `String(original)` prints, for every wrapper made by `wrap`. */
+export const installToStringMask = family('Function.prototype.toString', (patcher) => {
+  const original = Function.prototype.toString;
+  const masked = wrap(original, {
+    apply: (target, thisArg, args) => real.apply(target, proxyTargets.get(thisArg) ?? thisArg, args),
+  });
+  patcher.value(Function.prototype, 'toString', masked);
+});

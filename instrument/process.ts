@@ -1,0 +1,5 @@
+import { family } from './patch.js';
+import type { Recorder } from './recorder.js';
+
+/** TODO(#2): the process family. */
+export const install = family<Recorder>('process', () => {});

@@ -1,0 +1,8 @@
+/**
+ * `node --import detdrift/register app.js`: records the program's clock and entropy calls into
+ * DETDRIFT_TRACE. The real built-ins are saved first, before any family patches them.
+ */
+import './real.js';
+import { start } from './runtime.js';
+
+start();

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { API_TABLE } from '../tracer/apis.js';
+import { FORMAT_NAME, FORMAT_VERSION, type TraceHeader } from '../tracer/format.js';
+import { createPackageResolver } from '../tracer/stack.js';
+import { TraceWriter } from '../tracer/writer.js';
+import { install as installChildren } from './children.js';
+import { install as installClock } from './clock.js';
+import { install as installCrypto } from './crypto.js';
+import { install as installFs } from './fs.js';
+import { install as installLifecycle } from './lifecycle.js';
+import { install as installProcess } from './process.js';
+import { install as installRandom } from './random.js';
+import { install as installTimers } from './timers.js';
+import { claimTraceFile } from './lineage.js';
+import { installToStringMask, type Handle } from './patch.js';
+import { real, readJsonFile } from './real.js';
+import { Recorder } from './recorder.js';
+import { readSettings, type HookSettings } from './settings.js';
+
+/** detdrift's own install directory (the parent of `dist/`): its frames never count as sites. */
+const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const RUNTIME_KEY = Symbol.for('detdrift.runtime');
+const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess];
+const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
+
+export interface Runtime {
+  readonly recorder: Recorder;
+  readonly lineage: string;
+  readonly file: string;
+  stop(): void;
+}
+
+/**
+ * Starts recording in this process: settings, lineage, the trace file, then every family. Runs
+ * once per realm even when the hook is imported twice (NODE_OPTIONS and an explicit --import).
+ * A failure here is reported on stderr with its code, and the program runs on unrecorded.
+ */
+export function start(): Runtime | null {
+  const global = globalThis as { [RUNTIME_KEY]?: Runtime | null };
+  if (RUNTIME_KEY in global) return global[RUNTIME_KEY] ?? null;
+  global[RUNTIME_KEY] = null;
+  try {
+    const runtime = open(readSettings(process.env, process.cwd()));
+    global[RUNTIME_KEY] = runtime;
+    return runtime;
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'ERR_DETDRIFT_START';
+    real.writeSync(real.stderrFd, `detdrift: ${code}: ${(error as Error).message} (not recording; the program continues)\n`);
+    return null;
+  }
+}
+
+function open(settings: HookSettings): Runtime {
+  const claimed = claimTraceFile(settings.traceDir, settings.spawn);
+  const sink = { write: (bytes: Uint8Array) => void real.writeSync(claimed.fd, bytes) };
+  const writer = new TraceWriter(sink, header(settings, claimed.lineage));
+  const recorder = new Recorder(writer, settings.mode, {
+    root: settings.root,
+    ownDir: OWN_DIR,
+    packageOf: createPackageResolver(readJsonFile),
+    depth: 16,
+  }, settings.sites);
+  const handles: Handle[] = [installToStringMask(undefined), installLifecycle(recorder), installChildren(claimed.lineage)];
+  for (const install of FAMILIES) handles.push(install(recorder));
+  return {
+    recorder,
+    lineage: claimed.lineage,
+    file: claimed.file,
+    stop() {
+      for (const handle of handles.reverse()) handle.uninstall();
+      recorder.finish(0);
+      real.closeSync(claimed.fd);
+    },
+  };
+}
+
+function header(settings: HookSettings, lineage: string): TraceHeader {
+  const own = readJsonFile(join(OWN_DIR, 'package.json')) as { version?: string } | null;
+  const project = readJsonFile(join(settings.root, 'package.json')) as { name?: string; version?: string } | null;
+  return {
+    format: FORMAT_NAME,
+    version: FORMAT_VERSION,
+    tool: { name: 'detdrift', version: own?.version ?? '0.0.0' },
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    mode: settings.mode,
+    seed: settings.seed,
+    command: process.argv.map((arg, index) => (index === 0 ? 'node' : projectRelative(arg, settings.root))),
+    lineage,
+    root: { name: project?.name ?? null, version: project?.version ?? null },
+    lockfile: settings.lockfile ?? lockfileDigest(settings.root),
+    apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
+    sites: settings.sites,
+    holds: [],
+  };
+}
+
+function projectRelative(arg: string, root: string): string {
+  if (!arg.startsWith(root + sep)) return arg;
+  return relative(root, arg).split(sep).join('/');
+}
+
+function lockfileDigest(root: string): TraceHeader['lockfile'] {
+  for (const file of LOCKFILES) {
+    const path = join(root, file);
+    if (existsSync(path)) return { file, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+  }
+  return null;
+}

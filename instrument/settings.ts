@@ -1,0 +1,60 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { Mode } from '../tracer/format.js';
+import { HookError } from './patch.js';
+import type { SitePolicy } from './recorder.js';
+
+/** The hook's settings, read once from the environment (DESIGN.md, The hook). */
+export interface HookSettings {
+  /** DETDRIFT_TRACE: the directory that receives one trace file per process */
+  readonly traceDir: string;
+  /** DETDRIFT_MODE */
+  readonly mode: Mode;
+  /** DETDRIFT_SEED: kept as given, so `42` and `0x2a` stay apart in the header */
+  readonly seed: string | null;
+  /** DETDRIFT_ROOT: the project root that paths are made relative to; defaults to the cwd */
+  readonly root: string;
+  /** DETDRIFT_SITES=`first/every`: which calls get their stack taken */
+  readonly sites: SitePolicy;
+  /** DETDRIFT_SPAWN: the lineage the parent gave this process, if any */
+  readonly spawn: string | null;
+  /** DETDRIFT_LOCKFILE=`file:sha256`, computed once by the CLI */
+  readonly lockfile: { readonly file: string; readonly sha256: string } | null;
+}
+
+export const DEFAULT_TRACE_DIR = '.detdrift/trace';
+export const DEFAULT_SITES: SitePolicy = Object.freeze({ first: 64, every: 256 });
+const MODES: readonly Mode[] = ['observe'];
+
+export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings {
+  const root = env.DETDRIFT_ROOT ? resolve(cwd, env.DETDRIFT_ROOT) : cwd;
+  const traceDir = env.DETDRIFT_TRACE || DEFAULT_TRACE_DIR;
+  const mode = (env.DETDRIFT_MODE || 'observe') as Mode;
+  if (!MODES.includes(mode)) {
+    throw new HookError('ERR_DETDRIFT_MODE', `DETDRIFT_MODE is ${JSON.stringify(mode)}; this version records in: ${MODES.join(', ')}`);
+  }
+  return Object.freeze({
+    traceDir: isAbsolute(traceDir) ? traceDir : resolve(cwd, traceDir),
+    mode,
+    seed: env.DETDRIFT_SEED ?? null,
+    root,
+    sites: parseSites(env.DETDRIFT_SITES),
+    spawn: env.DETDRIFT_SPAWN || null,
+    lockfile: parseLockfile(env.DETDRIFT_LOCKFILE),
+  });
+}
+
+function parseSites(value: string | undefined): SitePolicy {
+  if (!value) return DEFAULT_SITES;
+  const match = /^(\d+)\/(\d+)$/.exec(value);
+  const every = Number(match?.[2]);
+  if (!match || every < 1) {
+    throw new HookError('ERR_DETDRIFT_SITES', `DETDRIFT_SITES is ${JSON.stringify(value)}; expected FIRST/EVERY, e.g. 64/256 (EVERY at least 1)`);
+  }
+  return Object.freeze({ first: Number(match[1]), every });
+}
+
+function parseLockfile(value: string | undefined): HookSettings['lockfile'] {
+  if (!value) return null;
+  const at = value.lastIndexOf(':');
+  return at > 0 ? { file: value.slice(0, at), sha256: value.slice(at + 1) } : null;
+}

@@ -1,0 +1,38 @@
+/**
+ * FNV-1a, 64 bits, computed in two 32-bit halves: cheap enough for the hot path, stable across
+ * platforms and Node versions, and never the bytes themselves (random bytes can be secrets).
+ */
+
+const PRIME_LOW = 0x1b3;
+const OFFSET_HIGH = 0xcbf29ce4;
+const OFFSET_LOW = 0x84222325;
+
+export interface Digest {
+  high: number;
+  low: number;
+}
+
+export function digestBytes(view: ArrayBufferView): Digest {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  let high = OFFSET_HIGH;
+  let low = OFFSET_LOW;
+  for (let i = 0; i < bytes.length; i++) {
+    low ^= bytes[i]!;
+    // (high:low) * 0x100000001b3, keeping 64 bits: the 2^40 part only touches the high half.
+    const lowProduct = low * PRIME_LOW;
+    const carry = Math.floor(lowProduct / 0x100000000);
+    high = (Math.imul(high, PRIME_LOW) + Math.imul(low, 0x100) + carry) >>> 0;
+    low = lowProduct >>> 0;
+  }
+  return { high, low };
+}
+
+export function digestString(value: string): Digest {
+  return digestBytes(encoder.encode(value));
+}
+
+export function digestHex(high: number, low: number): string {
+  return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
+}
+
+const encoder = new TextEncoder();

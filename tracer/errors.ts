@@ -1,0 +1,22 @@
+/** Why a trace file was refused. Each code is stable: tests, the CLI and users match on it. */
+export type TraceErrorCode =
+  | 'ERR_TRACE_READ'
+  | 'ERR_TRACE_FOREIGN'
+  | 'ERR_TRACE_VERSION'
+  | 'ERR_TRACE_HEADER'
+  | 'ERR_TRACE_CORRUPT'
+  | 'ERR_TRACE_TRUNCATED';
+
+export class TraceError extends Error {
+  readonly code: TraceErrorCode;
+  readonly file: string;
+  readonly offset: number;
+
+  constructor(code: TraceErrorCode, file: string, offset: number, expected: string, options?: ErrorOptions) {
+    super(`${file}: byte ${offset}: ${expected}`, options);
+    this.name = 'TraceError';
+    this.code = code;
+    this.file = file;
+    this.offset = offset;
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The trace file format, version 1.
+ *
+ *   DETDRIFT-TRACE 1\n        magic line: format name and version
+ *   {...header JSON...}\n     one line: TraceHeader
+ *   chunk*                    binary, each written whole by one write call
+ *
+ * A chunk is `0xDD, u32le payload length, u32le crc32(payload), payload`. A run killed mid-write
+ * leaves at most one incomplete chunk at the end, which the reader drops and reports as truncated.
+ * The payload is a sequence of records; its first byte tells which:
+ *
+ *   1..0xEF   an event: api id, value tag, site id (varint, 0 = no site taken), context id
+ *             (varint), value (by tag)
+ *   0xF1      a call site definition: id, JSON of the normalized stack
+ *   0xF2      an async context definition: id, parent id, ordinal among the parent's children, type
+ *   0xFE      end of run: event count, exit code (zigzag); a complete trace ends with one
+ */
+
+export const FORMAT_NAME = 'DETDRIFT-TRACE';
+export const FORMAT_VERSION = 1;
+export const MAGIC_LINE = `${FORMAT_NAME} ${FORMAT_VERSION}\n`;
+export const TRACE_EXTENSION = '.ddtrace';
+
+export const CHUNK_MARK = 0xdd;
+export const CHUNK_HEADER_BYTES = 9;
+
+export const Rec = Object.freeze({ site: 0xf1, context: 0xf2, end: 0xfe });
+export const MAX_API_ID = 0xef;
+
+/** How an event's value is stored. */
+export const Tag = Object.freeze({
+  none: 0,
+  /** a double: clocks, Math.random */
+  f64: 1,
+  /** a non-negative integer: delays, sizes, counts, pids */
+  uint: 2,
+  /** a signed 64-bit integer: process.hrtime.bigint */
+  bigint: 3,
+  /** nanoseconds as a double, shown as process.hrtime's [seconds, nanoseconds] */
+  hrtime: 4,
+  /** a UTF-8 string */
+  string: 5,
+  /** a 64-bit digest of bytes (FNV-1a), shown as 16 hex digits */
+  digest: 6,
+  /** a list of strings: a directory listing in the order the program saw it */
+  list: 7,
+});
+
+export type Mode = 'observe' | 'control' | 'replay' | 'perturb';
+
+export interface ApiRow {
+  readonly api: string;
+  readonly form: string;
+  readonly family: string;
+}
+
+export interface TraceHeader {
+  readonly format: typeof FORMAT_NAME;
+  readonly version: number;
+  readonly tool: { readonly name: 'detdrift'; readonly version: string };
+  readonly node: string;
+  readonly platform: string;
+  readonly arch: string;
+  readonly mode: Mode;
+  readonly seed: string | null;
+  /** the traced process: its argv with the project root replaced by `.` */
+  readonly command: readonly string[];
+  /** spawn lineage: `0` is the root, `0.2` its second child, `0.w1` its first worker */
+  readonly lineage: string;
+  readonly root: { readonly name: string | null; readonly version: string | null };
+  readonly lockfile: { readonly file: string; readonly sha256: string } | null;
+  /** the api table: an event's api byte indexes it */
+  readonly apis: readonly ApiRow[];
+  /** how call sites were taken: the first `first` calls of each API, then one in `every` */
+  readonly sites: { readonly first: number; readonly every: number };
+  /** what the values hold beyond digests (replay needs raw bytes) */
+  readonly holds: readonly string[];
+}
+
+export interface Frame {
+  /** project-relative path, `name@version/path` inside node_modules, `node:...` for builtins */
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly fn: string | null;
+  /** `name@version` for frames in node_modules, null for the project's own code */
+  readonly package: string | null;
+}
+
+export interface SiteDef {
+  readonly frames: readonly Frame[];
+  /** detdrift's own and node's internal frames left out of `frames` */
+  readonly skipped: number;
+}
+
+export interface ContextDef {
+  readonly parent: number;
+  readonly ordinal: number;
+  readonly type: string;
+}
+
+/** A growable byte buffer with the few encodings the format needs. */
+export class ByteWriter {
+  bytes: Uint8Array;
+  view: DataView;
+  length = 0;
+
+  constructor(capacity = 1 << 16) {
+    this.bytes = new Uint8Array(capacity);
+    this.view = new DataView(this.bytes.buffer);
+  }
+
+  reserve(extra: number): void {
+    const needed = this.length + extra;
+    if (needed <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < needed) size *= 2;
+    const bytes = new Uint8Array(size);
+    bytes.set(this.bytes.subarray(0, this.length));
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer);
+  }
+
+  u8(value: number): void {
+    this.reserve(1);
+    this.bytes[this.length++] = value;
+  }
+
+  u32(value: number): void {
+    this.reserve(4);
+    this.view.setUint32(this.length, value, true);
+    this.length += 4;
+  }
+
+  /** LEB128 for integers up to 2^53. */
+  varint(value: number): void {
+    this.reserve(8);
+    while (value >= 0x80) {
+      this.bytes[this.length++] = (value % 0x80) | 0x80;
+      value = Math.floor(value / 0x80);
+    }
+    this.bytes[this.length++] = value;
+  }
+
+  f64(value: number): void {
+    this.reserve(8);
+    this.view.setFloat64(this.length, value, true);
+    this.length += 8;
+  }
+
+  i64(value: bigint): void {
+    this.reserve(8);
+    this.view.setBigInt64(this.length, value, true);
+    this.length += 8;
+  }
+
+  string(value: string): void {
+    const maxBytes = value.length * 3;
+    this.reserve(maxBytes + 8);
+    // Encode after a worst-case length slot, then move the bytes down to sit after the real length.
+    const start = this.length + 8;
+    const { written } = encoder.encodeInto(value, this.bytes.subarray(start, start + maxBytes));
+    this.varint(written);
+    this.bytes.copyWithin(this.length, start, start + written);
+    this.length += written;
+  }
+
+  clear(): void {
+    this.length = 0;
+  }
+}
+
+const encoder = new TextEncoder();
+
+export function zigzag(value: number): number {
+  return value < 0 ? -2 * value - 1 : 2 * value;
+}
+
+export function unzigzag(value: number): number {
+  return value % 2 === 1 ? -(value + 1) / 2 : value / 2;
+}

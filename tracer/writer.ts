@@ -1,0 +1,199 @@
+import { crc32 } from 'node:zlib';
+import {
+  ByteWriter,
+  CHUNK_HEADER_BYTES,
+  CHUNK_MARK,
+  MAGIC_LINE,
+  Rec,
+  Tag,
+  zigzag,
+  type ContextDef,
+  type SiteDef,
+  type TraceHeader,
+} from './format.js';
+
+/** Where the chunks go; the hook passes one built from the saved real `fs.writeSync`. */
+export interface Sink {
+  write(bytes: Uint8Array): void;
+}
+
+/**
+ * Events go into preallocated columns (no object per event: the GC would notice) and are encoded
+ * into one chunk when the columns fill or the run ends. Every chunk is one `write`, so a killed run
+ * leaves whole chunks and at most one torn one, which the reader drops.
+ */
+export class TraceWriter {
+  readonly capacity: number;
+  private readonly api: Uint8Array;
+  private readonly tag: Uint8Array;
+  private readonly site: Uint32Array;
+  private readonly ctx: Uint32Array;
+  private readonly num: Float64Array;
+  private readonly aux: Float64Array;
+  private readonly big: BigInt64Array;
+  private readonly obj: unknown[];
+  private count = 0;
+  private written = 0;
+  /** the buffer length that asks for a flush: the capacity, or 1 once the run has ended */
+  private flushAt: number;
+  private pending: Array<[number, number, SiteDef | ContextDef]> = [];
+  private readonly out = new ByteWriter();
+  private readonly sink: Sink;
+
+  constructor(sink: Sink, header: TraceHeader, capacity = 8192) {
+    this.sink = sink;
+    this.capacity = capacity;
+    this.flushAt = capacity;
+    this.api = new Uint8Array(capacity);
+    this.tag = new Uint8Array(capacity);
+    this.site = new Uint32Array(capacity);
+    this.ctx = new Uint32Array(capacity);
+    this.num = new Float64Array(capacity);
+    this.aux = new Float64Array(capacity);
+    this.big = new BigInt64Array(capacity);
+    this.obj = new Array(capacity);
+    sink.write(encoder.encode(MAGIC_LINE + JSON.stringify(header) + '\n'));
+  }
+
+  /** Events written so far, buffered ones included. */
+  get events(): number {
+    return this.written + this.count;
+  }
+
+  /**
+   * Buffers one event; true when the buffer is due for a flush. The writer never flushes by itself,
+   * so a failing sink surfaces in the caller's `flush()`, which can catch it, not in the program.
+   */
+  number(api: number, tag: number, site: number, ctx: number, value: number): boolean {
+    const i = this.count;
+    this.api[i] = api;
+    this.tag[i] = tag;
+    this.site[i] = site;
+    this.ctx[i] = ctx;
+    this.num[i] = value;
+    return ++this.count >= this.flushAt;
+  }
+
+  digest(api: number, site: number, ctx: number, high: number, low: number): boolean {
+    this.aux[this.count] = low;
+    return this.number(api, Tag.digest, site, ctx, high);
+  }
+
+  bigint(api: number, site: number, ctx: number, value: bigint): boolean {
+    this.big[this.count] = value;
+    return this.number(api, Tag.bigint, site, ctx, 0);
+  }
+
+  object(api: number, tag: number, site: number, ctx: number, value: string | readonly string[]): boolean {
+    this.obj[this.count] = value;
+    return this.number(api, tag, site, ctx, 0);
+  }
+
+  defineSite(id: number, def: SiteDef): void {
+    this.pending.push([Rec.site, id, def]);
+  }
+
+  defineContext(id: number, def: ContextDef): void {
+    this.pending.push([Rec.context, id, def]);
+  }
+
+  flush(): void {
+    if (this.count === 0 && this.pending.length === 0) return;
+    const out = this.startChunk();
+    this.encodeDefinitions(out);
+    this.encodeEvents(out);
+    this.endChunk(out);
+  }
+
+  /**
+   * Flushes and writes the end record. Events after it (late exit listeners) are flushed one by
+   * one, each followed by a fresh end record, so the file still ends complete.
+   */
+  end(exitCode: number): void {
+    this.flushAt = 1;
+    const out = this.startChunk();
+    this.encodeDefinitions(out);
+    this.encodeEvents(out);
+    out.u8(Rec.end);
+    out.varint(this.written);
+    out.varint(zigzag(exitCode));
+    this.endChunk(out);
+  }
+
+  private startChunk(): ByteWriter {
+    const out = this.out;
+    out.clear();
+    out.reserve(CHUNK_HEADER_BYTES);
+    out.length = CHUNK_HEADER_BYTES;
+    return out;
+  }
+
+  private endChunk(out: ByteWriter): void {
+    const payload = out.bytes.subarray(CHUNK_HEADER_BYTES, out.length);
+    out.bytes[0] = CHUNK_MARK;
+    out.view.setUint32(1, payload.length, true);
+    out.view.setUint32(5, crc32(payload), true);
+    this.sink.write(out.bytes.subarray(0, out.length));
+  }
+
+  private encodeDefinitions(out: ByteWriter): void {
+    for (const [kind, id, def] of this.pending) {
+      out.u8(kind);
+      out.varint(id);
+      if (kind === Rec.site) {
+        out.string(JSON.stringify(def));
+      } else {
+        const context = def as ContextDef;
+        out.varint(context.parent);
+        out.varint(context.ordinal);
+        out.string(context.type);
+      }
+    }
+    this.pending = [];
+  }
+
+  private encodeEvents(out: ByteWriter): void {
+    for (let i = 0; i < this.count; i++) {
+      const tag = this.tag[i]!;
+      out.u8(this.api[i]!);
+      out.u8(tag);
+      out.varint(this.site[i]!);
+      out.varint(this.ctx[i]!);
+      switch (tag) {
+        case Tag.none:
+          break;
+        case Tag.f64:
+        case Tag.hrtime:
+          out.f64(this.num[i]!);
+          break;
+        case Tag.uint:
+          out.varint(this.num[i]!);
+          break;
+        case Tag.bigint:
+          out.i64(this.big[i]!);
+          break;
+        case Tag.digest:
+          out.u32(this.num[i]!);
+          out.u32(this.aux[i]!);
+          break;
+        case Tag.string:
+          out.string(this.obj[i] as string);
+          this.obj[i] = undefined;
+          break;
+        case Tag.list: {
+          const list = this.obj[i] as readonly string[];
+          out.varint(list.length);
+          for (const item of list) out.string(item);
+          this.obj[i] = undefined;
+          break;
+        }
+        default:
+          throw new Error(`unknown value tag ${tag}`);
+      }
+    }
+    this.written += this.count;
+    this.count = 0;
+  }
+}
+
+const encoder = new TextEncoder();
