@@ -1,3 +1,4 @@
+import { Api } from '../tracer/apis.js';
 import { digestBytes, digestString } from '../tracer/digest.js';
 import type { Mode, SiteDef } from '../tracer/format.js';
 import { Tag } from '../tracer/format.js';
@@ -16,6 +17,8 @@ export interface SitePolicy {
 
 /** Frames V8 collects per capture: detdrift's own and node's internal ones come first. */
 const CAPTURE_LIMIT = 32;
+
+const encoder = new TextEncoder();
 
 const returnRawFrames = (_error: Error, frames: RawFrame[]): RawFrame[] => frames;
 
@@ -76,6 +79,13 @@ export class Recorder {
     if (this.writer.object(api, Tag.list, site, this.contexts.current(), value)) this.flush();
   }
 
+  /** An output: the bytes' digest and length, and a head (the text's start, or a file's path). */
+  chunk(api: number, site: number, bytes: ArrayBufferView | string, head: string): void {
+    const view = typeof bytes === 'string' ? encoder.encode(bytes) : bytes;
+    const { high, low } = digestBytes(view);
+    if (this.writer.chunk(api, site, this.contexts.current(), high, low, view.byteLength, head)) this.flush();
+  }
+
   /** Writes what is buffered; on failure, stops recording. */
   flush(): void {
     if (!this.on) return;
@@ -89,6 +99,7 @@ export class Recorder {
 
   /** Ends the trace with the exit code; events after this (late exit listeners) still land. */
   finish(exitCode: number): void {
+    if (!this.ended && this.on) this.number(Api.exit, Tag.f64, 0, exitCode);
     this.exitCode = exitCode;
     this.ended = true;
     this.flush();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_TABLE } from '../tracer/apis.js';
+import { API_TABLE, Api } from '../tracer/apis.js';
 import { FORMAT_NAME, FORMAT_VERSION, type TraceHeader } from '../tracer/format.js';
 import { createPackageResolver } from '../tracer/stack.js';
 import { TraceWriter } from '../tracer/writer.js';
@@ -11,6 +11,7 @@ import { install as installClock } from './clock.js';
 import { install as installCrypto } from './crypto.js';
 import { install as installFs } from './fs.js';
 import { install as installLifecycle } from './lifecycle.js';
+import { install as installOutput } from './output.js';
 import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installTimers } from './timers.js';
@@ -28,6 +29,8 @@ const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml',
 
 export interface Runtime {
   readonly recorder: Recorder;
+  /** `detdrift.checkpoint(label, value)` from the program */
+  checkpoint(label: string, value: unknown): void;
   readonly lineage: string;
   readonly file: string;
   stop(): void;
@@ -65,10 +68,12 @@ function open(settings: HookSettings): Runtime {
   }, settings.sites);
   const handles: Handle[] = [installToStringMask(undefined), installLifecycle(recorder), installChildren(claimed.lineage)];
   for (const install of FAMILIES) handles.push(install(recorder));
+  handles.push(installOutput({ recorder, root: settings.root }));
   return {
     recorder,
     lineage: claimed.lineage,
     file: claimed.file,
+    checkpoint: (label, value) => recordCheckpoint(recorder, label, value),
     stop() {
       for (const handle of handles.reverse()) handle.uninstall();
       recorder.finish(0);
@@ -110,4 +115,15 @@ function lockfileDigest(root: string): TraceHeader['lockfile'] {
     if (existsSync(path)) return { file, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
   }
   return null;
+}
+
+function recordCheckpoint(recorder: Recorder, label: string, value: unknown): void {
+  if (!recorder.on) return;
+  let text: string;
+  try {
+    text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${item}n` : item)) ?? 'undefined';
+  } catch (error) {
+    text = `unserializable: ${(error as Error).message}`;
+  }
+  recorder.chunk(Api.checkpoint, recorder.site(Api.checkpoint), text, String(label));
 }

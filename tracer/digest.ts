@@ -17,7 +17,8 @@ export function digestBytes(view: ArrayBufferView): Digest {
   let high = OFFSET_HIGH;
   let low = OFFSET_LOW;
   for (let i = 0; i < bytes.length; i++) {
-    low ^= bytes[i]!;
+    // `>>> 0`: a bare `^=` yields a signed int32, and a negative `low` would lose the carry below.
+    low = (low ^ bytes[i]!) >>> 0;
     // (high:low) * 0x100000001b3, keeping 64 bits: the 2^40 part only touches the high half.
     const lowProduct = low * PRIME_LOW;
     const carry = Math.floor(lowProduct / 0x100000000);

@@ -9,8 +9,8 @@
  * leaves at most one incomplete chunk at the end, which the reader drops and reports as truncated.
  * The payload is a sequence of records; its first byte tells which:
  *
- *   1..0xEF   an event: api id, value tag, site id (varint, 0 = no site taken), context id
- *             (varint), value (by tag)
+ *   1..0xEF   an event: api id, value tag (low nibble) and control (high nibble), site id
+ *             (varint, 0 = no site taken), context id (varint), value (by tag)
  *   0xF1      a call site definition: id, JSON of the normalized stack
  *   0xF2      an async context definition: id, parent id, ordinal among the parent's children, type
  *   0xFE      end of run: event count, exit code (zigzag); a complete trace ends with one
@@ -44,7 +44,14 @@ export const Tag = Object.freeze({
   digest: 6,
   /** a list of strings: a directory listing in the order the program saw it */
   list: 7,
+  /** what the program showed the world: a digest of the bytes, their length, and a head (text or a path) */
+  chunk: 8,
 });
+
+/** Who decided an event's value: the real source, detdrift's control mode, or the program's own stub. */
+export const Control = Object.freeze({ none: 0, detdrift: 1, program: 2 });
+export const CONTROL_SHIFT = 4;
+export const TAG_MASK = 0x0f;
 
 export type Mode = 'observe' | 'control' | 'replay' | 'perturb';
 

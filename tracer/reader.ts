@@ -6,8 +6,10 @@ import {
   CHUNK_MARK,
   FORMAT_NAME,
   FORMAT_VERSION,
+  CONTROL_SHIFT,
   Rec,
   Tag,
+  TAG_MASK,
   unzigzag,
   type ApiRow,
   type ContextDef,
@@ -16,7 +18,14 @@ import {
 } from './format.js';
 import { digestHex } from './digest.js';
 
-export type TraceValue = null | number | bigint | string | readonly string[] | readonly [number, number];
+/** An output's value: the digest of the bytes, their length, and a head (the text's start, a file's path). */
+export interface Chunk {
+  readonly digest: string;
+  readonly length: number;
+  readonly head: string;
+}
+
+export type TraceValue = null | number | bigint | string | readonly string[] | readonly [number, number] | Chunk;
 
 export interface TraceEvent {
   readonly seq: number;
@@ -27,6 +36,8 @@ export interface TraceEvent {
   readonly site: number;
   readonly ctx: number;
   readonly tag: number;
+  /** who decided the value: Control.none (the real source), .detdrift or .program */
+  readonly control: number;
   readonly value: TraceValue;
 }
 
@@ -141,11 +152,13 @@ export class TraceReader {
         this.ending.complete = true;
       } else if (kind > 0 && kind < this.apis.length) {
         const row = this.apis[kind]!;
-        const tag = cursor.u8();
+        const tagByte = cursor.u8();
+        const tag = tagByte & TAG_MASK;
         const site = cursor.varint();
         const ctx = cursor.varint();
         const value = cursor.value(tag);
-        yield { seq: seq++, apiId: kind, api: row.api, form: row.form, family: row.family, site, ctx, tag, value };
+        const control = tagByte >> CONTROL_SHIFT;
+        yield { seq: seq++, apiId: kind, api: row.api, form: row.form, family: row.family, site, ctx, tag, control, value };
       } else {
         this.fail(base + at, `a record kind (an api id below ${this.apis.length}, or 0xf1, 0xf2, 0xfe), found 0x${kind.toString(16)}`);
       }
@@ -270,8 +283,15 @@ class Cursor {
         for (let i = 0; i < count; i++) items.push(this.string());
         return items;
       }
+      case Tag.chunk: {
+        this.need(8);
+        this.pos += 8;
+        const digest = digestHex(this.view.getUint32(this.pos - 8, true), this.view.getUint32(this.pos - 4, true));
+        const length = this.varint();
+        return { digest, length, head: this.string() };
+      }
       default:
-        return this.reader.fail(this.base + this.pos - 1, `a value tag from 0 to 7, found ${tag}`);
+        return this.reader.fail(this.base + this.pos - 1, `a value tag from 0 to 8, found ${tag}`);
     }
   }
 }

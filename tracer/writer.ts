@@ -6,6 +6,7 @@ import {
   MAGIC_LINE,
   Rec,
   Tag,
+  TAG_MASK,
   zigzag,
   type ContextDef,
   type SiteDef,
@@ -89,6 +90,14 @@ export class TraceWriter {
     return this.number(api, tag, site, ctx, 0);
   }
 
+  /** An output: the digest of its bytes, their count, and a head (the text's start, a file's path). */
+  chunk(api: number, site: number, ctx: number, high: number, low: number, length: number, head: string): boolean {
+    this.aux[this.count] = low;
+    this.big[this.count] = BigInt(length);
+    this.obj[this.count] = head;
+    return this.number(api, Tag.chunk, site, ctx, high);
+  }
+
   defineSite(id: number, def: SiteDef): void {
     this.pending.push([Rec.site, id, def]);
   }
@@ -154,9 +163,10 @@ export class TraceWriter {
 
   private encodeEvents(out: ByteWriter): void {
     for (let i = 0; i < this.count; i++) {
-      const tag = this.tag[i]!;
+      const tagByte = this.tag[i]!;
+      const tag = tagByte & TAG_MASK;
       out.u8(this.api[i]!);
-      out.u8(tag);
+      out.u8(tagByte);
       out.varint(this.site[i]!);
       out.varint(this.ctx[i]!);
       switch (tag) {
@@ -187,6 +197,13 @@ export class TraceWriter {
           this.obj[i] = undefined;
           break;
         }
+        case Tag.chunk:
+          out.u32(this.num[i]!);
+          out.u32(this.aux[i]!);
+          out.varint(Number(this.big[i]!));
+          out.string(this.obj[i] as string);
+          this.obj[i] = undefined;
+          break;
         default:
           throw new Error(`unknown value tag ${tag}`);
       }

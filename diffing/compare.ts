@@ -1,0 +1,101 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { TRACE_EXTENSION } from '../tracer/format.js';
+import { align, type Alignment } from './align.js';
+import { findCause, type Cause } from './cause.js';
+import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
+import { Interner, loadTrace, type LoadedTrace } from './load.js';
+
+/** One process (by lineage) in both runs. */
+export interface ProcessComparison {
+  readonly lineage: string;
+  readonly a: LoadedTrace | null;
+  readonly b: LoadedTrace | null;
+  readonly alignment: Alignment | null;
+  readonly output: Divergence | null;
+  readonly first: Divergence | null;
+  readonly cause: Cause | null;
+  readonly verdict: 'agree' | 'diverge';
+}
+
+export interface Comparison {
+  readonly verdict: 'agree' | 'diverge';
+  /** the dependency trees differ (lockfile digests do), so new calls are blamed before values */
+  readonly codeChanged: boolean;
+  readonly processes: readonly ProcessComparison[];
+  /** the first diverging process in lineage order, the one the report is about */
+  readonly diverging: ProcessComparison | null;
+  readonly interner: Interner;
+}
+
+export interface CompareOptions {
+  /** overrides the lockfile check: true when base and head of a bump are compared */
+  readonly codeChanged?: boolean;
+}
+
+/** Compares two traces, or two trace directories process by process (matched by lineage). */
+export function compare(pathA: string, pathB: string, options: CompareOptions = {}): Comparison {
+  const interner = new Interner();
+  const filesA = traceFiles(pathA);
+  const filesB = traceFiles(pathB);
+  const single = filesA.size === 1 && filesB.size === 1 && isFile(pathA) && isFile(pathB);
+  const lineages = single ? ['0'] : [...new Set([...filesA.keys(), ...filesB.keys()])].sort(byLineage);
+  const load = (files: Map<string, string>, lineage: string) => {
+    const file = single ? [...files.values()][0] : files.get(lineage);
+    return file ? loadTrace(file, interner) : null;
+  };
+  const loaded = lineages.map((lineage) => [lineage, load(filesA, lineage), load(filesB, lineage)] as const);
+  const codeChanged = options.codeChanged ?? loaded.some(([, a, b]) => a && b && lockfileChanged(a, b));
+  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged));
+  const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
+  return { verdict: diverging ? 'diverge' : 'agree', codeChanged, processes, diverging, interner };
+}
+
+function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean): ProcessComparison {
+  if (!a || !b) {
+    return { lineage, a, b, alignment: null, output: null, first: null, cause: null, verdict: 'diverge' };
+  }
+  const alignment = align(a.calls, b.calls);
+  const output = firstOutputDivergence(a, b);
+  const first = firstDivergence(alignment, output, a, b);
+  const cause = first ? findCause(alignment, first, codeChanged) : null;
+  return { lineage, a, b, alignment, output, first, cause, verdict: first ? 'diverge' : 'agree' };
+}
+
+function lockfileChanged(a: LoadedTrace, b: LoadedTrace): boolean {
+  const lockA = a.header.lockfile?.sha256;
+  const lockB = b.header.lockfile?.sha256;
+  return lockA !== undefined && lockB !== undefined && lockA !== lockB;
+}
+
+function traceFiles(path: string): Map<string, string> {
+  if (isFile(path)) return new Map([[lineageOf(path), path]]);
+  const files = new Map<string, string>();
+  for (const name of readdirSync(path)) {
+    if (name.endsWith(TRACE_EXTENSION)) files.set(name.slice(0, -TRACE_EXTENSION.length), join(path, name));
+  }
+  return files;
+}
+
+function lineageOf(file: string): string {
+  const name = file.split(/[\\/]/).pop()!;
+  return name.endsWith(TRACE_EXTENSION) ? name.slice(0, -TRACE_EXTENSION.length) : name;
+}
+
+function isFile(path: string): boolean {
+  return statSync(path).isFile();
+}
+
+/** `0` < `0.2` < `0.10` < `0.w1`: parents first, children by number. */
+function byLineage(x: string, y: string): number {
+  const partsX = x.split('.');
+  const partsY = y.split('.');
+  for (let i = 0; i < Math.min(partsX.length, partsY.length); i++) {
+    if (partsX[i] === partsY[i]) continue;
+    const numberX = Number(partsX[i]);
+    const numberY = Number(partsY[i]);
+    if (Number.isInteger(numberX) && Number.isInteger(numberY)) return numberX - numberY;
+    return partsX[i]! < partsY[i]! ? -1 : 1;
+  }
+  return partsX.length - partsY.length;
+}

@@ -1,0 +1,85 @@
+import type { Alignment } from './align.js';
+import type { LoadedTrace, Row } from './load.js';
+
+export type Reason = 'value' | 'structure' | 'output' | 'missing';
+
+/** The first place two runs part, in terms of both traces. */
+export interface Divergence {
+  readonly reason: Reason;
+  /** call indexes (outputs: the number of calls made before the output) */
+  readonly indexA: number;
+  readonly indexB: number;
+  readonly a: Row | null;
+  readonly b: Row | null;
+}
+
+/** The first output (write, file, checkpoint, exit) that differs or exists in one run only. */
+export function firstOutputDivergence(a: LoadedTrace, b: LoadedTrace): Divergence | null {
+  const length = Math.max(a.outputs.length, b.outputs.length);
+  for (let i = 0; i < length; i++) {
+    const rowA = a.outputs[i] ?? null;
+    const rowB = b.outputs[i] ?? null;
+    if (rowA && rowB && rowA.api === rowB.api && rowA.value === rowB.value) continue;
+    // A trace that stops early (a crash, a kill) is missing its outputs, not writing other ones.
+    const truncated = (rowA === null && !a.ending.complete) || (rowB === null && !b.ending.complete);
+    return {
+      reason: truncated ? 'missing' : 'output',
+      indexA: callsBefore(a, rowA),
+      indexB: callsBefore(b, rowB),
+      a: rowA,
+      b: rowB,
+    };
+  }
+  return null;
+}
+
+/**
+ * A value that two runs of the same seed should share: anything control mode or the program's own
+ * stub decided, and the uncontrolled sources that do not vary between runs on one machine
+ * (directory listings, stat times, host identity but the pid). Clocks and entropy always differ in
+ * observe mode, so their values alone are never the first divergence.
+ */
+export function shouldAgree(row: Row): boolean {
+  const { control, family, api } = row.event;
+  return control !== 0 || family === 'fs' || (family === 'process' && api !== 'process.pid');
+}
+
+/** The earliest of: a value that should agree and does not, the structural divergence, the output divergence. */
+export function firstDivergence(alignment: Alignment, output: Divergence | null, a: LoadedTrace, b: LoadedTrace): Divergence | null {
+  const candidates: Divergence[] = [];
+  const structural = alignment.structural;
+  if (structural) {
+    const aEnded = structural.a === null && !a.ending.complete;
+    const bEnded = structural.b === null && !b.ending.complete;
+    candidates.push({
+      reason: aEnded || bEnded ? 'missing' : 'structure',
+      indexA: structural.indexA,
+      indexB: structural.indexB,
+      a: structural.a,
+      b: structural.b,
+    });
+  }
+  if (output) candidates.push(output);
+  if (candidates.length === 0) return null;
+  const value = alignment.pairs.find(([rowA, rowB]) => rowA.value !== rowB.value && shouldAgree(rowA));
+  if (value) candidates.push({ reason: 'value', indexA: value[0].index, indexB: value[1].index, a: value[0], b: value[1] });
+  return candidates.reduce((best, next) => (next.indexA < best.indexA || (next.indexA === best.indexA && rank(next) < rank(best)) ? next : best));
+}
+
+const RANKS: Record<Reason, number> = { value: 0, structure: 1, missing: 2, output: 3 };
+function rank(divergence: Divergence): number {
+  return RANKS[divergence.reason];
+}
+
+function callsBefore(trace: LoadedTrace, output: Row | null): number {
+  if (output === null) return trace.calls.length;
+  const seq = output.event.seq;
+  let low = 0;
+  let high = trace.calls.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (trace.calls[middle]!.event.seq < seq) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

@@ -1,0 +1,147 @@
+import type { Row, LoadedTrace } from '../diffing/load.js';
+import type { Comparison, ProcessComparison } from '../diffing/compare.js';
+import type { Divergence } from '../diffing/localize.js';
+import { sourceOf } from './source.js';
+import {
+  REPORT_SCHEMA,
+  type CauseView,
+  type CountView,
+  type DivergenceView,
+  type EventView,
+  type Report,
+  type RunView,
+  type ValueView,
+} from './types.js';
+
+export interface BuildOptions {
+  /** the project root on this disk, for code frames */
+  readonly root: string;
+}
+
+const MAX_SITES = 20;
+
+/** Builds the one report object that every renderer draws. The same comparison gives the same report. */
+export function buildReport(comparison: Comparison, options: BuildOptions): Report {
+  const focus = comparison.diverging ?? comparison.processes[0] ?? null;
+  const names = comparison.interner.names;
+  const view = (row: Row | null, trace: LoadedTrace | null): EventView | null =>
+    row && trace ? eventView(row, trace, names) : null;
+  const divergence = (found: Divergence | null): DivergenceView | null =>
+    found && focus
+      ? { process: focus.lineage, index: { a: found.indexA, b: found.indexB }, reason: found.reason, a: view(found.a, focus.a), b: view(found.b, focus.b) }
+      : null;
+  const ordering = focus?.alignment?.ordering;
+  return {
+    schema: REPORT_SCHEMA,
+    verdict: comparison.verdict,
+    runs: { a: runView(focus?.a ?? null), b: runView(focus?.b ?? null) },
+    firstDivergence: divergence(focus?.first ?? null),
+    outputDivergence: divergence(focus?.output ?? null),
+    cause: focus ? causeView(focus, names, options.root) : null,
+    ordering: ordering ? { index: ordering.index, contexts: [names[ordering.a.ctx]!, names[ordering.b.ctx]!] } : null,
+    differences: {
+      processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
+      perApi: counts(focus, (row) => names[row.api]!, Infinity),
+      perSite: counts(focus, siteLabel, MAX_SITES),
+      uncontrolledValues: focus?.alignment?.pairs.filter(([a, b]) => a.event.control === 0 && a.value !== b.value).length ?? 0,
+    },
+  };
+}
+
+function causeView(process: ProcessComparison, names: readonly string[], root: string): CauseView | null {
+  const cause = process.cause;
+  if (!cause) return null;
+  const trace = cause.side === 'a' ? process.a! : process.b!;
+  const event = cause.row ? eventView(cause.row, trace, names) : null;
+  const partner = cause.row && cause.kind === 'call' ? partnerOf(process, cause.row, cause.side) : undefined;
+  const firstParty = event?.stack.find((frame) => frame.package === null) ?? null;
+  const ordering = process.alignment?.ordering;
+  return {
+    kind: cause.kind,
+    api: cause.kind === 'call' ? event?.api ?? null : null,
+    form: cause.kind === 'call' ? event?.form ?? null : null,
+    site: event?.site ?? null,
+    package: event?.site?.package ?? null,
+    firstPartySite: firstParty,
+    stack: event?.stack ?? [],
+    run: cause.side,
+    value: partner === undefined || !event ? null : cause.side === 'a' ? { a: event.value, b: partner } : { a: partner, b: event.value },
+    contexts: cause.kind === 'ordering' && ordering ? [names[ordering.a.ctx]!, names[ordering.b.ctx]!] : null,
+    confidence: 'heuristic',
+    rule: cause.rule,
+    source: event?.site ? sourceOf(event.site, root) : null,
+    bump: null,
+  };
+}
+
+/** The value the other run saw at the blamed call, when the call was made in both. */
+function partnerOf(process: ProcessComparison, row: Row, side: 'a' | 'b'): ValueView | undefined {
+  const pair = process.alignment?.pairs.find((candidate) => candidate[side === 'a' ? 0 : 1] === row);
+  if (!pair) return undefined;
+  return valueView(pair[side === 'a' ? 1 : 0].event.value);
+}
+
+function eventView(row: Row, trace: LoadedTrace, names: readonly string[]): EventView {
+  const { event } = row;
+  const frames = trace.sites.get(event.site)?.frames ?? [];
+  return {
+    index: row.index,
+    seq: event.seq,
+    api: event.api,
+    form: event.form,
+    value: valueView(event.value),
+    site: frames[0] ?? null,
+    stack: frames,
+    context: names[row.ctx]!,
+    controlledBy: event.control === 1 ? 'detdrift' : event.control === 2 ? 'program' : null,
+  };
+}
+
+function valueView(value: Row['event']['value']): ValueView {
+  if (typeof value === 'bigint') return `${value}n`;
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'number') return JSON.stringify(value);
+  return value as ValueView;
+}
+
+function runView(trace: LoadedTrace | null): RunView | null {
+  if (!trace) return null;
+  const { header, ending } = trace;
+  return {
+    trace: trace.file,
+    node: header.node,
+    platform: header.platform,
+    arch: header.arch,
+    mode: header.mode,
+    seed: header.seed,
+    command: header.command,
+    lockfile: header.lockfile ? `${header.lockfile.file}:${header.lockfile.sha256.slice(0, 12)}` : null,
+    calls: trace.calls.length,
+    outputs: trace.outputs.length,
+    complete: ending.complete,
+    exitCode: ending.exitCode,
+  };
+}
+
+function counts(process: ProcessComparison | null, label: (row: Row, trace: LoadedTrace) => string, limit: number): CountView[] {
+  if (!process) return [];
+  const table = new Map<string, { a: number; b: number }>();
+  const add = (trace: LoadedTrace | null, side: 'a' | 'b') => {
+    for (const row of trace?.calls ?? []) {
+      const key = label(row, trace!);
+      const entry = table.get(key) ?? { a: 0, b: 0 };
+      entry[side]++;
+      table.set(key, entry);
+    }
+  };
+  add(process.a, 'a');
+  add(process.b, 'b');
+  return [...table]
+    .map(([key, { a, b }]) => ({ key, a, b }))
+    .sort((x, y) => Math.abs(y.a - y.b) - Math.abs(x.a - x.b) || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
+    .slice(0, limit);
+}
+
+function siteLabel(row: Row, trace: LoadedTrace): string {
+  const frame = trace.sites.get(row.event.site)?.frames[0];
+  return frame ? `${row.event.api} ${frame.file}:${frame.line}:${frame.column}` : `${row.event.api} (stack not taken)`;
+}

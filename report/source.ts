@@ -1,0 +1,47 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FrameView, SourceView } from './types.js';
+
+const CONTEXT_LINES = 2;
+const MAX_LINE = 200;
+
+/**
+ * The source lines around a frame, read from the project on this disk: project frames are
+ * relative to `root`; `name@version/path` frames are looked up in `root/node_modules/name`, used
+ * only when that package has that version. Null when the file is not here.
+ */
+export function sourceOf(frame: FrameView, root: string): SourceView | null {
+  const file = locate(frame, root);
+  if (!file) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null; // unreadable source only costs the report its code frame
+  }
+  const all = text.split(/\r?\n/);
+  const first = Math.max(1, frame.line - CONTEXT_LINES);
+  const last = Math.min(all.length, frame.line + CONTEXT_LINES);
+  const lines: Array<readonly [number, string]> = [];
+  for (let line = first; line <= last; line++) lines.push([line, all[line - 1]!.slice(0, MAX_LINE)]);
+  return { file: frame.file, line: frame.line, lines };
+}
+
+function locate(frame: FrameView, root: string): string | null {
+  if (frame.package === null) {
+    const file = frame.file.startsWith('/') ? frame.file : join(root, frame.file);
+    return existsSync(file) ? file : null;
+  }
+  const at = frame.package.lastIndexOf('@');
+  const name = frame.package.slice(0, at);
+  const version = frame.package.slice(at + 1);
+  const packageRoot = join(root, 'node_modules', name);
+  try {
+    const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: string };
+    if (manifest.version !== version) return null;
+  } catch {
+    return null;
+  }
+  const file = join(packageRoot, frame.file.slice(frame.package.length + 1));
+  return existsSync(file) ? file : null;
+}

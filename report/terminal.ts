@@ -1,0 +1,108 @@
+import type { CauseView, DivergenceView, EventView, FrameView, Report, ValueView } from './types.js';
+
+export interface TerminalOptions {
+  /** ANSI colors: only when writing to a terminal */
+  readonly color: boolean;
+  readonly width?: number;
+}
+
+type Paint = (code: number, text: string) => string;
+
+/** The report for a person at a terminal: the verdict, the cause with its code frame, the two stacks side by side. */
+export function renderTerminal(report: Report, options: TerminalOptions): string {
+  const paint: Paint = options.color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+  const out: string[] = [];
+  const { a } = report.runs;
+  if (report.verdict === 'agree') {
+    out.push(paint(32, 'detdrift: the runs agree'));
+    out.push(`  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`);
+    if (report.ordering) out.push(`  note: async contexts ${report.ordering.contexts.join(' and ')} completed in a different order; the outputs did not depend on it`);
+    return out.join('\n') + '\n';
+  }
+  const process = report.firstDivergence?.process ?? '?';
+  out.push(paint(31, `detdrift: the runs diverge`) + ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`);
+  out.push('');
+  if (report.cause) out.push(...renderCause(report.cause, paint));
+  if (report.firstDivergence) out.push('', ...renderDivergence('first divergence', report.firstDivergence, paint, options.width ?? 100));
+  const output = report.outputDivergence;
+  const first = report.firstDivergence;
+  if (output && !(first && first.reason === output.reason && first.index.a === output.index.a)) {
+    out.push('', ...renderDivergence('first output divergence', output, paint, options.width ?? 100, false));
+  }
+  const changed = report.differences.perApi.filter((row) => row.a !== row.b);
+  if (changed.length > 0) {
+    out.push('', paint(1, 'calls per API') + '         run A    run B');
+    for (const row of changed) out.push(`  ${row.key.padEnd(22)} ${String(row.a).padStart(6)}   ${String(row.b).padStart(6)}`);
+  }
+  const others = report.differences.processes.filter((entry) => entry.verdict === 'diverge' && entry.process !== process);
+  if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
+  return out.join('\n') + '\n';
+}
+
+function renderCause(cause: CauseView, paint: Paint): string[] {
+  const out: string[] = [];
+  if (cause.kind === 'outside') {
+    out.push(paint(1, 'cause') + '  not explained by an intercepted source: ' + cause.rule);
+    out.push('       (I/O completion order, a worker race, a native addon, or the program\'s own logic)');
+    return out;
+  }
+  if (cause.kind === 'ordering') {
+    out.push(paint(1, 'cause') + `  an ordering difference: async contexts ${cause.contexts?.join(' and ')} completed in a different order`);
+  } else {
+    const where = cause.package ? ` in ${paint(33, cause.package)}` : ' in the project';
+    out.push(paint(1, 'cause') + `  ${paint(1, cause.api ?? '?')}${cause.form && cause.form !== 'call' ? ` (${cause.form})` : ''}${where}, seen in run ${cause.run.toUpperCase()}`);
+    out.push(`       ${cause.rule} [${cause.confidence}]`);
+    if (cause.value) out.push(`       value: run A ${formatValue(cause.value.a)}, run B ${formatValue(cause.value.b)}`);
+  }
+  if (cause.site) out.push(`       at ${formatFrame(cause.site)}`);
+  if (cause.firstPartySite && cause.firstPartySite !== cause.site) out.push(`       first project frame: ${formatFrame(cause.firstPartySite)}`);
+  if (cause.source) {
+    out.push('');
+    const width = String(cause.source.lines.at(-1)?.[0] ?? 0).length;
+    for (const [line, text] of cause.source.lines) {
+      const mark = line === cause.source.line ? paint(31, '>') : ' ';
+      out.push(`  ${mark} ${String(line).padStart(width)} | ${text}`);
+    }
+  }
+  return out;
+}
+
+function renderDivergence(title: string, divergence: DivergenceView, paint: Paint, width: number, stacks = true): string[] {
+  const out = [paint(1, title) + `  ${divergence.reason} at call #${divergence.index.a} of run A, #${divergence.index.b} of run B`];
+  out.push(`  run A: ${formatEvent(divergence.a)}`);
+  out.push(`  run B: ${formatEvent(divergence.b)}`);
+  if (!stacks) return out;
+  const left = (divergence.a?.stack ?? []).map(formatFrame);
+  const right = (divergence.b?.stack ?? []).map(formatFrame);
+  if (left.length + right.length === 0) return out;
+  const column = Math.max(20, Math.floor((width - 6) / 2));
+  out.push('', `  ${'stack, run A'.padEnd(column)}  stack, run B`);
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    out.push(`  ${clip(left[i] ?? '', column).padEnd(column)}  ${clip(right[i] ?? '', column)}`);
+  }
+  return out;
+}
+
+function formatEvent(event: EventView | null): string {
+  if (!event) return '(no such call: the run ends or makes none here)';
+  const form = event.form === 'call' ? '' : ` (${event.form})`;
+  const site = event.site ? ` at ${formatFrame(event.site)}` : ' (stack not taken)';
+  const controlled = event.controlledBy ? `, controlled by ${event.controlledBy}` : '';
+  return `${event.api}${form} = ${formatValue(event.value)}${site} [context ${event.context}${controlled}]`;
+}
+
+export function formatFrame(frame: FrameView): string {
+  return `${frame.file}:${frame.line}:${frame.column}${frame.fn ? ` ${frame.fn}` : ''}`;
+}
+
+function formatValue(value: ValueView): string {
+  if (value !== null && typeof value === 'object' && 'digest' in value) {
+    return `${clip(JSON.stringify(value.head), 50)} (${value.length} bytes, digest ${value.digest})`;
+  }
+  const text = typeof value === 'string' || Array.isArray(value) ? JSON.stringify(value) : String(value);
+  return clip(text, 60);
+}
+
+function clip(text: string, width: number): string {
+  return text.length <= width ? text : text.slice(0, width - 1) + '…';
+}

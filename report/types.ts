@@ -1,0 +1,120 @@
+/**
+ * The report: one object, several renderers. Its JSON form is a stable contract, versioned by
+ * `schema`; add fields, never change the meaning of one.
+ */
+
+export const REPORT_SCHEMA = 'detdrift.report/1';
+
+export interface FrameView {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly fn: string | null;
+  readonly package: string | null;
+}
+
+/** An output's value: the digest of its bytes, their length, and a head (the text's start, a file's path). */
+export interface ChunkView {
+  readonly digest: string;
+  readonly length: number;
+  readonly head: string;
+}
+
+export type ValueView = number | string | readonly string[] | ChunkView | null;
+
+export interface EventView {
+  /** index among the run's calls (outputs: among its outputs) */
+  readonly index: number;
+  /** sequence number in the trace file */
+  readonly seq: number;
+  readonly api: string;
+  readonly form: string;
+  readonly value: ValueView;
+  readonly site: FrameView | null;
+  readonly stack: readonly FrameView[];
+  /** the async context path: `root.9.6.3` */
+  readonly context: string;
+  /** who decided the value: null (the real source), 'detdrift' (control mode), 'program' (its own stub) */
+  readonly controlledBy: 'detdrift' | 'program' | null;
+}
+
+export interface RunView {
+  readonly trace: string;
+  readonly node: string;
+  readonly platform: string;
+  readonly arch: string;
+  readonly mode: string;
+  readonly seed: string | null;
+  readonly command: readonly string[];
+  readonly lockfile: string | null;
+  readonly calls: number;
+  readonly outputs: number;
+  readonly complete: boolean;
+  readonly exitCode: number | null;
+}
+
+export type Reason = 'value' | 'structure' | 'output' | 'missing';
+
+export interface DivergenceView {
+  readonly process: string;
+  readonly index: { readonly a: number; readonly b: number };
+  readonly reason: Reason;
+  readonly a: EventView | null;
+  readonly b: EventView | null;
+}
+
+export interface SourceView {
+  readonly file: string;
+  readonly line: number;
+  /** the lines around it, `[lineNumber, text]` */
+  readonly lines: ReadonlyArray<readonly [number, string]>;
+}
+
+export interface BumpView {
+  readonly name: string;
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly kind: string;
+}
+
+export interface CauseView {
+  readonly kind: 'call' | 'ordering' | 'outside';
+  readonly api: string | null;
+  readonly form: string | null;
+  readonly site: FrameView | null;
+  readonly package: string | null;
+  readonly firstPartySite: FrameView | null;
+  readonly stack: readonly FrameView[];
+  /** which run the blamed call was seen in */
+  readonly run: 'a' | 'b';
+  readonly value: { readonly a: ValueView; readonly b: ValueView } | null;
+  /** the two async contexts, for an ordering cause */
+  readonly contexts: readonly string[] | null;
+  readonly confidence: 'heuristic' | 'replay-confirmed';
+  readonly rule: string;
+  readonly source: SourceView | null;
+  readonly bump: BumpView | null;
+}
+
+export interface CountView {
+  readonly key: string;
+  readonly a: number;
+  readonly b: number;
+}
+
+export interface Report {
+  readonly schema: typeof REPORT_SCHEMA;
+  readonly verdict: 'agree' | 'diverge';
+  readonly runs: { readonly a: RunView | null; readonly b: RunView | null };
+  readonly firstDivergence: DivergenceView | null;
+  readonly outputDivergence: DivergenceView | null;
+  readonly cause: CauseView | null;
+  readonly ordering: { readonly index: number; readonly contexts: readonly [string, string] } | null;
+  readonly differences: {
+    readonly processes: ReadonlyArray<{ readonly process: string; readonly verdict: 'agree' | 'diverge'; readonly inA: boolean; readonly inB: boolean }>;
+    readonly perApi: readonly CountView[];
+    readonly perSite: readonly CountView[];
+    /** matched calls whose values differ and that nothing controls (expected in observe mode) */
+    readonly uncontrolledValues: number;
+  };
+}
