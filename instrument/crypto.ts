@@ -1,5 +1,142 @@
-import { family } from './patch.js';
-import type { Recorder } from './recorder.js';
+import cryptoModule from 'node:crypto';
+import { Api } from '../tracer/apis.js';
+import { Tag } from '../tracer/format.js';
+import { family, type Native, type Patcher } from './patch.js';
+import { callerFile, real } from './real.js';
+import type { Stream } from './control.js';
+import * as substitutes from './crypto-control.js';
+import type { Substitute } from './crypto-control.js';
+import { CONTROLLED, type Recorder } from './recorder.js';
 
-/** TODO(#2): the crypto family. */
-export const install = family<Recorder>('crypto', () => {});
+/**
+ * The crypto family: node:crypto's module functions and the Web Crypto methods on
+ * `Crypto.prototype` (`globalThis.crypto` and `crypto.webcrypto` are one object).
+ *
+ * Values: bytes and UUIDs become a digest of what the program got, never the bytes (they can be
+ * secrets). `randomInt` records the integer as an f64: ranges may be negative, which a uint cannot
+ * hold, and every safe integer is exact in a double. A callback form records at call time, with the
+ * call's site, how much it asked for (Tag.uint): `randomBytes` its size, `randomFill` the byte
+ * length of the buffer it was handed (Node's offset and size rules differ by element size, so they
+ * are not re-derived here), `randomInt` the size of its range (max - min).
+ */
+export const install = family<Recorder>('crypto', (patcher, recorder) => {
+  const control = recorder.controller;
+  flags = control ? CONTROLLED : 0;
+  const substitute = (api: string, make: (stream: Stream) => Substitute) => (control ? make(control.stream(api)) : undefined);
+  const uuid = substitute('crypto.randomUUID', substitutes.uuid);
+  patcher.method(cryptoModule, 'randomUUID', observe(recorder, digestOf(Api.randomUUID), uuid));
+  const randomBytes = patcher.method(cryptoModule, 'randomBytes', observe(recorder, recordRandomBytes, substitute('crypto.randomBytes', substitutes.randomBytes)));
+  patcher.method(cryptoModule, 'randomFill', observe(recorder, recordRandomFill, substitute('crypto.randomFill', substitutes.randomFill)));
+  patcher.method(cryptoModule, 'randomFillSync', observe(recorder, digestOf(Api.randomFillSync), substitute('crypto.randomFillSync', substitutes.fillSync)));
+  patcher.method(cryptoModule, 'randomInt', observe(recorder, recordRandomInt, substitute('crypto.randomInt', substitutes.randomInt)));
+  // The module's getRandomValues is a non-configurable getter whose function calls this method.
+  const web = Object.getPrototypeOf(cryptoModule.webcrypto) as object;
+  patcher.method(web, 'randomUUID', observe(recorder, digestOf(Api.randomUUIDWeb), uuid));
+  patcher.method(web, 'getRandomValues', observe(recorder, recordGetRandomValues, substitute('crypto.getRandomValues', substitutes.fillSync)));
+  patchAliases(patcher, randomBytes, cryptoModule.randomBytes);
+});
+
+/** CONTROLLED while control mode supplies the values, else 0; set once by install. */
+let flags = 0;
+
+/** Records one event once the original returned; `value` is what the program got. */
+type RecordEvent = (recorder: Recorder, args: readonly unknown[], value: unknown, trap: Native) => void;
+
+// Patched crypto calls on the stack right now: a nested one (an entry point that calls another
+// inside Node) is the same draw, so only the outermost call records. The price: a draw made by the
+// program's own code that Node runs mid-call (an options getter) is folded into the outer call.
+let depth = 0;
+
+function observe(recorder: Recorder, record: RecordEvent, substitute?: Substitute): ProxyHandler<Native> {
+  const call = substitute ?? real.apply;
+  const handler: ProxyHandler<Native> = {
+    apply(target, thisArg, args) {
+      if (depth > 0 || !recorder.on) return call(target, thisArg, args);
+      depth++;
+      let value: unknown;
+      try {
+        value = call(target, thisArg, args); // a throw (bad arguments) reaches the program as is
+      } finally {
+        depth--;
+      }
+      try {
+        record(recorder, args, value, handler.apply as Native);
+      } catch (error) {
+        recorder.fail('ERR_DETDRIFT_RECORD', error);
+      }
+      return value;
+    },
+  };
+  return handler;
+}
+
+function recordDigest(recorder: Recorder, api: number, value: unknown): void {
+  recorder.digest(api, recorder.site(api), bytesOf(value), flags);
+}
+
+const digestOf = (api: number): RecordEvent => (recorder, _args, value) => recordDigest(recorder, api, value);
+
+function bytesOf(value: unknown): ArrayBufferView | string {
+  if (typeof value === 'string' || real.isView(value)) return value as ArrayBufferView | string;
+  return new real.Uint8Array(value as ArrayBuffer); // randomFillSync hands an ArrayBuffer back as is
+}
+
+// The callback forms return undefined and the sync forms never do.
+const recordRandomBytes: RecordEvent = (recorder, args, value) => {
+  if (value !== undefined) return recordDigest(recorder, Api.randomBytes, value);
+  const api = Api.randomBytesCallback;
+  recorder.number(api, Tag.uint | flags, recorder.site(api), (args[0] as number) >>> 0); // Node's own truncation
+};
+
+const recordRandomFill: RecordEvent = (recorder, args) => {
+  const api = Api.randomFill;
+  recorder.number(api, Tag.uint | flags, recorder.site(api), (args[0] as ArrayBufferView).byteLength);
+};
+
+const recordRandomInt: RecordEvent = (recorder, args, value) => {
+  if (value !== undefined) return recorder.number(Api.randomInt, Tag.f64 | flags, recorder.site(Api.randomInt), value as number);
+  // randomInt(max, callback) or randomInt(min, max, callback); the call succeeded, so they are valid
+  const minGiven = args[1] !== undefined && typeof args[1] !== 'function';
+  const range = minGiven ? (args[1] as number) - (args[0] as number) : (args[0] as number);
+  recorder.number(Api.randomIntCallback, Tag.uint | flags, recorder.site(Api.randomIntCallback), range);
+};
+
+const recordGetRandomValues: RecordEvent = (recorder, _args, value, trap) => {
+  const api = calledFromModule(trap) ? Api.getRandomValues : Api.getRandomValuesWeb;
+  recorder.digest(api, recorder.site(api), value as ArrayBufferView, flags);
+};
+
+/**
+ * Whether the direct caller of `trap` is node:crypto's module `getRandomValues`, the only way to
+ * tell the two forms apart: the module property cannot be patched. One frame costs about 4 µs on
+ * Node 20 to 24, about what getRandomValues itself costs; Math.random-hot paths never get here.
+ * An unknown caller (a frozen Error) counts as the webcrypto form.
+ */
+function calledFromModule(trap: Native): boolean {
+  return callerFile(trap) === 'node:crypto';
+}
+
+/**
+ * `pseudoRandomBytes`, `prng` and `rng` are lazy getters that store and return the unpatched
+ * randomBytes: on first read they store the wrapper instead, so the aliases stay `=== randomBytes`.
+ * Under --pending-deprecation they yield a deprecate() wrapper that calls Node's internal
+ * randomBytes; that is left alone (unrecorded), and the hook never reads them itself.
+ */
+function patchAliases(patcher: Patcher, original: Native, wrapper: Native): void {
+  for (const key of ['pseudoRandomBytes', 'prng', 'rng']) {
+    const descriptor = real.getOwnPropertyDescriptor(cryptoModule, key);
+    if (descriptor && 'value' in descriptor && descriptor.value === original) {
+      patcher.value(cryptoModule, key, wrapper);
+    } else if (descriptor?.get) {
+      patcher.getter(cryptoModule, key, {
+        apply(target, thisArg, args) {
+          const value = real.apply(target, thisArg, args);
+          if (value !== original || typeof thisArg !== 'object' || thisArg === null) return value;
+          const own = real.getOwnPropertyDescriptor(thisArg, key);
+          if (own?.value !== original || !real.defineProperty(thisArg, key, { ...own, value: wrapper })) return value;
+          return wrapper;
+        },
+      });
+    }
+  }
+}

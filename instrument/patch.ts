@@ -91,6 +91,27 @@ export class Patcher {
     return descriptor.get;
   }
 
+  /**
+   * Turns a method into an accessor that hands out `installed` and wraps whatever the program
+   * assigns later with `wrapAssigned`, so calls through a program's own stub stay visible. Plain
+   * assignment behaves as before; `Object.defineProperty` replaces the accessor and is not followed.
+   */
+  follow(target: object, key: PropertyKey, installed: Native, wrapAssigned: (assigned: Native) => Native): void {
+    const descriptor = real.getOwnPropertyDescriptor(target, key);
+    if (descriptor === undefined || !('value' in descriptor)) {
+      throw new HookError('ERR_DETDRIFT_PATCH', `cannot follow ${String(key)}: not a data property`);
+    }
+    let current: unknown = installed;
+    this.define(target, key, descriptor, {
+      get: () => current,
+      set: (value: unknown) => {
+        current = typeof value === 'function' && value !== installed ? wrapAssigned(value as Native) : value;
+      },
+      enumerable: descriptor.enumerable ?? false,
+      configurable: true,
+    });
+  }
+
   /** Turns a data property into an accessor (`process.pid`), remembering the data property. */
   accessor(target: object, key: PropertyKey, get: () => unknown): void {
     const descriptor = real.getOwnPropertyDescriptor(target, key);

@@ -7,6 +7,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import asyncHooks from 'node:async_hooks';
+import { EventEmitter } from 'node:events';
+import workerThreads from 'node:worker_threads';
+import path from 'node:path';
+import { types } from 'node:util';
 
 export const real = Object.freeze({
   apply: Reflect.apply,
@@ -14,9 +18,14 @@ export const real = Object.freeze({
   defineProperty: Reflect.defineProperty,
   getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
   captureStackTrace: Error.captureStackTrace,
+  // V8 reads stackTraceLimit and prepareStackTrace from the realm's own Error, not globalThis.Error
+  Error,
+  Uint8Array,
+  isView: ArrayBuffer.isView,
   Date,
   dateNow: Date.now,
   dateGetTime: Date.prototype.getTime,
+  dateToString: Date.prototype.toString,
   mathRandom: Math.random,
   hrtime: process.hrtime,
   hrtimeBigint: process.hrtime.bigint,
@@ -32,6 +41,20 @@ export const real = Object.freeze({
   hostname: os.hostname,
   executionAsyncId: asyncHooks.executionAsyncId,
   executionAsyncResource: asyncHooks.executionAsyncResource,
+  // the fs family: settling program promises, naming directory entries, reading bigint stats
+  promiseThen: Promise.prototype.then,
+  isPromise: types.isPromise,
+  Number,
+  bufferToString: Buffer.prototype.toString,
+  pathJoin: path.join,
+  pathRelative: path.relative,
+  // lifecycle, lineage and children: our own listeners, re-raising a signal, naming workers
+  emitterOn: EventEmitter.prototype.on,
+  emitterPrepend: EventEmitter.prototype.prependListener,
+  emitterRemove: EventEmitter.prototype.removeListener,
+  kill: process.kill,
+  getEnvironmentData: workerThreads.getEnvironmentData,
+  setEnvironmentData: workerThreads.setEnvironmentData,
   stderrFd: 2,
 });
 
@@ -42,4 +65,57 @@ export function readJsonFile(file: string): unknown {
   } catch {
     return null; // a missing or broken package.json only costs the frame its version
   }
+}
+
+/** A V8 call site, as `Error.prepareStackTrace` hands it out. */
+export interface CallSite {
+  getFileName(): string | null | undefined;
+  getLineNumber(): number | null;
+  getColumnNumber(): number | null;
+  getFunctionName(): string | null;
+  getMethodName(): string | null;
+  getTypeName(): string | null;
+}
+
+const returnFrames = (_error: Error, frames: CallSite[]): CallSite[] => frames;
+
+/**
+ * The structured call sites above `above` (or above this function), at most `limit` of them.
+ * V8 reads the two settings from the realm's own Error, so they are set on the saved one and put
+ * back right after; a failure (a frozen Error) throws to the caller, which decides what it costs.
+ */
+export function captureFrames(limit: number, above?: (...args: never[]) => unknown): CallSite[] | null {
+  const RealError = real.Error;
+  const previousLimit = RealError.stackTraceLimit;
+  const previousPrepare = RealError.prepareStackTrace;
+  const holder: { stack?: CallSite[] } = {};
+  try {
+    RealError.stackTraceLimit = limit;
+    RealError.prepareStackTrace = returnFrames;
+    real.captureStackTrace(holder, above ?? captureFrames);
+    const frames = holder.stack; // formatted lazily: read it while our prepareStackTrace is in place
+    return Array.isArray(frames) ? frames : null;
+  } finally {
+    // compared first: assigning even the same value to a frozen Error would throw at the program
+    if (RealError.stackTraceLimit !== previousLimit) RealError.stackTraceLimit = previousLimit;
+    if (RealError.prepareStackTrace !== previousPrepare) RealError.prepareStackTrace = previousPrepare;
+  }
+}
+
+/** The file of the code that called `fn`, or null when it cannot be told (a frozen Error, say). */
+export function callerFile(fn: (...args: never[]) => unknown): string | null {
+  try {
+    return captureFrames(1, fn)?.[0]?.getFileName() ?? null;
+  } catch {
+    return null; // the caller stays unknown; each use says what that means
+  }
+}
+
+/**
+ * True when the code that called `fn` is Node's own (`node:internal/...`): its reads of
+ * `process.pid` and its `process.listenerCount` are not the program's. A one-frame capture costs
+ * microseconds, so only rare calls can afford it. An unknown caller counts as the program's.
+ */
+export function calledByNode(fn: (...args: never[]) => unknown): boolean {
+  return callerFile(fn)?.startsWith('node:internal/') ?? false;
 }

@@ -1,12 +1,17 @@
 import { Api } from '../tracer/apis.js';
 import { digestBytes, digestString } from '../tracer/digest.js';
 import type { Mode, SiteDef } from '../tracer/format.js';
-import { Tag } from '../tracer/format.js';
+import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
+
+/** Tag flags: the value came from control mode, or from the program's own replacement. */
+export const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
+export const PROGRAM = Control.program << CONTROL_SHIFT;
 import { normalizeStack, stackKey, type RawFrame, type StackContext } from '../tracer/stack.js';
 import type { TraceWriter } from '../tracer/writer.js';
 import { ContextTracker } from './context.js';
-import type { Native } from './patch.js';
-import { real } from './real.js';
+import type { Controller } from './control.js';
+import { wrap, type Native } from './patch.js';
+import { captureFrames, real } from './real.js';
 
 export interface SitePolicy {
   /** every call of an API up to this count gets its stack taken */
@@ -20,7 +25,6 @@ const CAPTURE_LIMIT = 32;
 
 const encoder = new TextEncoder();
 
-const returnRawFrames = (_error: Error, frames: RawFrame[]): RawFrame[] => frames;
 
 /**
  * The one object every family records through. Taking a stack costs microseconds, so `site()`
@@ -32,6 +36,8 @@ export class Recorder {
   /** false once recording stopped; wrappers then pass straight through */
   on = true;
   readonly mode: Mode;
+  /** control mode's seeded streams and virtual clock; null in observe mode */
+  readonly controller: Controller | null;
   private readonly writer: TraceWriter;
   private readonly stack: StackContext;
   private readonly policy: SitePolicy;
@@ -42,9 +48,10 @@ export class Recorder {
   private ended = false;
   private exitCode = 0;
 
-  constructor(writer: TraceWriter, mode: Mode, stack: StackContext, policy: SitePolicy) {
+  constructor(writer: TraceWriter, mode: Mode, stack: StackContext, policy: SitePolicy, controller: Controller | null = null) {
     this.writer = writer;
     this.mode = mode;
+    this.controller = controller;
     this.stack = stack;
     this.policy = policy;
     this.contexts = new ContextTracker((id, def) => writer.defineContext(id, def));
@@ -58,25 +65,29 @@ export class Recorder {
     return this.capture();
   }
 
+  /**
+   * The recording methods. `tag` (or `flags`) may carry who decided the value:
+   * `CONTROLLED` (control mode) or `PROGRAM` (the program's own replacement of the source).
+   */
   number(api: number, tag: number, site: number, value: number): void {
     if (this.writer.number(api, tag, site, this.contexts.current(), value)) this.flush();
   }
 
-  digest(api: number, site: number, value: ArrayBufferView | string): void {
+  digest(api: number, site: number, value: ArrayBufferView | string, flags = 0): void {
     const { high, low } = typeof value === 'string' ? digestString(value) : digestBytes(value);
-    if (this.writer.digest(api, site, this.contexts.current(), high, low)) this.flush();
+    if (this.writer.digest(api, site, this.contexts.current(), high, low, flags)) this.flush();
   }
 
-  bigint(api: number, site: number, value: bigint): void {
-    if (this.writer.bigint(api, site, this.contexts.current(), value)) this.flush();
+  bigint(api: number, site: number, value: bigint, flags = 0): void {
+    if (this.writer.bigint(api, site, this.contexts.current(), value, flags)) this.flush();
   }
 
-  string(api: number, site: number, value: string): void {
-    if (this.writer.object(api, Tag.string, site, this.contexts.current(), value)) this.flush();
+  string(api: number, site: number, value: string, flags = 0): void {
+    if (this.writer.object(api, Tag.string | flags, site, this.contexts.current(), value)) this.flush();
   }
 
-  list(api: number, site: number, value: readonly string[]): void {
-    if (this.writer.object(api, Tag.list, site, this.contexts.current(), value)) this.flush();
+  list(api: number, site: number, value: readonly string[], flags = 0): void {
+    if (this.writer.object(api, Tag.list | flags, site, this.contexts.current(), value)) this.flush();
   }
 
   /** An output: the bytes' digest and length, and a head (the text's start, or a file's path). */
@@ -119,23 +130,13 @@ export class Recorder {
   }
 
   private capture(): number {
-    const limit = Error.stackTraceLimit;
-    const prepare = Error.prepareStackTrace;
-    const holder: { stack?: RawFrame[] } = {};
-    let frames: RawFrame[] | undefined;
     try {
-      Error.stackTraceLimit = CAPTURE_LIMIT;
-      Error.prepareStackTrace = returnRawFrames;
-      real.captureStackTrace(holder);
-      frames = holder.stack;
+      const frames = captureFrames(CAPTURE_LIMIT);
+      return frames ? this.intern(frames) : 0;
     } catch (error) {
-      this.fail('ERR_DETDRIFT_STACK', error);
-    } finally {
-      Error.stackTraceLimit = limit;
-      Error.prepareStackTrace = prepare;
+      this.fail('ERR_DETDRIFT_STACK', error); // a frozen Error, a throwing getter: stop, never throw
+      return 0;
     }
-    if (!Array.isArray(frames)) return 0;
-    return this.intern(frames);
   }
 
   private intern(frames: RawFrame[]): number {
@@ -168,4 +169,30 @@ export function recordReturn(recorder: Recorder, api: number, tag: number): Prox
       return value;
     },
   };
+}
+
+/** The handler for control mode: `substitute` replaces the native, and its value is recorded as controlled. */
+export function recordSubstitute(recorder: Recorder, api: number, tag: number, substitute: () => number): ProxyHandler<Native> {
+  return {
+    apply() {
+      const value = substitute();
+      if (recorder.on) recorder.number(api, tag | CONTROLLED, recorder.site(api), value);
+      return value;
+    },
+  };
+}
+
+/**
+ * Wraps a function the program installed in place of a source (a seeded `Math.random`, a fake
+ * `Date.now`): calls through it are recorded, marked as decided by the program.
+ */
+export function recordProgramStub(recorder: Recorder, api: number, tag: number): (assigned: Native) => Native {
+  return (assigned) =>
+    wrap(assigned, {
+      apply(target, thisArg, args) {
+        const value = real.apply(target, thisArg, args);
+        if (recorder.on && typeof value === 'number') recorder.number(api, tag | PROGRAM, recorder.site(api), value);
+        return value;
+      },
+    });
 }

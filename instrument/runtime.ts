@@ -15,6 +15,7 @@ import { install as installOutput } from './output.js';
 import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installTimers } from './timers.js';
+import { Controller } from './control.js';
 import { claimTraceFile } from './lineage.js';
 import { installToStringMask, type Handle } from './patch.js';
 import { real, readJsonFile } from './real.js';
@@ -65,7 +66,7 @@ function open(settings: HookSettings): Runtime {
     ownDir: OWN_DIR,
     packageOf: createPackageResolver(readJsonFile),
     depth: 16,
-  }, settings.sites);
+  }, settings.sites, settings.mode === 'control' ? new Controller(settings.seed ?? '0') : null);
   const handles: Handle[] = [installToStringMask(undefined), installLifecycle(recorder), installChildren(claimed.lineage)];
   for (const install of FAMILIES) handles.push(install(recorder));
   handles.push(installOutput({ recorder, root: settings.root }));

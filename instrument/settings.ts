@@ -23,7 +23,7 @@ export interface HookSettings {
 
 export const DEFAULT_TRACE_DIR = '.detdrift/trace';
 export const DEFAULT_SITES: SitePolicy = Object.freeze({ first: 64, every: 256 });
-const MODES: readonly Mode[] = ['observe'];
+const MODES: readonly Mode[] = ['observe', 'control'];
 
 export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings {
   const root = env.DETDRIFT_ROOT ? resolve(cwd, env.DETDRIFT_ROOT) : cwd;

@@ -71,7 +71,13 @@ test('Date keeps its ECMAScript semantics under the hook', () => {
       show('instanceof', new Date() instanceof Date);
       show('constructor', Date.prototype.constructor === Date);
       show('name/length', [Date.name, Date.length, Date.now.name, Date.now.length]);
-      show('descriptors', [d(globalThis, 'Date'), d(Date, 'now'), d(Date, 'prototype'), d(Date.prototype, 'constructor')].map((x) => x && { ...x, value: typeof x.value }));
+      // Date.now's descriptor is left out: the hook follows a program's own Date.now through an accessor.
+      show('descriptors', [d(globalThis, 'Date'), d(Date, 'prototype'), d(Date.prototype, 'constructor')].map((x) => x && { ...x, value: typeof x.value }));
+      const realNow = Date.now;
+      Date.now = () => 42;
+      show('assigned Date.now', [Date.now(), new Date(Date.now()).getTime()]);
+      Date.now = realNow;
+      show('restored Date.now', Date.now === realNow, typeof Date.now());
       show('toString', [String(Date), String(Date.now), String(performance.now), String(process.hrtime), String(Function.prototype.toString)]);
       show('parse/UTC', [Date.parse('2001-02-03T04:05:06Z'), Date.UTC(2001, 1, 3)]);
       class Stamp extends Date { label() { return 'stamp:' + this.getUTCFullYear(); } }

@@ -75,14 +75,15 @@ export class TraceWriter {
     return ++this.count >= this.flushAt;
   }
 
-  digest(api: number, site: number, ctx: number, high: number, low: number): boolean {
+  /** `flags` carries the control bits (Control << CONTROL_SHIFT) for the value tags fixed by the method. */
+  digest(api: number, site: number, ctx: number, high: number, low: number, flags = 0): boolean {
     this.aux[this.count] = low;
-    return this.number(api, Tag.digest, site, ctx, high);
+    return this.number(api, Tag.digest | flags, site, ctx, high);
   }
 
-  bigint(api: number, site: number, ctx: number, value: bigint): boolean {
+  bigint(api: number, site: number, ctx: number, value: bigint, flags = 0): boolean {
     this.big[this.count] = value;
-    return this.number(api, Tag.bigint, site, ctx, 0);
+    return this.number(api, Tag.bigint | flags, site, ctx, 0);
   }
 
   object(api: number, tag: number, site: number, ctx: number, value: string | readonly string[]): boolean {
@@ -163,8 +164,13 @@ export class TraceWriter {
 
   private encodeEvents(out: ByteWriter): void {
     for (let i = 0; i < this.count; i++) {
-      const tagByte = this.tag[i]!;
-      const tag = tagByte & TAG_MASK;
+      let tagByte = this.tag[i]!;
+      let tag = tagByte & TAG_MASK;
+      if (tag === Tag.uint && !isVarint(this.num[i]!)) {
+        // A negative, fractional or huge "count" would corrupt the varint; keep it exact as a double.
+        tag = Tag.f64;
+        tagByte = (tagByte & ~TAG_MASK) | Tag.f64;
+      }
       out.u8(this.api[i]!);
       out.u8(tagByte);
       out.varint(this.site[i]!);
@@ -214,3 +220,7 @@ export class TraceWriter {
 }
 
 const encoder = new TextEncoder();
+
+function isVarint(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0;
+}

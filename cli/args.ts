@@ -1,0 +1,112 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CliError } from './errors.js';
+import type { Logger } from './logger.js';
+import { normalizeRecord, normalizeShow, type CommonOptions, type RawInvocation } from './options.js';
+import { MANIFEST } from './package.js';
+
+/** What every command receives besides its options. */
+export interface CommandContext {
+  readonly logger: Logger;
+}
+
+/** A command module: `run` resolves to the exit status. */
+interface CommandModule<O> {
+  run(options: O, context: CommandContext): Promise<number>;
+}
+
+export type Invocation =
+  | { readonly kind: 'print'; readonly text: string }
+  | { readonly kind: 'run'; readonly options: CommonOptions; start(context: CommandContext): Promise<number> };
+
+type OptionTable = NonNullable<ParseArgsConfig['options']>;
+
+interface Entry {
+  readonly usage: string;
+  readonly options: OptionTable;
+  prepare(raw: RawInvocation, cwd: string): Invocation;
+}
+
+const LOG_LEVEL = { 'log-level': { type: 'string' } } as const satisfies OptionTable;
+
+const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
+  record: define({
+    usage: 'detdrift record --out DIR [--seed N] [--mode observe] [--log-level L] -- CMD...',
+    options: { out: { type: 'string', short: 'o' }, seed: { type: 'string' }, mode: { type: 'string' }, ...LOG_LEVEL },
+    normalize: normalizeRecord,
+    // Loaded on demand: `show` need not pay for execa, and an old Node gets ERR_NODE_VERSION first.
+    load: () => import('./record.js'),
+  }),
+  show: define({
+    usage: 'detdrift show TRACE [--json] [--log-level L]',
+    options: { json: { type: 'boolean' }, ...LOG_LEVEL },
+    normalize: normalizeShow,
+    load: () => import('./show.js'),
+  }),
+});
+
+function define<O extends CommonOptions>(spec: {
+  usage: string;
+  options: OptionTable;
+  normalize: (raw: RawInvocation, cwd: string) => O;
+  load: () => Promise<CommandModule<O>>;
+}): Entry {
+  return {
+    usage: spec.usage,
+    options: spec.options,
+    prepare(raw, cwd) {
+      const options = spec.normalize(raw, cwd);
+      return { kind: 'run', options, start: async (context) => (await spec.load()).run(options, context) };
+    },
+  };
+}
+
+/**
+ * `detdrift <command> [options] [-- CMD...]`: the tool's own flags stay before `--`, the traced
+ * command after it, which is never parsed (so `-- node --inspect app.js` reaches node intact).
+ */
+export function parseCommandLine(argv: readonly string[], cwd: string): Invocation {
+  const [name, ...rest] = argv;
+  if (name === undefined) throw new CliError('ERR_USAGE', `no command given; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  if (name === '--help' || name === '-h' || name === 'help') return { kind: 'print', text: help() };
+  if (name === '--version' || name === '-v') return { kind: 'print', text: `${MANIFEST.version}\n` };
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) throw new CliError('ERR_USAGE', `unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  const raw = parse(rest, entry.options);
+  if (raw.values.help === true) return { kind: 'print', text: `Usage: ${entry.usage}\n` };
+  return entry.prepare(raw, cwd);
+}
+
+function parse(args: readonly string[], options: OptionTable): RawInvocation {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+      tokens: true,
+    });
+  } catch (error) {
+    // util.parseArgs reports bad usage as ERR_PARSE_ARGS_*; anything else is ours to fail on.
+    if (!String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) throw error;
+    throw new CliError('ERR_USAGE', (error as Error).message, { cause: error });
+  }
+  const { values, positionals, tokens } = parsed;
+  const terminator = tokens.find((token) => token.kind === 'option-terminator');
+  if (!terminator) return { values, positionals, command: null };
+  const before = tokens.filter((token) => token.kind === 'positional' && token.index < terminator.index).length;
+  return { values, positionals: positionals.slice(0, before), command: positionals.slice(before) };
+}
+
+function help(): string {
+  return [
+    `detdrift ${MANIFEST.version}: records every clock and entropy call a Node.js program makes.`,
+    '',
+    'Usage:',
+    ...Object.values(COMMANDS).map((entry) => `  ${entry.usage}`),
+    '',
+    'Exit status: 0 ok, 1 divergence found, 2 bad usage or input, 3 detdrift itself failed;',
+    "record exits with the traced command's status (128+N when a signal N ended it).",
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,20 @@
+import type { Mode } from '../tracer/format.js';
+
+/** The one source of every option's default; `options.ts` builds each command's options from it. */
+export const DEFAULTS = Object.freeze({
+  /** observe: record what the program draws, change nothing */
+  mode: 'observe' as Mode,
+  /** no seed: the header then records `seed: null` */
+  seed: null as string | null,
+  /** the tool's own log: warnings and errors only, always on stderr */
+  logLevel: 'warn' as LogLevel,
+  /** show: text lines, not JSON lines */
+  json: false,
+});
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const MODES: readonly Mode[] = ['observe', 'control', 'replay', 'perturb'];
+/** Modes this version can record in; the others are planned and refused with a clear error. */
+export const RECORDABLE_MODES: readonly Mode[] = ['observe'];

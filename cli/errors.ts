@@ -1,0 +1,70 @@
+import { TraceError } from '../tracer/errors.js';
+
+/** The tool's exit statuses (DESIGN.md, The report). `record` instead passes its command's status through. */
+export const ExitStatus = Object.freeze({
+  ok: 0,
+  /** the runs diverge (compare, check, bump) */
+  divergence: 1,
+  /** bad usage or bad input: the user can fix it */
+  usage: 2,
+  /** detdrift itself failed: a bug to report */
+  failure: 3,
+});
+
+/**
+ * Every code the CLI raises, with the status it exits with. Codes are stable: users and CI match
+ * on them, so one is never renamed or reused for something else.
+ */
+const STATUS = Object.freeze({
+  /** the command line does not parse: unknown command or option, missing value, missing `--` */
+  ERR_USAGE: ExitStatus.usage,
+  /** an option has a value outside its allowed set */
+  ERR_OPTION_VALUE: ExitStatus.usage,
+  /** this Node.js is outside package.json `engines` */
+  ERR_NODE_VERSION: ExitStatus.usage,
+  /** `--out` is not a directory that detdrift may clear */
+  ERR_OUT_DIR: ExitStatus.usage,
+  /** a trace directory holds no trace file */
+  ERR_NO_TRACES: ExitStatus.usage,
+  /** the traced command could not be started (not found, not executable) */
+  ERR_COMMAND_START: ExitStatus.usage,
+  /** anything unexpected: a bug in detdrift */
+  ERR_INTERNAL: ExitStatus.failure,
+});
+
+export type CliErrorCode = keyof typeof STATUS;
+
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+  readonly status: number;
+
+  constructor(code: CliErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CliError';
+    this.code = code;
+    this.status = STATUS[code];
+  }
+}
+
+export interface Reported {
+  readonly status: number;
+  /** what to print on stderr, newline-terminated */
+  readonly text: string;
+}
+
+/**
+ * The one place an error becomes output and an exit status. A trace the reader refuses is bad
+ * input (its message already names the file and byte offset); anything that is neither a CliError
+ * nor a TraceError is a bug, so it keeps its stack.
+ */
+export function reportError(error: unknown): Reported {
+  if (error instanceof CliError) {
+    const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage." : '';
+    return { status: error.status, text: `detdrift: ${error.code}: ${error.message}${hint}\n` };
+  }
+  if (error instanceof TraceError) {
+    return { status: ExitStatus.usage, text: `detdrift: ${error.code}: ${error.message}\n` };
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { status: ExitStatus.failure, text: `detdrift: ERR_INTERNAL: ${detail}\n` };
+}

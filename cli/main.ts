@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/** The `detdrift` bin: wiring only. Every error becomes output and an exit status in reportError. */
+import { parseCommandLine } from './args.js';
+import { reportError } from './errors.js';
+import type { Logger } from './logger.js';
+import { checkNodeVersion } from './node-version.js';
+
+async function main(argv: readonly string[]): Promise<number> {
+  let logger: Logger | undefined;
+  try {
+    checkNodeVersion(process.versions.node);
+    const invocation = parseCommandLine(argv, process.cwd());
+    if (invocation.kind === 'print') {
+      process.stdout.write(invocation.text);
+      return 0;
+    }
+    // Loaded after the version check, like every command: an old Node must get ERR_NODE_VERSION, not a crash.
+    const { createLogger } = await import('./logger.js');
+    logger = createLogger(invocation.options.logLevel);
+    return await invocation.start({ logger });
+  } catch (error) {
+    logger?.debug({ err: error }, 'command failed');
+    const { status, text } = reportError(error);
+    process.stderr.write(text);
+    return status;
+  }
+}
+
+// exitCode, not exit(): stdout may still be draining into a pipe.
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,13 @@
+import semver from 'semver';
+import { CliError } from './errors.js';
+import { MANIFEST } from './package.js';
+
+/**
+ * Refuses a Node.js outside package.json `engines` (20.19+, 22.12+, 24+), which is the one place
+ * the supported range is written: the hook relies on `--import`, `module.syncBuiltinESMExports`
+ * and V8 call-site details whose behaviour was only checked on those lines.
+ */
+export function checkNodeVersion(version: string, range: string = MANIFEST.engines.node): void {
+  if (semver.satisfies(version, range)) return;
+  throw new CliError('ERR_NODE_VERSION', `Node.js ${version} is not supported: detdrift needs Node.js ${range}`);
+}

@@ -1,0 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** detdrift's own manifest, read from the install (dist/cli/ → the package root). */
+interface Manifest {
+  readonly version: string;
+  readonly engines: { readonly node: string };
+}
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export const MANIFEST: Manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Manifest;
+
+/** The hook that `record` puts into NODE_OPTIONS, from the same install as this CLI. */
+export const REGISTER_URL = new URL('../instrument/register.js', import.meta.url);

@@ -1,0 +1,94 @@
+import { constants } from 'node:os';
+import { execa, type Result, type ResultPromise } from 'execa';
+import { TraceError } from '../tracer/errors.js';
+import { TraceReader } from '../tracer/reader.js';
+import type { CommandContext } from './args.js';
+import { CliError } from './errors.js';
+import type { RecordOptions } from './options.js';
+import { REGISTER_URL } from './package.js';
+import { findProject, lockfileVariable, type Project } from './project.js';
+import { describeEnding, displayPath } from './render.js';
+import { listTraceFiles, prepareOutDir } from './traces.js';
+
+/**
+ * `detdrift record --out DIR -- CMD...`: runs CMD with the hook in NODE_OPTIONS (so every Node
+ * child and worker it starts is traced too), its stdio untouched, and exits with CMD's status.
+ * What detdrift itself says goes to stderr, after CMD has ended.
+ */
+export async function run(options: RecordOptions, { logger }: CommandContext): Promise<number> {
+  prepareOutDir(options.out);
+  const env = traceEnvironment(options, findProject(options.cwd));
+  const [file, ...args] = options.command as [string, ...string[]];
+  logger.debug({ command: options.command, env: pickOwn(env) }, 'recording');
+  const subprocess = execa(file, args, { cwd: options.cwd, env, extendEnv: false, stdio: 'inherit', reject: false });
+  const result = await forwardingSignals(subprocess);
+  if (result.exitCode === undefined && result.signal === undefined) {
+    throw new CliError('ERR_COMMAND_START', `cannot start ${JSON.stringify(file)}: ${causeOf(result)}`, { cause: result.cause });
+  }
+  process.stderr.write(summarize(options.out, options.cwd));
+  return result.exitCode ?? 128 + (constants.signals[result.signal!] ?? 0);
+}
+
+/** The hook's settings (instrument/settings.ts), over a copy of this environment. */
+function traceEnvironment(options: RecordOptions, project: Project): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  const hook = `--import="${REGISTER_URL.href}"`; // a file URL: Windows paths are not URLs
+  env.NODE_OPTIONS = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${hook}` : hook;
+  env.DETDRIFT_TRACE = options.out;
+  env.DETDRIFT_MODE = options.mode;
+  env.DETDRIFT_SEED = options.seed ?? undefined;
+  env.DETDRIFT_ROOT = project.root;
+  env.DETDRIFT_LOCKFILE = lockfileVariable(project.lockfile);
+  // A recording names its first process `0`, even when detdrift runs under a traced parent.
+  env.DETDRIFT_SPAWN = undefined;
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  return env;
+}
+
+/**
+ * While CMD runs, a SIGTERM or SIGHUP sent to detdrift is passed on, so CMD's hook can flush its
+ * trace and CMD's status decides ours. SIGINT from a terminal already reaches CMD (same process
+ * group); sending it again would make a program that counts Ctrl-C presses act twice.
+ */
+async function forwardingSignals(subprocess: ResultPromise): Promise<Result> {
+  const forward = (signal: NodeJS.Signals) => void subprocess.kill(signal);
+  const ignore = () => {};
+  process.on('SIGTERM', forward).on('SIGHUP', forward).on('SIGINT', ignore);
+  try {
+    return await subprocess;
+  } finally {
+    process.off('SIGTERM', forward).off('SIGHUP', forward).off('SIGINT', ignore);
+  }
+}
+
+/** One stderr line per trace written: where it is, its event count and how it ended. */
+function summarize(dir: string, cwd: string): string {
+  const traces = listTraceFiles(dir);
+  if (traces.length === 0) {
+    return `detdrift: no trace written to ${displayPath(dir, cwd)}: was the command a Node.js process that keeps NODE_OPTIONS?\n`;
+  }
+  return traces.map(({ file }) => `detdrift: ${displayPath(file, cwd)}: ${readEnding(file)}\n`).join('');
+}
+
+function readEnding(file: string): string {
+  let reader: TraceReader | undefined;
+  try {
+    reader = TraceReader.open(file);
+    for (const _event of reader.events());
+    return describeEnding(reader.ending);
+  } catch (error) {
+    // A trace the reader refuses is reported, not fatal: CMD's status still decides ours.
+    if (error instanceof TraceError) return `${error.code}: ${error.message}`;
+    throw error;
+  } finally {
+    reader?.close();
+  }
+}
+
+function pickOwn(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('DETDRIFT_') || key === 'NODE_OPTIONS'));
+}
+
+function causeOf(result: Result): string {
+  return result.cause instanceof Error ? result.cause.message : (result.shortMessage ?? 'unknown error');
+}

@@ -1,0 +1,86 @@
+import { isAbsolute, relative, sep } from 'node:path';
+import { Tag, type Frame, type SiteDef, type TraceHeader } from '../tracer/format.js';
+import type { TraceEnding, TraceEvent, TraceValue } from '../tracer/reader.js';
+
+/**
+ * One event of `show --json`: a stable interface, so keys are never renamed or reordered. The value
+ * is JSON-safe: a bigint becomes its decimal string, process.hrtime stays `[seconds, nanoseconds]`,
+ * a digest is 16 hex digits, a directory listing an array, an output `{digest, length, head}`;
+ * `site` is null when no stack was taken.
+ */
+export interface EventJson {
+  readonly seq: number;
+  readonly api: string;
+  readonly form: string;
+  readonly family: string;
+  readonly value: Exclude<TraceValue, bigint>;
+  readonly site: Frame | null;
+  readonly ctx: number;
+}
+
+export function eventJson(event: TraceEvent, sites: ReadonlyMap<number, SiteDef>): EventJson {
+  const value = typeof event.value === 'bigint' ? event.value.toString() : event.value;
+  const frame = siteFrame(event, sites);
+  const site = frame && { file: frame.file, line: frame.line, column: frame.column, fn: frame.fn, package: frame.package };
+  return { seq: event.seq, api: event.api, form: event.form, family: event.family, value, site, ctx: event.ctx };
+}
+
+/** `SEQ  API[ (FORM)]  VALUE  SITE  ctx=ID`, fields apart by two spaces (`new Date` holds one). */
+export function eventLine(event: TraceEvent, sites: ReadonlyMap<number, SiteDef>): string {
+  const api = event.form === 'call' ? event.api : `${event.api} (${event.form})`;
+  return `${event.seq}  ${api}  ${textValue(event)}  ${siteText(siteFrame(event, sites))}  ctx=${event.ctx}`;
+}
+
+function textValue(event: TraceEvent): string {
+  const value = event.value;
+  switch (event.tag) {
+    case Tag.none:
+      return '-';
+    case Tag.bigint:
+      return `${value}n`;
+    case Tag.hrtime:
+    case Tag.list:
+    case Tag.string:
+    case Tag.chunk:
+      return JSON.stringify(value);
+    default:
+      return String(value); // numbers as JavaScript prints them; a digest is already hex
+  }
+}
+
+/** The first frame kept; null when the call was sampled out (site 0) or only internal frames remained. */
+function siteFrame(event: TraceEvent, sites: ReadonlyMap<number, SiteDef>): Frame | null {
+  if (event.site === 0) return null;
+  return sites.get(event.site)?.frames[0] ?? null;
+}
+
+function siteText(frame: Frame | null): string {
+  if (frame === null) return '-';
+  const at = `${frame.file}:${frame.line}:${frame.column}`;
+  // A node_modules file already reads `name@version/path`; say the package only if it does not.
+  return frame.package && !frame.file.startsWith(`${frame.package}/`) ? `${at} ${frame.package}` : at;
+}
+
+/** How a trace ended, once its events have been read: for the stderr summaries of show and record. */
+export function describeEnding(ending: TraceEnding): string {
+  const count = `${ending.events} event${ending.events === 1 ? '' : 's'}`;
+  if (ending.complete) return `${count}, complete, exit code ${ending.exitCode}`;
+  if (ending.truncated) return `${count}, truncated at byte ${ending.truncatedAt} (the run stopped mid-write)`;
+  return `${count}, incomplete: no end record (the run was killed)`;
+}
+
+/** The line that opens each trace when `show` lists a directory. */
+export function headingLine(display: string, header: TraceHeader): string {
+  return `== ${display}: lineage ${header.lineage}: ${header.command.join(' ')}`;
+}
+
+export function headingJson(display: string, header: TraceHeader): object {
+  return { trace: display, lineage: header.lineage, command: header.command };
+}
+
+/** A path as the user can type it from the cwd: relative below it, absolute elsewhere. */
+export function displayPath(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+  return rel === '' || outside ? file : rel;
+}

@@ -1,0 +1,41 @@
+import { statSync } from 'node:fs';
+import { TraceReader } from '../tracer/reader.js';
+import type { CommandContext } from './args.js';
+import { CliError } from './errors.js';
+import type { ShowOptions } from './options.js';
+import { LineOutput } from './output.js';
+import { describeEnding, displayPath, eventJson, eventLine, headingJson, headingLine } from './render.js';
+import { listTraceFiles } from './traces.js';
+
+/**
+ * `detdrift show TRACE [--json]`: every event of a trace, one line each, on stdout; how the trace
+ * ended on stderr. A directory shows each of its traces in lineage order, each after a heading.
+ * The reader streams, so a trace of any length shows in bounded memory; a trace it refuses ends
+ * the command with the reader's coded error (file and byte offset), after the events before it.
+ */
+export async function run(options: ShowOptions, { logger }: CommandContext): Promise<number> {
+  const isDirectory = statSync(options.trace, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  const files = isDirectory ? listTraceFiles(options.trace).map((trace) => trace.file) : [options.trace];
+  if (files.length === 0) throw new CliError('ERR_NO_TRACES', `${options.trace} holds no trace file (*.ddtrace)`);
+  const out = new LineOutput(process.stdout);
+  for (const file of files) {
+    if (out.closed) break;
+    const display = displayPath(file, options.cwd);
+    const reader = TraceReader.open(file);
+    logger.debug({ file, header: reader.header }, 'showing');
+    try {
+      if (isDirectory) out.line(options.json ? JSON.stringify(headingJson(display, reader.header)) : headingLine(display, reader.header));
+      for (const event of reader.events()) {
+        const line = options.json ? JSON.stringify(eventJson(event, reader.sites)) : eventLine(event, reader.sites);
+        if (out.line(line)) await out.flush();
+        if (out.closed) break;
+      }
+    } finally {
+      // The events read so far go out before the error or summary that follows them.
+      await out.flush();
+      reader.close();
+    }
+    if (!out.closed) process.stderr.write(`detdrift: ${display}: ${describeEnding(reader.ending)}\n`);
+  }
+  return 0;
+}

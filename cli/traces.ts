@@ -1,0 +1,78 @@
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { TRACE_EXTENSION } from '../tracer/format.js';
+import { CliError } from './errors.js';
+
+export interface TraceFile {
+  /** spawn lineage: `0`, `0.2`, `0.w1`, `0~2` */
+  readonly lineage: string;
+  readonly file: string;
+}
+
+/** The trace files of a directory in lineage order: a parent before its children, `0.2` before `0.10`. */
+export function listTraceFiles(dir: string): TraceFile[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(TRACE_EXTENSION))
+    .map((entry) => ({ lineage: entry.name.slice(0, -TRACE_EXTENSION.length), file: join(dir, entry.name) }))
+    .sort((a, b) => compareLineage(a.lineage, b.lineage));
+}
+
+/**
+ * Orders lineages segment by segment: spawned children (`0.2`) by number, then worker threads
+ * (`0.w1`), a collision suffix (`0~2`) after the name it collided with. Byte order would put
+ * `0.10` before `0.2`, and `readdir` order differs across platforms.
+ */
+export function compareLineage(a: string, b: string): number {
+  const left = a.split('.');
+  const right = b.split('.');
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const order = compareKeys(segmentKey(left[i]!), segmentKey(right[i]!));
+    if (order !== 0) return order;
+  }
+  return left.length - right.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+type Key = readonly (number | string)[];
+
+function segmentKey(segment: string): Key {
+  const match = /^(w?)(\d+)(?:~(\d+))?$/.exec(segment);
+  // Unknown shapes (a hand-renamed file) sort last, by their text.
+  if (!match) return [2, 0, 0, segment];
+  return [match[1] ? 1 : 0, Number(match[2]), Number(match[3] ?? 1), ''];
+}
+
+function compareKeys(a: Key, b: Key): number {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]! < b[i]!) return -1;
+    if (a[i]! > b[i]!) return 1;
+  }
+  return 0;
+}
+
+/**
+ * Makes `dir` ready for a fresh recording: created if missing, its old traces removed so the new
+ * run's names (by lineage) do not collide with them. A directory holding anything else is refused:
+ * `--out .` by mistake must not delete a project.
+ */
+export function prepareOutDir(dir: string): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return void mkdirSync(dir, { recursive: true });
+    if (code === 'ENOTDIR') throw new CliError('ERR_OUT_DIR', `--out ${dir} exists and is not a directory`);
+    throw new CliError('ERR_OUT_DIR', `--out ${dir} cannot be read: ${(error as Error).message}`, { cause: error });
+  }
+  const others = entries.filter((entry) => !(entry.isFile() && entry.name.endsWith(TRACE_EXTENSION)));
+  if (others.length > 0) {
+    const names = others.map((entry) => entry.name).sort().slice(0, 3).map((name) => JSON.stringify(name)).join(', ');
+    const more = others.length > 3 ? ` and ${others.length - 3} more` : '';
+    throw new CliError(
+      'ERR_OUT_DIR',
+      `--out ${dir} holds files that are not traces (${names}${more}); give an empty or trace-only directory`,
+    );
+  }
+  // Dirents describe links themselves, so a symlink named *.ddtrace was refused above, not followed.
+  for (const entry of entries) rmSync(join(dir, entry.name));
+}

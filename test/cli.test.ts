@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CliError } from '../cli/errors.js';
+import { checkNodeVersion } from '../cli/node-version.js';
+import { compareLineage } from '../cli/traces.js';
+import { CLI, project, readTrace, runPlain, type Run } from './helpers.js';
+
+/** Runs the real CLI (the built bin) in a child process, on the node running the tests. */
+function detdrift(args: readonly string[], cwd: string): Run {
+  return runPlain([CLI, ...args], { cwd });
+}
+
+const STAMP_DEP = {
+  'node_modules/stamp-dep/package.json': { name: 'stamp-dep', version: '2.0.1', main: 'index.js' },
+  'node_modules/stamp-dep/index.js': "'use strict';\nexports.stamp = function stamp() {\n  return [Date.now(), Math.random()];\n};\n",
+};
+
+const APP = [
+  "import { stamp } from 'stamp-dep';",
+  'const now = Date.now();',
+  'const draw = Math.random();',
+  'const [depNow, depDraw] = stamp();',
+  'console.log(JSON.stringify({ now, draw, depNow, depDraw }));',
+].join('\n');
+
+const KEYS = ['seq', 'api', 'form', 'family', 'value', 'site', 'ctx'];
+
+test('record then show: each clock and random call with its value, site and package', () => {
+  const lock = '{"lockfileVersion":3}\n';
+  const dir = project({ 'package.json': { name: 'fixture-app', version: '1.0.0' }, 'package-lock.json': lock, 'app.mjs': APP, ...STAMP_DEP });
+  const record = detdrift(['record', '--out', 'trace', '--seed', '42', '--', process.execPath, 'app.mjs'], dir);
+  assert.equal(record.code, 0, record.stderr);
+  const seen = JSON.parse(record.stdout);
+  const summary = /^detdrift: trace\/0\.ddtrace: (\d+) events?, complete, exit code 0\n$/.exec(record.stderr);
+  assert.ok(summary, `record says where the trace is: ${record.stderr}`);
+
+  const json = detdrift(['show', 'trace/0.ddtrace', '--json'], dir);
+  assert.equal(json.code, 0, json.stderr);
+  const events = json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+  assert.equal(events.length, Number(summary[1]));
+  for (const event of events) assert.deepEqual(Object.keys(event), KEYS);
+  const drawn = events.filter((event) => event.api === 'Date.now' || event.api === 'Math.random');
+  const own = (line: number, column: number) => ({ file: 'app.mjs', line, column, fn: null, package: null });
+  const dep = (column: number) => ({ file: 'stamp-dep@2.0.1/index.js', line: 3, column, fn: 'stamp', package: 'stamp-dep@2.0.1' });
+  assert.deepEqual(
+    drawn.map(({ seq: _seq, ctx: _ctx, ...rest }) => rest),
+    [
+      { api: 'Date.now', form: 'call', family: 'clock', value: seen.now, site: own(2, 18) },
+      { api: 'Math.random', form: 'call', family: 'random', value: seen.draw, site: own(3, 19) },
+      { api: 'Date.now', form: 'call', family: 'clock', value: seen.depNow, site: dep(16) },
+      { api: 'Math.random', form: 'call', family: 'random', value: seen.depDraw, site: dep(28) },
+    ],
+  );
+  assert.equal(json.stderr, `detdrift: trace/0.ddtrace: ${events.length} events, complete, exit code 0\n`);
+
+  const text = detdrift(['show', 'trace/0.ddtrace'], dir);
+  assert.equal(text.code, 0, text.stderr);
+  const lines = text.stdout.trimEnd().split('\n');
+  assert.equal(lines.length, events.length);
+  const site = (s: { file: string; line: number; column: number }) => `${s.file}:${s.line}:${s.column}`;
+  for (const event of drawn) {
+    assert.equal(lines[event.seq], `${event.seq}  ${event.api}  ${event.value}  ${site(event.site)}  ctx=${event.ctx}`);
+  }
+  assert.equal(text.stderr, json.stderr);
+
+  const header = readTrace(join(dir, 'trace', '0.ddtrace')).header;
+  assert.equal(header.seed, '42');
+  assert.equal(header.mode, 'observe');
+  assert.deepEqual(header.root, { name: 'fixture-app', version: '1.0.0' });
+  assert.deepEqual(header.lockfile, { file: 'package-lock.json', sha256: createHash('sha256').update(lock).digest('hex') });
+});
+
+test('record from a subdirectory makes paths relative to the nearest package.json', () => {
+  const dir = project({ 'package.json': { name: 'nested' }, 'sub/app.cjs': 'Date.now();\n' });
+  const record = detdrift(['record', '--out', 'trace', '--', process.execPath, 'app.cjs'], join(dir, 'sub'));
+  assert.equal(record.code, 0, record.stderr);
+  const show = detdrift(['show', 'trace', '--json'], join(dir, 'sub'));
+  const [heading, first] = show.stdout.split('\n').map((line) => (line ? JSON.parse(line) : null));
+  assert.deepEqual(heading, { trace: 'trace/0.ddtrace', lineage: '0', command: ['node', 'sub/app.cjs'] });
+  assert.equal(first.site.file, 'sub/app.cjs');
+  const text = detdrift(['show', 'trace'], join(dir, 'sub'));
+  assert.equal(text.stdout.split('\n')[0], '== trace/0.ddtrace: lineage 0: node sub/app.cjs');
+});
+
+test('record traces child processes, and show lists a directory in lineage order', () => {
+  const spawn = "require('node:child_process').spawnSync(process.execPath, ['-e', 'Math.random()'], { stdio: 'inherit' });";
+  const dir = project({ 'app.cjs': `${spawn}\n${spawn}\nMath.random();\n` });
+  const record = detdrift(['record', '--out', 'trace', '--', process.execPath, 'app.cjs'], dir);
+  assert.equal(record.code, 0, record.stderr);
+  const files = record.stderr.split('\n').filter(Boolean).map((line) => /^detdrift: (\S+): \d+ events?, complete, exit code 0$/.exec(line)?.[1]);
+  assert.deepEqual(files, ['trace/0.ddtrace', 'trace/0.1.ddtrace', 'trace/0.2.ddtrace']);
+  const headings = detdrift(['show', 'trace'], dir).stdout.split('\n').filter((line) => line.startsWith('=='));
+  assert.deepEqual(headings.map((line) => line.split(':')[0]), ['== trace/0.ddtrace', '== trace/0.1.ddtrace', '== trace/0.2.ddtrace']);
+});
+
+test('lineages sort parent first, children by number, then workers, then collided names', () => {
+  const lineages = ['0~2', '0.w1', '0.10', '0.2.1', '0', '0.2', '0.1', '0.w2'];
+  assert.deepEqual(lineages.sort(compareLineage), ['0', '0.1', '0.2', '0.2.1', '0.10', '0.w1', '0.w2', '0~2']);
+});
+
+test("the program's stdout, stderr and exit status pass through untouched; logs stay on stderr", () => {
+  const app = "process.stdout.write('raw\\r\\nbytes \\u00e9\\u0000 no newline');\nconsole.error('to stderr');\nprocess.exitCode = 3;\n";
+  const dir = project({ 'app.cjs': app });
+  const plain = runPlain(['app.cjs'], { cwd: dir });
+  const record = detdrift(['record', '--log-level', 'debug', '--out', 'trace', '--', process.execPath, 'app.cjs'], dir);
+  assert.equal(record.code, 3);
+  assert.equal(record.stdout, plain.stdout);
+  // pino's JSON lines come first (before the program starts); the rest is the program's, then ours.
+  const lines = record.stderr.split(/(?<=\n)/);
+  const logs = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  assert.deepEqual(logs.map((log) => log.msg), ['recording']);
+  const rest = lines.filter((line) => !line.startsWith('{')).join('');
+  assert.ok(rest.startsWith(plain.stderr), rest);
+  assert.match(rest.slice(plain.stderr.length), /^detdrift: trace\/0\.ddtrace: \d+ events?, complete, exit code 3\n$/);
+});
+
+test('a program ended by a signal makes record exit 128+N', { skip: process.platform === 'win32' }, () => {
+  const dir = project({ 'app.cjs': "process.kill(process.pid, 'SIGTERM');\nsetTimeout(() => {}, 60_000);\n" });
+  const record = detdrift(['record', '--out', 'trace', '--', process.execPath, 'app.cjs'], dir);
+  assert.equal(record.code, 143, record.stderr);
+  assert.match(record.stderr, /complete, exit code 143\n$/);
+});
+
+test('record replaces old traces and refuses a directory holding anything else', () => {
+  const dir = project({ 'app.cjs': 'Math.random();\n', 'trace/0.7.ddtrace': 'stale', 'keep/notes.txt': 'mine' });
+  assert.equal(detdrift(['record', '--out', 'trace', '--', process.execPath, 'app.cjs'], dir).code, 0);
+  assert.deepEqual(readdirSync(join(dir, 'trace')), ['0.ddtrace']);
+  const refused = detdrift(['record', '--out', 'keep', '--', process.execPath, 'app.cjs'], dir);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /^detdrift: ERR_OUT_DIR: .*"notes\.txt"/);
+  assert.equal(readFileSync(join(dir, 'keep', 'notes.txt'), 'utf8'), 'mine');
+});
+
+test('bad usage exits 2 with a coded error on stderr and nothing on stdout', () => {
+  const dir = project({ 'app.cjs': '', 'not-a-trace.json': '{"a":1}\n' });
+  const cases: Array<[string[], RegExp]> = [
+    [['record', '--', 'node', 'app.cjs'], /ERR_USAGE: record needs --out DIR/],
+    [['record', '--out', 'trace', '--'], /ERR_USAGE: record needs the command to trace after "--"/],
+    [['record', '--out', 'trace'], /ERR_USAGE: record needs the command/],
+    [['record', '--out', 'trace', 'node', 'app.cjs'], /ERR_USAGE: record takes no arguments before "--"/],
+    [['record', '--out', 'trace', '--mode', 'chaos', '--', 'node'], /ERR_OPTION_VALUE: --mode got "chaos"; allowed: observe\n/],
+    [['record', '--out', 'trace', '--mode', 'replay', '--', 'node'], /ERR_OPTION_VALUE: --mode got "replay"; allowed: observe; "replay" is planned/],
+    [['record', '--out', 'trace', '--seed', 'x1', '--', 'node'], /ERR_OPTION_VALUE: --seed got "x1"; allowed: /],
+    [['record', '--out', 'trace', '--log-level', 'loud', '--', 'node'], /ERR_OPTION_VALUE: --log-level got "loud"; allowed: fatal, /],
+    [['record', '--out', 'trace', '--frob', '--', 'node'], /ERR_USAGE: Unknown option '--frob'/],
+    [['record', '--out', 'trace', '--', 'detdrift-no-such-command'], /ERR_COMMAND_START: cannot start "detdrift-no-such-command"/],
+    [['frob'], /ERR_USAGE: unknown command "frob"/],
+    [[], /ERR_USAGE: no command given/],
+    [['show'], /ERR_USAGE: show needs exactly one TRACE/],
+    [['show', 'missing.ddtrace'], /ERR_TRACE_READ: .*missing\.ddtrace: byte 0: cannot open/],
+    [['show', 'not-a-trace.json'], /ERR_TRACE_FOREIGN: .*not-a-trace\.json: byte 0: expected a detdrift trace/],
+    [['show', '.'], /ERR_NO_TRACES: /],
+  ];
+  for (const [args, expected] of cases) {
+    const run = detdrift(args, dir);
+    assert.equal(run.code, 2, `detdrift ${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, new RegExp(`^detdrift: ${expected.source}`), `detdrift ${args.join(' ')}`);
+    assert.equal(run.stdout, '', `detdrift ${args.join(' ')}`);
+  }
+  assert.equal(existsSync(join(dir, 'trace', '0.ddtrace')), false, 'nothing ran');
+});
+
+test('show refuses a corrupt trace with the file and byte offset, and reads a truncated one', () => {
+  const dir = project({ 'app.cjs': 'Date.now(); Math.random();\n' });
+  assert.equal(detdrift(['record', '--out', 'trace', '--', process.execPath, 'app.cjs'], dir).code, 0);
+  const bytes = readFileSync(join(dir, 'trace', '0.ddtrace'));
+  const chunk = bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1;
+
+  const corrupt = Buffer.from(bytes);
+  corrupt[chunk + 10] = corrupt[chunk + 10]! ^ 0xff;
+  writeFileSync(join(dir, 'corrupt.ddtrace'), corrupt);
+  const shown = detdrift(['show', 'corrupt.ddtrace'], dir);
+  assert.equal(shown.code, 2);
+  const file = join(dir, 'corrupt.ddtrace');
+  assert.equal(shown.stderr, `detdrift: ERR_TRACE_CORRUPT: ${file}: byte ${chunk}: expected a chunk whose checksum matches its payload\n`);
+
+  writeFileSync(join(dir, 'newer.ddtrace'), 'DETDRIFT-TRACE 9\n{}\n');
+  assert.match(detdrift(['show', 'newer.ddtrace'], dir).stderr, /^detdrift: ERR_TRACE_VERSION: .*newer\.ddtrace: byte 15: /);
+
+  writeFileSync(join(dir, 'torn.ddtrace'), bytes.subarray(0, chunk + 12));
+  const torn = detdrift(['show', 'torn.ddtrace'], dir);
+  assert.equal(torn.code, 0, torn.stderr);
+  assert.equal(torn.stdout, '');
+  assert.equal(torn.stderr, `detdrift: torn.ddtrace: 0 events, truncated at byte ${chunk} (the run stopped mid-write)\n`);
+});
+
+test('--help prints usage on stdout and exits 0', () => {
+  const run = detdrift(['--help'], process.cwd());
+  assert.equal(run.code, 0);
+  assert.match(run.stdout, /detdrift record --out DIR \[--seed N\] \[--mode observe\] \[--log-level L\] -- CMD\.\.\./);
+  assert.match(run.stdout, /detdrift show TRACE \[--json\]/);
+});
+
+test('the Node.js version check accepts 20.19+, 22.12+ and 24+ only', () => {
+  for (const version of ['20.19.0', '20.20.2', '22.12.0', '22.23.5', '24.0.0', '24.22.3', process.versions.node]) {
+    assert.doesNotThrow(() => checkNodeVersion(version), version);
+  }
+  for (const version of ['18.20.4', '20.18.3', '21.7.3', '22.11.0', '23.1.0']) {
+    assert.throws(() => checkNodeVersion(version), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.equal(error.code, 'ERR_NODE_VERSION');
+      assert.equal(error.status, 2);
+      assert.match(error.message, new RegExp(`Node\\.js ${version.replace(/\./g, '\\.')} is not supported`));
+      return true;
+    });
+  }
+});

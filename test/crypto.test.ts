@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import cryptoModule from 'node:crypto';
+import { test } from 'node:test';
+import { install } from '../instrument/crypto.js';
+import type { Recorder } from '../instrument/recorder.js';
+import { eventsOf, project, runHooked, runPlain, siteOf, type HookedRun, type Trace } from './helpers.js';
+
+/** FNV-1a 64 in BigInt, written apart from tracer/digest.ts so that a bug there shows here. */
+function fnv1a(bytes: Uint8Array): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of bytes) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return hash.toString(16).padStart(16, '0');
+}
+
+const hexDigest = (hex: string) => fnv1a(Buffer.from(hex, 'hex'));
+const textDigest = (text: string) => fnv1a(Buffer.from(text, 'utf8'));
+
+/** Every crypto event as [api, form, value, file, line]. */
+function cryptoEvents(trace: Trace): unknown[][] {
+  return trace.events
+    .filter((event) => event.family === 'crypto')
+    .map((event) => [event.api, event.form, event.value, siteOf(trace, event)?.file, siteOf(trace, event)?.line]);
+}
+
+function traceOf(run: HookedRun): Trace {
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stderr, '');
+  return run.traces.get('0')!;
+}
+
+test('every crypto API is recorded once, with its form, site and a digest of what the program got', () => {
+  const dir = project({
+    'app.mjs': [
+      "import crypto, { randomUUID, randomBytes, randomFillSync, randomInt, getRandomValues, webcrypto } from 'node:crypto';",
+      'const hex = (v) => (ArrayBuffer.isView(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : Buffer.from(v)).toString("hex");',
+      'const seen = [];',
+      'seen.push(randomUUID());',
+      'seen.push(hex(randomBytes(16)));',
+      'seen.push(hex(randomFillSync(Buffer.alloc(8))));',
+      'seen.push(randomInt(-50, -10));',
+      'seen.push(hex(getRandomValues(new Uint8Array(12))));',
+      'seen.push(hex(globalThis.crypto.getRandomValues(new Uint32Array(3))));',
+      'seen.push(webcrypto.randomUUID());',
+      'seen.push(hex(crypto.randomFillSync(new ArrayBuffer(5))));',
+      'randomBytes(5, () => {});',
+      'crypto.randomFill(new Uint16Array(4), () => {});',
+      'randomInt(3, 9, () => {});',
+      'randomInt(10, () => {});',
+      'console.log(JSON.stringify(seen));',
+    ].join('\n'),
+  });
+  const run = runHooked(['app.mjs'], { cwd: dir });
+  const trace = traceOf(run);
+  const [uuid, bytes, fillSync, int, values, web, webUuid, arrayBuffer] = JSON.parse(run.stdout);
+  assert.deepEqual(cryptoEvents(trace), [
+    ['crypto.randomUUID', 'module', textDigest(uuid), 'app.mjs', 4],
+    ['crypto.randomBytes', 'sync', hexDigest(bytes), 'app.mjs', 5],
+    ['crypto.randomFillSync', 'sync', hexDigest(fillSync), 'app.mjs', 6],
+    ['crypto.randomInt', 'sync', int, 'app.mjs', 7],
+    ['crypto.getRandomValues', 'module', hexDigest(values), 'app.mjs', 8],
+    ['crypto.getRandomValues', 'webcrypto', hexDigest(web), 'app.mjs', 9],
+    ['crypto.randomUUID', 'webcrypto', textDigest(webUuid), 'app.mjs', 10],
+    ['crypto.randomFillSync', 'sync', hexDigest(arrayBuffer), 'app.mjs', 11],
+    ['crypto.randomBytes', 'callback', 5, 'app.mjs', 12],
+    ['crypto.randomFill', 'callback', 8, 'app.mjs', 13],
+    ['crypto.randomInt', 'callback', 6, 'app.mjs', 14],
+    ['crypto.randomInt', 'callback', 10, 'app.mjs', 15],
+  ]);
+  assert.ok(int >= -50 && int < -10, 'a negative randomInt survives the trace');
+});
+
+test('CommonJS require and a dependency in node_modules are attributed name@version', () => {
+  const dir = project({
+    'app.cjs': "const token = require('token-dep');\nconst { randomInt } = require('node:crypto');\nconsole.log(token.make().length, randomInt(5) < 5);\n",
+    'node_modules/token-dep/package.json': { name: 'token-dep', version: '2.0.1', main: 'index.js' },
+    'node_modules/token-dep/index.js': [
+      "const crypto = require('crypto');",
+      'exports.make = function make() {',
+      '  return crypto.randomBytes(4).toString("hex") + globalThis.crypto.randomUUID();',
+      '};',
+    ].join('\n'),
+  });
+  const run = runHooked(['app.cjs'], { cwd: dir });
+  assert.equal(run.stdout, '44 true\n');
+  const trace = traceOf(run);
+  for (const [api, form] of [['crypto.randomBytes', 'sync'], ['crypto.randomUUID', 'webcrypto']] as const) {
+    const [event, ...more] = eventsOf(trace, api, form);
+    assert.equal(more.length, 0, `${api} recorded once`);
+    const frames = trace.sites.get(event!.site)!.frames;
+    assert.deepEqual({ ...frames[0], column: 0 }, { file: 'token-dep@2.0.1/index.js', line: 3, column: 0, fn: 'make', package: 'token-dep@2.0.1' });
+    assert.deepEqual([frames[1]!.file, frames[1]!.line, frames[1]!.package], ['app.cjs', 3, null]);
+  }
+  const [int] = eventsOf(trace, 'crypto.randomInt', 'sync');
+  assert.deepEqual([siteOf(trace, int!)?.file, siteOf(trace, int!)?.line], ['app.cjs', 3]);
+});
+
+test('callback forms record at call time, before the callback runs', () => {
+  const dir = project({
+    'app.mjs': "import { randomBytes } from 'node:crypto';\nrandomBytes(3, () => Math.random());\nMath.random();\n",
+  });
+  const trace = traceOf(runHooked(['app.mjs'], { cwd: dir }));
+  const order = trace.events
+    .filter((event) => event.family === 'crypto' || event.api === 'Math.random')
+    .map((event) => [event.api, siteOf(trace, event)?.line]);
+  assert.deepEqual(order, [['crypto.randomBytes', 2], ['Math.random', 3], ['Math.random', 2]]);
+});
+
+test('each call is recorded exactly once: module getRandomValues goes through Crypto.prototype, aliases through randomBytes', () => {
+  const dir = project({
+    'app.cjs': [
+      "const crypto = require('node:crypto');",
+      'for (let i = 0; i < 3; i++) crypto.getRandomValues(new Uint8Array(4));',
+      'for (let i = 0; i < 2; i++) globalThis.crypto.getRandomValues(new Uint8Array(4));',
+      'console.log(crypto.pseudoRandomBytes === crypto.randomBytes, crypto.pseudoRandomBytes(4).length);',
+      '// The depth counter: a draw made while randomUUID reads its options is folded into that call.',
+      'crypto.randomUUID({ get disableEntropyCache() { crypto.randomBytes(1); return false; } });',
+    ].join('\n'),
+  });
+  const run = runHooked(['app.cjs'], { cwd: dir });
+  assert.equal(run.stdout, 'true 4\n');
+  assert.equal(eventsOf(traceOf(run), 'crypto.randomUUID').length, 1);
+  const trace = traceOf(run);
+  assert.equal(eventsOf(trace, 'crypto.getRandomValues', 'module').length, 3);
+  assert.equal(eventsOf(trace, 'crypto.getRandomValues', 'webcrypto').length, 2);
+  const aliases = eventsOf(trace, 'crypto.randomBytes');
+  assert.deepEqual(aliases.map((event) => [event.form, siteOf(trace, event)?.line]), [['sync', 4]]);
+});
+
+test('crypto stays transparent: results, argument errors, callbacks, shapes', () => {
+  const dir = project({
+    'transparent.mjs': `
+      import crypto, { randomBytes as named } from 'node:crypto';
+      const show = (...values) => console.log(values.map((v) => typeof v === 'string' ? v : JSON.stringify(v)).join(' '));
+      const attempt = (label, fn) => {
+        try { const v = fn(); show(label, 'ok', typeof v, v?.constructor?.name, v?.length ?? v?.byteLength); }
+        catch (e) { show(label, e.constructor.name, e.name, e.code, e.message, e instanceof Error); }
+      };
+      const fns = ['randomUUID', 'randomBytes', 'randomFill', 'randomFillSync', 'randomInt', 'getRandomValues'];
+      show('shape', fns.map((k) => [crypto[k].name, crypto[k].length, String(crypto[k]).length]));
+      show('web', Object.getOwnPropertyNames(Object.getPrototypeOf(crypto.webcrypto)), String(globalThis.crypto.getRandomValues));
+      show('alias before', typeof Object.getOwnPropertyDescriptor(crypto, 'prng').get, named === crypto.randomBytes);
+      show('alias', crypto.prng === crypto.randomBytes, typeof Object.getOwnPropertyDescriptor(crypto, 'prng').value);
+      attempt('uuid', () => crypto.randomUUID({ disableEntropyCache: true }));
+      attempt('uuid bad option', () => crypto.randomUUID({ disableEntropyCache: 1 }));
+      attempt('bytes', () => crypto.randomBytes(7));
+      attempt('bytes negative', () => crypto.randomBytes(-1));
+      attempt('bytes string', () => crypto.randomBytes('8'));
+      attempt('bytes bad callback', () => crypto.randomBytes(8, 'cb'));
+      attempt('fill no callback', () => crypto.randomFill(Buffer.alloc(4)));
+      attempt('fill sync offset', () => crypto.randomFillSync(Buffer.alloc(4), 5));
+      attempt('fill sync string', () => crypto.randomFillSync('abcd'));
+      attempt('int', () => crypto.randomInt(2, 3));
+      attempt('int reversed', () => crypto.randomInt(5, 2));
+      attempt('int fraction', () => crypto.randomInt(1.5));
+      attempt('values float', () => crypto.getRandomValues(new Float64Array(2)));
+      attempt('values quota', () => crypto.getRandomValues(new Uint8Array(65537)));
+      attempt('values this', () => globalThis.crypto.getRandomValues.call({}, new Uint8Array(2)));
+      attempt('uuid this', () => crypto.webcrypto.randomUUID.call(null));
+      // Chained, not concurrent: two thread-pool jobs may finish in either order.
+      const callback = (label, next) => function (...args) {
+        show(label, this?.constructor?.name ?? String(this), args.length, args[0], args[1]?.length ?? typeof args[1]);
+        next?.();
+      };
+      crypto.randomBytes(6, callback('bytes cb', () =>
+        crypto.randomFill(new Uint8Array(3), 1, callback('fill cb', () => crypto.randomInt(4, callback('int cb'))))));
+      process.exitCode = 3;
+    `,
+  });
+  const plain = runPlain(['transparent.mjs'], { cwd: dir });
+  const hooked = runHooked(['transparent.mjs'], { cwd: dir });
+  assert.equal(plain.code, 3, plain.stderr);
+  assert.equal(hooked.stdout, plain.stdout);
+  assert.equal(hooked.stderr, plain.stderr);
+  assert.equal(hooked.code, plain.code);
+});
+
+test('uninstall puts back every descriptor it replaced, and a second install is refused', () => {
+  const web = Object.getPrototypeOf(cryptoModule.webcrypto) as object;
+  // Descriptor fields compared by identity: reading into values would trip lazy getters (constants).
+  const snapshot = () =>
+    [cryptoModule, web].flatMap((target) => Reflect.ownKeys(target).map((key) => {
+      const { value, get, set, writable, enumerable, configurable } = Object.getOwnPropertyDescriptor(target, key)!;
+      return [key, value, get, set, writable, enumerable, configurable];
+    }));
+  const before = snapshot();
+  const events: unknown[] = [];
+  const recorder = { on: true, site: () => 0, digest: (...args: unknown[]) => events.push(args), number: () => {}, fail: () => {} };
+  const handle = install(recorder as unknown as Recorder);
+  assert.throws(() => install(recorder as unknown as Recorder), { code: 'ERR_DETDRIFT_INSTALLED' });
+  const aliases = cryptoModule as unknown as { rng: unknown };
+  assert.equal(aliases.rng, cryptoModule.randomBytes, 'the alias materializes as the wrapper');
+  cryptoModule.randomBytes(2);
+  assert.equal(events.length, 1);
+  handle.uninstall();
+  const after = snapshot();
+  assert.equal(after.length, before.length);
+  before.forEach((fields, i) => fields.forEach((field, j) => assert.equal(after[i]![j], field, `${String(fields[0])}[${j}]`)));
+});

@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { closeSync, ftruncateSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { Api, API_TABLE } from '../tracer/apis.js';
+import { digestBytes, digestHex } from '../tracer/digest.js';
+import { TraceError } from '../tracer/errors.js';
+import { Control, CONTROL_SHIFT, FORMAT_NAME, FORMAT_VERSION, MAGIC_LINE, Tag, type TraceHeader } from '../tracer/format.js';
+import { TraceReader, type TraceEvent } from '../tracer/reader.js';
+import { TraceWriter } from '../tracer/writer.js';
+import { readTrace, tempDir, type Trace } from './helpers.js';
+
+const HEADER: TraceHeader = {
+  format: FORMAT_NAME,
+  version: FORMAT_VERSION,
+  tool: { name: 'detdrift', version: '0.0.0-test' },
+  node: 'v20.19.0',
+  platform: 'linux',
+  arch: 'x64',
+  mode: 'observe',
+  seed: '42',
+  command: ['node', 'app.js'],
+  lineage: '0',
+  root: { name: 'fixture', version: '1.0.0' },
+  lockfile: null,
+  apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
+  sites: { first: 64, every: 256 },
+  holds: [],
+};
+
+/** Writes through a memory sink (no hook, no file descriptor); the writer reuses its buffer, so copy. */
+function write(capacity: number, fill: (writer: TraceWriter) => void): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  const writer = new TraceWriter({ write: (bytes) => void chunks.push(bytes.slice()) }, HEADER, capacity);
+  fill(writer);
+  return Buffer.concat(chunks);
+}
+
+const dir = tempDir('detdrift-reader-');
+function readBytes(bytes: Uint8Array, name = 'trace.ddtrace'): Trace {
+  const file = join(dir, name);
+  writeFileSync(file, bytes);
+  return readTrace(file);
+}
+
+const digest = digestBytes(new Uint8Array([1, 2, 3]));
+/** One event of every value tag, with the value the reader must give back. */
+const EVENTS: Array<[(w: TraceWriter) => boolean, number, number, unknown]> = [
+  [(w) => w.number(Api.dateNow, Tag.f64, 1, 2, 1718000000000.5), Api.dateNow, Tag.f64, 1718000000000.5],
+  [(w) => w.number(Api.mathRandom, Tag.f64, 0, 2, 0.1234567890123456), Api.mathRandom, Tag.f64, 0.1234567890123456],
+  [(w) => w.number(Api.performanceNow, Tag.f64, 0, 0, NaN), Api.performanceNow, Tag.f64, NaN],
+  [(w) => w.number(Api.setTimeout, Tag.uint, 1, 0, 300), Api.setTimeout, Tag.uint, 300],
+  [(w) => w.number(Api.pid, Tag.uint, 0, 0, 2 ** 53 - 1), Api.pid, Tag.uint, 2 ** 53 - 1],
+  [(w) => w.bigint(Api.hrtimeBigint, 1, 2, -(2n ** 63n)), Api.hrtimeBigint, Tag.bigint, -(2n ** 63n)],
+  [(w) => w.bigint(Api.hrtimeBigint, 0, 2, 2n ** 63n - 1n), Api.hrtimeBigint, Tag.bigint, 2n ** 63n - 1n],
+  [(w) => w.number(Api.hrtime, Tag.hrtime, 1, 2, 1234567890123), Api.hrtime, Tag.hrtime, [1234, 567890123]],
+  [(w) => w.object(Api.dateCall, Tag.string, 1, 2, 'Mon Jan 01 2024'), Api.dateCall, Tag.string, 'Mon Jan 01 2024'],
+  [(w) => w.object(Api.hostname, Tag.string, 0, 0, 'é 😀 \u0000'), Api.hostname, Tag.string, 'é 😀 \u0000'],
+  [(w) => w.object(Api.tmpdir, Tag.string, 0, 0, ''), Api.tmpdir, Tag.string, ''],
+  [(w) => w.digest(Api.randomBytes, 1, 2, digest.high, digest.low), Api.randomBytes, Tag.digest, digestHex(digest.high, digest.low)],
+  [(w) => w.object(Api.readdirSync, Tag.list, 1, 0, ['b', 'a', 'ü']), Api.readdirSync, Tag.list, ['b', 'a', 'ü']],
+  [(w) => w.object(Api.readdir, Tag.list, 0, 0, []), Api.readdir, Tag.list, []],
+  [(w) => w.number(Api.setImmediate, Tag.none, 0, 2, 0), Api.setImmediate, Tag.none, null],
+  [(w) => w.chunk(Api.stdout, 1, 2, digest.high, digest.low, 3, 'hé'), Api.stdout, Tag.chunk, { digest: digestHex(digest.high, digest.low), length: 3, head: 'hé' }],
+  [(w) => w.number(Api.mathRandom, Tag.f64 | (Control.detdrift << CONTROL_SHIFT), 0, 0, 0.5), Api.mathRandom, Tag.f64, 0.5],
+];
+const SITE = { frames: [{ file: 'dep@1.0.0/index.js', line: 3, column: 9, fn: 'read', package: 'dep@1.0.0' }], skipped: 2 };
+const CONTEXT = { parent: 1, ordinal: 0, type: 'PROMISE' };
+
+/** A trace of several small chunks (capacity 4), ending with exit code 7. */
+function sample(): Uint8Array {
+  return write(4, (writer) => {
+    writer.defineSite(1, SITE);
+    writer.defineContext(2, CONTEXT);
+    for (const [record] of EVENTS) if (record(writer)) writer.flush();
+    writer.end(7);
+  });
+}
+
+/** Offsets of the chunks after the header, and where the data starts. */
+function chunksOf(bytes: Uint8Array): { start: number; chunks: number[] } {
+  const start = bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunks: number[] = [];
+  for (let at = start; at < bytes.length; at += 9 + view.getUint32(at + 1, true)) chunks.push(at);
+  return { start, chunks };
+}
+
+test('the format constant is what the writer writes first', () => {
+  assert.equal(MAGIC_LINE, 'DETDRIFT-TRACE 1\n', 'changing the format version must be deliberate');
+  const text = Buffer.from(write(4, (writer) => writer.end(0))).toString('latin1');
+  assert.ok(text.startsWith(MAGIC_LINE));
+  const headerLine = text.slice(MAGIC_LINE.length, text.indexOf('\n', MAGIC_LINE.length));
+  assert.deepEqual(JSON.parse(headerLine), HEADER);
+});
+
+test('every value tag round-trips through TraceWriter and TraceReader', () => {
+  const bytes = sample();
+  assert.ok(chunksOf(bytes).chunks.length >= 4, 'several chunks');
+  const trace = readBytes(bytes);
+  assert.deepEqual(trace.header, HEADER);
+  assert.deepEqual(
+    trace.events.map(({ apiId, tag, value }) => [apiId, tag, value]),
+    EVENTS.map(([, api, tag, value]) => [api, tag, value]),
+  );
+  trace.events.forEach((event, index) => {
+    assert.equal(event.seq, index);
+    assert.deepEqual([event.api, event.form, event.family], [API_TABLE[event.apiId]!.api, API_TABLE[event.apiId]!.form, API_TABLE[event.apiId]!.family]);
+  });
+  assert.deepEqual(trace.events.slice(0, 2).map(({ site, ctx }) => [site, ctx]), [[1, 2], [0, 2]]);
+  assert.deepEqual(trace.events.map((event) => event.control), EVENTS.map((_event, index) => (index === EVENTS.length - 1 ? Control.detdrift : Control.none)));
+  assert.deepEqual(trace.sites.get(1), SITE);
+  assert.deepEqual(trace.contexts.get(2), CONTEXT);
+  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: EVENTS.length });
+});
+
+test('events after the end record (late exit listeners) land, and the trace stays complete', () => {
+  const trace = readBytes(
+    write(4, (writer) => {
+      writer.number(Api.dateNow, Tag.f64, 0, 0, 1);
+      writer.end(-2);
+      if (writer.number(Api.dateNow, Tag.f64, 0, 0, 2)) writer.end(-2);
+    }),
+  );
+  assert.deepEqual(trace.events.map((event) => event.value), [1, 2]);
+  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: -2, events: 2 });
+});
+
+test('a trace cut at any byte reads as a truncated prefix, or as a coded header error', { timeout: 60_000 }, () => {
+  const bytes = sample();
+  const full = readBytes(bytes).events;
+  const { start, chunks } = chunksOf(bytes);
+  const file = join(dir, 'cut.ddtrace');
+  writeFileSync(file, bytes);
+  // Shortening one file in place: rewriting a file per offset costs milliseconds each on some disks.
+  const fd = openSync(file, 'r+');
+  after(() => closeSync(fd));
+  for (let cut = bytes.length - 1; cut >= 0; cut--) {
+    ftruncateSync(fd, cut);
+    let trace: Trace;
+    try {
+      trace = readTrace(file);
+    } catch (error) {
+      assert.ok(error instanceof TraceError, `cut at ${cut}: ${error}`);
+      assert.ok(cut < start, `cut at ${cut} inside the data must not throw: ${error.message}`);
+      assert.ok(['ERR_TRACE_FOREIGN', 'ERR_TRACE_HEADER'].includes(error.code), `cut at ${cut}: ${error.code}`);
+      continue;
+    }
+    assert.ok(cut >= start, `cut at ${cut} inside the header must throw`);
+    assert.deepEqual(trace.events, full.slice(0, trace.events.length), `cut at ${cut}: a prefix`);
+    assert.equal(trace.ending.complete, false, `cut at ${cut}`);
+    assert.equal(trace.ending.events, trace.events.length);
+    const torn = chunks.findLast((chunk) => chunk <= cut)!;
+    const atBoundary = cut === start || chunks.includes(cut);
+    assert.equal(trace.ending.truncated, !atBoundary, `cut at ${cut}`);
+    assert.equal(trace.ending.truncatedAt, atBoundary ? null : torn, `cut at ${cut}`);
+  }
+});
+
+test('a flipped byte inside a chunk is ERR_TRACE_CORRUPT at that chunk, after the events before it', () => {
+  const bytes = sample();
+  const full = readBytes(bytes).events;
+  const { chunks } = chunksOf(bytes);
+  const ends = [...chunks.slice(1), bytes.length];
+  const file = join(dir, 'damaged.ddtrace');
+  writeFileSync(file, bytes);
+  // Each byte is flipped in place and restored after the read.
+  const fd = openSync(file, 'r+');
+  after(() => closeSync(fd));
+  chunks.forEach((chunk, index) => {
+    const before = full.slice(0, index === 0 ? 0 : readBytes(bytes.subarray(0, chunk), 'prefix.ddtrace').events.length);
+    for (let at = chunk; at < ends[index]!; at++) {
+      writeSync(fd, new Uint8Array([bytes[at]! ^ 0xff]), 0, 1, at);
+      const reader = TraceReader.open(file);
+      const seen: TraceEvent[] = [];
+      try {
+        for (const event of reader.events()) seen.push(event);
+        // A damaged length field that points past the end of the file reads as a torn last chunk:
+        // the reader cannot tell it from a run killed mid-write.
+        assert.ok(at > chunk && at < chunk + 5, `byte ${at} flipped: no error`);
+        assert.equal(reader.ending.truncatedAt, chunk, `byte ${at} flipped`);
+      } catch (error) {
+        assert.ok(error instanceof TraceError, `byte ${at} flipped: ${error}`);
+        assert.deepEqual([error.code, error.offset, error.file], ['ERR_TRACE_CORRUPT', chunk, file], `byte ${at} flipped`);
+      } finally {
+        reader.close();
+        writeSync(fd, bytes, at, 1, at);
+      }
+      assert.deepEqual(seen, before, `byte ${at} flipped: the events of earlier chunks were read`);
+    }
+  });
+});
+
+test('a foreign file is ERR_TRACE_FOREIGN and a newer format ERR_TRACE_VERSION, at their byte offset', () => {
+  for (const content of ['hello\n', '\x89PNG\r\n\x1a\n', '{"format":"DETDRIFT-TRACE"}\n', 'DETDRIFT-TRACE one\n{}\n', 'DETDRIFT-TRACES 1\n{}\n']) {
+    assert.throws(() => readBytes(Buffer.from(content, 'latin1')), { name: 'TraceError', code: 'ERR_TRACE_FOREIGN', offset: 0 }, JSON.stringify(content));
+  }
+  for (const version of [2, 10]) {
+    const content = `DETDRIFT-TRACE ${version}\n${JSON.stringify({ ...HEADER, version })}\n`;
+    assert.throws(() => readBytes(Buffer.from(content)), (error: unknown) => {
+      assert.ok(error instanceof TraceError);
+      assert.equal(error.code, 'ERR_TRACE_VERSION');
+      assert.equal(error.offset, 'DETDRIFT-TRACE '.length);
+      assert.match(error.message, new RegExp(`version 1 or older, found ${version}`));
+      return true;
+    });
+  }
+});
