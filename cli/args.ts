@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './errors.js';
 import type { Logger } from './logger.js';
-import { normalizeRecord, normalizeShow, type CommonOptions, type RawInvocation } from './options.js';
+import { normalizeCheck, normalizeDemo, normalizeDiff, normalizeRecord, normalizeShow, type CommonOptions, type RawInvocation } from './options.js';
 import { MANIFEST } from './package.js';
 
 /** What every command receives besides its options. */
@@ -35,6 +35,32 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     normalize: normalizeRecord,
     // Loaded on demand: `show` need not pay for execa, and an old Node gets ERR_NODE_VERSION first.
     load: () => import('./record.js'),
+  }),
+  diff: define({
+    usage: 'detdrift diff A B [--json]     (A, B: trace files, or directories of them)',
+    options: { json: { type: 'boolean' }, ...LOG_LEVEL },
+    normalize: normalizeDiff,
+    load: () => import('./diff.js'),
+  }),
+  check: define({
+    usage: 'detdrift check [--seed N] [--runs 2] [--mode observe|control] [--out DIR | --keep] [--json] -- CMD...',
+    options: {
+      seed: { type: 'string' },
+      runs: { type: 'string' },
+      mode: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      keep: { type: 'boolean' },
+      json: { type: 'boolean' },
+      ...LOG_LEVEL,
+    },
+    normalize: normalizeCheck,
+    load: () => import('./check.js'),
+  }),
+  demo: define({
+    usage: 'detdrift demo [--json]        (the bundled example: a dependency bump breaks a seeded simulation)',
+    options: { json: { type: 'boolean' }, ...LOG_LEVEL },
+    normalize: normalizeDemo,
+    load: () => import('./demo.js'),
   }),
   show: define({
     usage: 'detdrift show TRACE [--json] [--log-level L]',

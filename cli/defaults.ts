@@ -8,8 +8,12 @@ export const DEFAULTS = Object.freeze({
   seed: null as string | null,
   /** the tool's own log: warnings and errors only, always on stderr */
   logLevel: 'warn' as LogLevel,
-  /** show: text lines, not JSON lines */
+  /** show, diff, check: text for a person, not JSON */
   json: false,
+  /** check: how many times the command runs with the same seed */
+  runs: 2,
+  /** check: keep the recorded traces (they are deleted after use otherwise) */
+  keep: false,
 });
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -17,4 +21,4 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const MODES: readonly Mode[] = ['observe', 'control', 'replay', 'perturb'];
 /** Modes this version can record in; the others are planned and refused with a clear error. */
-export const RECORDABLE_MODES: readonly Mode[] = ['observe'];
+export const RECORDABLE_MODES: readonly Mode[] = ['observe', 'control'];

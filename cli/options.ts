@@ -32,6 +32,64 @@ export interface ShowOptions extends CommonOptions {
   readonly json: boolean;
 }
 
+export interface DiffOptions extends CommonOptions {
+  /** absolute: two trace files, or two directories compared process by process */
+  readonly a: string;
+  readonly b: string;
+  readonly json: boolean;
+}
+
+export interface CheckOptions extends CommonOptions {
+  readonly command: readonly string[];
+  readonly mode: Mode;
+  readonly seed: string | null;
+  /** at least 2: each later run is compared with the first */
+  readonly runs: number;
+  /** absolute: where the runs' traces go (`run-1`, `run-2`, ...) and stay; null: a temporary directory */
+  readonly out: string | null;
+  /** keep the temporary traces and say where they are */
+  readonly keep: boolean;
+  readonly json: boolean;
+}
+
+export interface DemoOptions extends CommonOptions {
+  readonly json: boolean;
+}
+
+export function normalizeDiff(raw: RawInvocation, cwd: string): DiffOptions {
+  if (raw.command !== null) throw usage('diff takes no command after "--"');
+  if (raw.positionals.length !== 2) throw usage(`diff needs two traces (files or directories) A and B, got ${raw.positionals.length}`);
+  return Object.freeze({
+    ...common(raw, cwd),
+    a: resolve(cwd, raw.positionals[0]!),
+    b: resolve(cwd, raw.positionals[1]!),
+    json: raw.values.json === true,
+  });
+}
+
+export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
+  if (raw.positionals.length > 0) throw usage(`check takes no arguments before "--", got ${JSON.stringify(raw.positionals)}`);
+  if (raw.command === null || raw.command.length === 0) {
+    throw usage('check needs the command to run after "--", e.g. detdrift check --seed 42 -- node test/sim.js');
+  }
+  const out = raw.values.out;
+  return Object.freeze({
+    ...common(raw, cwd),
+    command: Object.freeze([...raw.command]),
+    mode: validateMode(raw.values.mode),
+    seed: validateSeed(raw.values.seed),
+    runs: validateRuns(raw.values.runs),
+    out: typeof out === 'string' && out !== '' ? resolve(cwd, out) : null,
+    keep: raw.values.keep === true,
+    json: raw.values.json === true,
+  });
+}
+
+export function normalizeDemo(raw: RawInvocation, cwd: string): DemoOptions {
+  if (raw.positionals.length > 0 || raw.command !== null) throw usage('demo takes no arguments');
+  return Object.freeze({ ...common(raw, cwd), json: raw.values.json === true });
+}
+
 export function normalizeRecord(raw: RawInvocation, cwd: string): RecordOptions {
   if (raw.positionals.length > 0) {
     throw usage(`record takes no arguments before "--", got ${JSON.stringify(raw.positionals)}: put the command after "--"`);
@@ -79,6 +137,13 @@ function validateSeed(value: unknown): string | null {
   if (value === undefined) return DEFAULTS.seed;
   if (typeof value === 'string' && /^(?:\d+|0x[0-9a-f]+)$/i.test(value)) return value;
   throw new CliError('ERR_OPTION_VALUE', `--seed got ${JSON.stringify(value)}; allowed: a non-negative integer, decimal (42) or hexadecimal (0x2a)`);
+}
+
+function validateRuns(value: unknown): number {
+  if (value === undefined) return DEFAULTS.runs;
+  const runs = Number(value);
+  if (typeof value === 'string' && /^\d+$/.test(value) && runs >= 2 && runs <= 100) return runs;
+  throw new CliError('ERR_OPTION_VALUE', `--runs got ${JSON.stringify(value)}; allowed: a whole number from 2 to 100`);
 }
 
 function validateLogLevel(value: unknown): LogLevel {

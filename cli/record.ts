@@ -17,20 +17,40 @@ import { listTraceFiles, prepareOutDir } from './traces.js';
  */
 export async function run(options: RecordOptions, { logger }: CommandContext): Promise<number> {
   prepareOutDir(options.out);
+  const result = await recordRun(options, 'inherit', logger);
+  process.stderr.write(summarize(options.out, options.cwd));
+  return result.status;
+}
+
+export interface RecordedRun {
+  /** the command's exit status, or 128+N when signal N ended it */
+  readonly status: number;
+  /** what the command wrote to stderr, when its stdio was piped (a failing run shows it) */
+  readonly stderr: string;
+}
+
+/** Runs the command once under the hook into `options.out`, which must be ready (prepareOutDir). */
+export async function recordRun(
+  options: Pick<RecordOptions, 'out' | 'mode' | 'seed' | 'command' | 'cwd'>,
+  stdio: 'inherit' | 'pipe',
+  logger: CommandContext['logger'],
+): Promise<RecordedRun> {
   const env = traceEnvironment(options, findProject(options.cwd));
   const [file, ...args] = options.command as [string, ...string[]];
   logger.debug({ command: options.command, env: pickOwn(env) }, 'recording');
-  const subprocess = execa(file, args, { cwd: options.cwd, env, extendEnv: false, stdio: 'inherit', reject: false });
+  const subprocess = execa(file, args, { cwd: options.cwd, env, extendEnv: false, stdio, reject: false, stripFinalNewline: false });
   const result = await forwardingSignals(subprocess);
   if (result.exitCode === undefined && result.signal === undefined) {
     throw new CliError('ERR_COMMAND_START', `cannot start ${JSON.stringify(file)}: ${causeOf(result)}`, { cause: result.cause });
   }
-  process.stderr.write(summarize(options.out, options.cwd));
-  return result.exitCode ?? 128 + (constants.signals[result.signal!] ?? 0);
+  return {
+    status: result.exitCode ?? 128 + (constants.signals[result.signal!] ?? 0),
+    stderr: typeof result.stderr === 'string' ? result.stderr : '',
+  };
 }
 
 /** The hook's settings (instrument/settings.ts), over a copy of this environment. */
-function traceEnvironment(options: RecordOptions, project: Project): Record<string, string | undefined> {
+function traceEnvironment(options: Pick<RecordOptions, 'out' | 'mode' | 'seed'>, project: Project): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
   const hook = `--import="${REGISTER_URL.href}"`; // a file URL: Windows paths are not URLs
   env.NODE_OPTIONS = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${hook}` : hook;
