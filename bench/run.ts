@@ -1,6 +1,14 @@
 /** `npm run bench [-- --rounds N]`: every benchmark, printing ratios measured in this one run. */
 import { parseArgs } from 'node:util';
+import { benchDiff } from './diff.js';
 import { benchRecord } from './record.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
-benchRecord(Number(values.rounds));
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    only: { type: 'string' },
+    sizes: { type: 'string', default: '1e5,1e6,1e7' },
+  },
+});
+if (!values.only || values.only === 'record') benchRecord(Number(values.rounds));
+if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').map(Number));
