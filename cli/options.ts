@@ -129,7 +129,10 @@ function common(raw: RawInvocation, cwd: string): CommonOptions {
 function validateMode(value: unknown): Mode {
   if (value === undefined) return DEFAULTS.mode;
   if (RECORDABLE_MODES.includes(value as Mode)) return value as Mode;
-  const planned = MODES.includes(value as Mode) ? `; ${JSON.stringify(value)} is planned but not available in this version` : '';
+  const planned =
+    value === 'replay'
+      ? '; replay runs through "detdrift replay TRACE -- CMD"'
+      : MODES.includes(value as Mode) ? `; ${JSON.stringify(value)} is planned but not available in this version` : '';
   throw new CliError('ERR_OPTION_VALUE', `--mode got ${JSON.stringify(value)}; allowed: ${RECORDABLE_MODES.join(', ')}${planned}`);
 }
 

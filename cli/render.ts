@@ -1,5 +1,6 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { Tag, type Frame, type SiteDef, type TraceHeader } from '../tracer/format.js';
+import { bytesToHex } from '../tracer/digest.js';
 import type { TraceEnding, TraceEvent, TraceValue } from '../tracer/reader.js';
 
 /**
@@ -13,13 +14,13 @@ export interface EventJson {
   readonly api: string;
   readonly form: string;
   readonly family: string;
-  readonly value: Exclude<TraceValue, bigint>;
+  readonly value: Exclude<TraceValue, bigint | Uint8Array>;
   readonly site: Frame | null;
   readonly ctx: number;
 }
 
 export function eventJson(event: TraceEvent, sites: ReadonlyMap<number, SiteDef>): EventJson {
-  const value = typeof event.value === 'bigint' ? event.value.toString() : event.value;
+  const value = typeof event.value === 'bigint' ? event.value.toString() : event.value instanceof Uint8Array ? bytesToHex(event.value) : event.value;
   const frame = siteFrame(event, sites);
   const site = frame && { file: frame.file, line: frame.line, column: frame.column, fn: frame.fn, package: frame.package };
   return { seq: event.seq, api: event.api, form: event.form, family: event.family, value, site, ctx: event.ctx };
@@ -38,6 +39,8 @@ function textValue(event: TraceEvent): string {
       return '-';
     case Tag.bigint:
       return `${value}n`;
+    case Tag.bytes:
+      return bytesToHex(value as Uint8Array);
     case Tag.hrtime:
     case Tag.list:
     case Tag.string:

@@ -1,11 +1,25 @@
 import { diffArrays } from 'diff';
 import type { Row } from './load.js';
 
-/** Two rows are the same call: same API, and the same site when both stacks were taken. */
-export function sameCall(a: Row, b: Row): boolean {
-  if (a.api !== b.api) return false;
-  if (a.event.site === 0 || b.event.site === 0) return true;
-  return a.key === b.key || a.loose === b.loose;
+/** Tells whether a call of run A and a call of run B are the same call. */
+export type SameCall = (a: Row, b: Row) => boolean;
+
+/**
+ * Two rows are the same call: same API, and the same site when both stacks were taken. A site
+ * matches by its exact location, or by the loose key (package name, function, first project
+ * frame) when its location is gone from the other run, as when a bump shifts lines. A location
+ * that both runs still have never matches another loosely: a call a bump adds beside an unchanged
+ * one would pair with it, and the blame would fall on the unchanged line.
+ */
+export function callMatcher(callsA: readonly Row[], callsB: readonly Row[]): SameCall {
+  const keysA = new Set(callsA.map((row) => row.key));
+  const keysB = new Set(callsB.map((row) => row.key));
+  return (a, b) => {
+    if (a.api !== b.api) return false;
+    if (a.event.site === 0 || b.event.site === 0) return true;
+    if (a.key === b.key) return true;
+    return a.loose === b.loose && !keysB.has(a.key) && !keysA.has(b.key);
+  };
 }
 
 export interface Edit {
@@ -44,6 +58,7 @@ const MAX_EDITS = 512;
  * not a divergence. The scan is linear; jsdiff only runs on a window after the first mismatch.
  */
 export function align(callsA: readonly Row[], callsB: readonly Row[]): Alignment {
+  const sameCall = callMatcher(callsA, callsB);
   const byCtxA = groupByContext(callsA);
   const byCtxB = groupByContext(callsB);
   const pairs: Array<readonly [Row, Row]> = [];
@@ -57,14 +72,14 @@ export function align(callsA: readonly Row[], callsB: readonly Row[]): Alignment
       matched++;
     }
     if (matched === a.length && matched === b.length) continue;
-    const found = divergenceAt(ctx, a, b, matched, callsA.length, callsB.length);
+    const found = divergenceAt(ctx, a, b, matched, callsA.length, callsB.length, sameCall);
     if (structural === null || earlier(found, structural)) structural = found;
   }
   pairs.sort((x, y) => x[0].index - y[0].index);
-  return { pairs, structural, ordering: firstReordering(callsA, callsB, structural) };
+  return { pairs, structural, ordering: firstReordering(callsA, callsB, structural, sameCall) };
 }
 
-function divergenceAt(ctx: number, a: readonly Row[], b: readonly Row[], at: number, endA: number, endB: number): Structural {
+function divergenceAt(ctx: number, a: readonly Row[], b: readonly Row[], at: number, endA: number, endB: number, sameCall: SameCall): Structural {
   const rowA = a[at] ?? null;
   const rowB = b[at] ?? null;
   return {
@@ -73,11 +88,11 @@ function divergenceAt(ctx: number, a: readonly Row[], b: readonly Row[], at: num
     b: rowB,
     indexA: rowA?.index ?? (at > 0 ? a[at - 1]!.index + 1 : endA),
     indexB: rowB?.index ?? (at > 0 ? b[at - 1]!.index + 1 : endB),
-    edits: firstHunk(a.slice(at, at + WINDOW), b.slice(at, at + WINDOW)),
+    edits: firstHunk(a.slice(at, at + WINDOW), b.slice(at, at + WINDOW), sameCall),
   };
 }
 
-function firstHunk(a: Row[], b: Row[]): Edit[] {
+function firstHunk(a: Row[], b: Row[], sameCall: SameCall): Edit[] {
   const edits: Edit[] = [];
   const changes = diffArrays(a, b, { comparator: sameCall, maxEditLength: MAX_EDITS }) ?? [];
   for (const change of changes) {
@@ -109,7 +124,7 @@ function groupByContext(rows: readonly Row[]): Map<number, Row[]> {
   return groups;
 }
 
-function firstReordering(a: readonly Row[], b: readonly Row[], structural: Structural | null): Alignment['ordering'] {
+function firstReordering(a: readonly Row[], b: readonly Row[], structural: Structural | null, sameCall: SameCall): Alignment['ordering'] {
   const end = Math.min(a.length, b.length, structural ? Math.min(structural.indexA, structural.indexB) : Infinity);
   for (let i = 0; i < end; i++) {
     if (a[i]!.ctx !== b[i]!.ctx || !sameCall(a[i]!, b[i]!)) return { index: i, a: a[i]!, b: b[i]! };

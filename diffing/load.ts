@@ -1,3 +1,4 @@
+import { bytesToHex } from '../tracer/digest.js';
 import type { ContextDef, Frame, SiteDef, TraceHeader } from '../tracer/format.js';
 import { TraceReader, type TraceEnding, type TraceEvent, type TraceValue } from '../tracer/reader.js';
 
@@ -27,7 +28,7 @@ export interface Row {
   readonly api: number;
   /** interned site key that survives a version bump: package name without version, function, first project frame */
   readonly loose: number;
-  /** interned async context path (`3.1.2`: ordinals from the root) */
+  /** interned async context key: the same context has the same key in every run */
   readonly ctx: number;
   /** a value that compares with === */
   readonly value: number | string | null;
@@ -50,7 +51,6 @@ export function loadTrace(file: string, interner: Interner): LoadedTrace {
   const reader = TraceReader.open(file);
   const calls: Row[] = [];
   const outputs: Row[] = [];
-  const ctxPaths = new Map<number, number>([[0, interner.id('ctx:root')]]);
   try {
     for (const event of reader.events()) {
       const site = event.site ? reader.sites.get(event.site) : undefined;
@@ -61,7 +61,7 @@ export function loadTrace(file: string, interner: Interner): LoadedTrace {
         key: interner.id(site ? `${name} @ ${strictSite(site)}` : name),
         api: interner.id(name),
         loose: interner.id(site ? `${name} @ ${looseSite(site)}` : name),
-        ctx: contextId(event.ctx, reader.contexts, ctxPaths, interner),
+        ctx: interner.id(reader.contexts.get(event.ctx)?.key ?? 'root'),
         value: comparable(event.value),
       };
       (event.family === 'output' ? outputs : calls).push(row);
@@ -96,19 +96,9 @@ function unversioned(frame: Frame): string {
   return name === null ? frame.file : name + frame.file.slice(frame.package!.length);
 }
 
-function contextId(id: number, defs: ReadonlyMap<number, ContextDef>, memo: Map<number, number>, interner: Interner): number {
-  const known = memo.get(id);
-  if (known !== undefined) return known;
-  const def = defs.get(id);
-  const parent = def ? contextId(def.parent, defs, memo, interner) : memo.get(0)!;
-  const path = def ? `${interner.names[parent]}.${def.ordinal}` : `ctx:unknown${id}`;
-  const result = interner.id(path);
-  memo.set(id, result);
-  return result;
-}
-
 function comparable(value: TraceValue): number | string | null {
   if (value === null || typeof value === 'number' || typeof value === 'string') return value;
   if (typeof value === 'bigint') return `${value}n`;
+  if (value instanceof Uint8Array) return bytesToHex(value);
   return JSON.stringify(value);
 }

@@ -3,12 +3,16 @@ import type { ContextDef } from '../tracer/format.js';
 import { real } from './real.js';
 
 interface Node {
-  readonly parent: Node | null;
-  readonly ordinal: number;
+  /** the context's key: 64 bits, mixed from the parent's key and this context's ordinal */
+  readonly high: number;
+  readonly low: number;
   readonly type: string;
+  /** how many contexts this one created so far: the next child's ordinal */
   children: number;
   /** the id written to the trace, given when an event first runs in this context; 0 is the root */
   id: number;
+  /** the key as hex, made when first asked for */
+  key?: string;
 }
 
 /**
@@ -16,9 +20,13 @@ interface Node {
  * and its ordinal among that parent's children, so two runs that create the same work name it the
  * same even when it completes in another order. V8's async ids are not used: they count every
  * internal resource and differ between runs and Node versions.
+ *
+ * The lineage is folded into a 64-bit key when a context is created, so a context holds no
+ * reference to its parent: a loop of `await`s or a timer that reschedules itself creates an
+ * endless lineage, and neither memory nor the work per context may grow with it.
  */
 export class ContextTracker {
-  private readonly root: Node = { parent: null, ordinal: 0, type: 'root', children: 0, id: 0 };
+  private readonly root: Node = { high: 0, low: 0, type: 'root', children: 0, id: 0, key: 'root' };
   private readonly nodes = new WeakMap<object, Node>();
   private readonly hook: AsyncHook;
   private nextId = 1;
@@ -29,7 +37,12 @@ export class ContextTracker {
     this.hook = createHook({
       init: (_asyncId, type, _trigger, resource) => {
         const parent = this.nodes.get(real.executionAsyncResource()) ?? this.root;
-        this.nodes.set(resource, { parent, ordinal: ++parent.children, type, children: 0, id: -1 });
+        const ordinal = ++parent.children;
+        let high = (parent.high ^ Math.imul(ordinal, 0x9e3779b1)) >>> 0;
+        let low = (parent.low ^ Math.imul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
+        high = fmix(high ^ low);
+        low = fmix(low ^ high);
+        this.nodes.set(resource, { high, low, type, children: 0, id: -1 });
       },
     });
   }
@@ -42,20 +55,34 @@ export class ContextTracker {
     this.hook.disable();
   }
 
-  /** The trace id of the context the program runs in now. */
+  /** The trace id of the context the program runs in now; its definition is written on first use. */
   current(): number {
     const asyncId = real.executionAsyncId();
     if (asyncId === this.lastAsyncId) return this.lastId;
+    const node = this.nodes.get(real.executionAsyncResource()) ?? this.root;
+    if (node.id < 0) {
+      node.id = this.nextId++;
+      this.define(node.id, { key: keyOf(node), type: node.type });
+    }
     this.lastAsyncId = asyncId;
-    this.lastId = this.idOf(this.nodes.get(real.executionAsyncResource()) ?? this.root);
-    return this.lastId;
-  }
-
-  private idOf(node: Node): number {
-    if (node.id >= 0) return node.id;
-    const parent = this.idOf(node.parent!);
-    node.id = this.nextId++;
-    this.define(node.id, { parent, ordinal: node.ordinal, type: node.type });
+    this.lastId = node.id;
     return node.id;
   }
+
+  /** The running context's key, as the trace names it and replay matches it. */
+  currentKey(): string {
+    return keyOf(this.nodes.get(real.executionAsyncResource()) ?? this.root);
+  }
+}
+
+function keyOf(node: Node): string {
+  if (node.key === undefined) node.key = node.high.toString(16).padStart(8, '0') + node.low.toString(16).padStart(8, '0');
+  return node.key;
+}
+
+/** MurmurHash3's 32-bit finalizer: every input bit moves every output bit. */
+function fmix(value: number): number {
+  value = Math.imul(value ^ (value >>> 16), 0x85ebca6b);
+  value = Math.imul(value ^ (value >>> 13), 0xc2b2ae35);
+  return (value ^ (value >>> 16)) >>> 0;
 }

@@ -6,7 +6,7 @@ import { callerFile, real } from './real.js';
 import type { Stream } from './control.js';
 import * as substitutes from './crypto-control.js';
 import type { Substitute } from './crypto-control.js';
-import { CONTROLLED, type Recorder } from './recorder.js';
+import { CONTROLLED, REPLAYED, type Recorder } from './recorder.js';
 
 /**
  * The crypto family: node:crypto's module functions and the Web Crypto methods on
@@ -39,8 +39,11 @@ export const install = family<Recorder>('crypto', (patcher, recorder) => {
 /** CONTROLLED while control mode supplies the values, else 0; set once by install. */
 let flags = 0;
 
-/** Records one event once the original returned; `value` is what the program got. */
-type RecordEvent = (recorder: Recorder, args: readonly unknown[], value: unknown, trap: Native) => void;
+/**
+ * Records one event once the original returned, and gives back what the program gets: `value`, or
+ * in replay the recorded value in its place (the same Buffer or view, refilled).
+ */
+type RecordEvent = (recorder: Recorder, args: readonly unknown[], value: unknown, trap: Native) => unknown;
 
 // Patched crypto calls on the stack right now: a nested one (an entry point that calls another
 // inside Node) is the same draw, so only the outermost call records. The price: a draw made by the
@@ -60,21 +63,53 @@ function observe(recorder: Recorder, record: RecordEvent, substitute?: Substitut
         depth--;
       }
       try {
-        record(recorder, args, value, handler.apply as Native);
+        return record(recorder, args, value, handler.apply as Native);
       } catch (error) {
         recorder.fail('ERR_DETDRIFT_RECORD', error);
+        return value;
       }
-      return value;
     },
   };
   return handler;
 }
 
-function recordDigest(recorder: Recorder, api: number, value: unknown): void {
-  recorder.digest(api, recorder.site(api), bytesOf(value), flags);
+/**
+ * A draw whose value the program holds (bytes, a UUID, an integer): recorded as a digest, or raw
+ * when the trace holds values for replay; in replay, the recorded value replaces it.
+ */
+function recordDraw(recorder: Recorder, api: number, value: unknown): unknown {
+  const site = recorder.site(api);
+  const fed = recorder.replay(api, site);
+  const replayed = fed !== undefined && feedInto(value, fed);
+  const program = replayed ? (typeof value === 'object' ? value : fed) : value;
+  const bits = replayed ? REPLAYED : flags;
+  if (typeof program === 'number') recorder.number(api, Tag.f64 | bits, site, program);
+  else if (typeof program === 'string' && recorder.hold) recorder.string(api, site, program, bits);
+  else if (typeof program !== 'string' && recorder.hold) recorder.bytes(api, site, bytesOf(program) as ArrayBufferView, bits);
+  else recorder.digest(api, site, bytesOf(program), bits);
+  return program;
 }
 
-const digestOf = (api: number): RecordEvent => (recorder, _args, value) => recordDigest(recorder, api, value);
+/** True when `fed` (the recorded value) can stand for `value`; bytes are copied into `value` itself. */
+function feedInto(value: unknown, fed: unknown): boolean {
+  if (typeof value === 'number' || typeof value === 'string') return typeof fed === typeof value;
+  if (!(fed instanceof real.Uint8Array)) return false;
+  const target = bytesOf(value) as ArrayBufferView;
+  const bytes = new real.Uint8Array(target.buffer, target.byteOffset, target.byteLength);
+  if (bytes.length !== fed.length) return false;
+  bytes.set(fed);
+  return true;
+}
+
+/** A callback form: how much it asked for, at call time; replay does not pin these (see DESIGN). */
+function recordAmount(recorder: Recorder, api: number, amount: number): undefined {
+  const site = recorder.site(api);
+  recorder.replay(api, site); // keeps the recording's ordinals in step
+  recorder.number(api, Tag.uint | flags, site, amount);
+  return undefined;
+}
+
+const digestOf = (api: number): RecordEvent => (recorder, _args, value) => recordDraw(recorder, api, value);
 
 function bytesOf(value: unknown): ArrayBufferView | string {
   if (typeof value === 'string' || real.isView(value)) return value as ArrayBufferView | string;
@@ -82,29 +117,20 @@ function bytesOf(value: unknown): ArrayBufferView | string {
 }
 
 // The callback forms return undefined and the sync forms never do.
-const recordRandomBytes: RecordEvent = (recorder, args, value) => {
-  if (value !== undefined) return recordDigest(recorder, Api.randomBytes, value);
-  const api = Api.randomBytesCallback;
-  recorder.number(api, Tag.uint | flags, recorder.site(api), (args[0] as number) >>> 0); // Node's own truncation
-};
+const recordRandomBytes: RecordEvent = (recorder, args, value) =>
+  value !== undefined ? recordDraw(recorder, Api.randomBytes, value) : recordAmount(recorder, Api.randomBytesCallback, (args[0] as number) >>> 0);
 
-const recordRandomFill: RecordEvent = (recorder, args) => {
-  const api = Api.randomFill;
-  recorder.number(api, Tag.uint | flags, recorder.site(api), (args[0] as ArrayBufferView).byteLength);
-};
+const recordRandomFill: RecordEvent = (recorder, args) => recordAmount(recorder, Api.randomFill, (args[0] as ArrayBufferView).byteLength);
 
 const recordRandomInt: RecordEvent = (recorder, args, value) => {
-  if (value !== undefined) return recorder.number(Api.randomInt, Tag.f64 | flags, recorder.site(Api.randomInt), value as number);
+  if (value !== undefined) return recordDraw(recorder, Api.randomInt, value);
   // randomInt(max, callback) or randomInt(min, max, callback); the call succeeded, so they are valid
   const minGiven = args[1] !== undefined && typeof args[1] !== 'function';
-  const range = minGiven ? (args[1] as number) - (args[0] as number) : (args[0] as number);
-  recorder.number(Api.randomIntCallback, Tag.uint | flags, recorder.site(Api.randomIntCallback), range);
+  return recordAmount(recorder, Api.randomIntCallback, minGiven ? (args[1] as number) - (args[0] as number) : (args[0] as number));
 };
 
-const recordGetRandomValues: RecordEvent = (recorder, _args, value, trap) => {
-  const api = calledFromModule(trap) ? Api.getRandomValues : Api.getRandomValuesWeb;
-  recorder.digest(api, recorder.site(api), value as ArrayBufferView, flags);
-};
+const recordGetRandomValues: RecordEvent = (recorder, _args, value, trap) =>
+  recordDraw(recorder, calledFromModule(trap) ? Api.getRandomValues : Api.getRandomValuesWeb, value);
 
 /**
  * Whether the direct caller of `trap` is node:crypto's module `getRandomValues`, the only way to

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_TABLE, Api } from '../tracer/apis.js';
-import { FORMAT_NAME, FORMAT_VERSION, type TraceHeader } from '../tracer/format.js';
+import { FORMAT_NAME, FORMAT_VERSION, TRACE_EXTENSION, type TraceHeader } from '../tracer/format.js';
 import { createPackageResolver } from '../tracer/stack.js';
 import { TraceWriter } from '../tracer/writer.js';
 import { install as installChildren } from './children.js';
@@ -19,7 +19,8 @@ import { Controller } from './control.js';
 import { claimTraceFile } from './lineage.js';
 import { installToStringMask, type Handle } from './patch.js';
 import { real, readJsonFile } from './real.js';
-import { Recorder } from './recorder.js';
+import { Recorder, type RecorderSources } from './recorder.js';
+import { Replayer } from './replay.js';
 import { readSettings, type HookSettings } from './settings.js';
 
 /** detdrift's own install directory (the parent of `dist/`): its frames never count as sites. */
@@ -66,7 +67,7 @@ function open(settings: HookSettings): Runtime {
     ownDir: OWN_DIR,
     packageOf: createPackageResolver(readJsonFile),
     depth: 16,
-  }, settings.sites, settings.mode === 'control' ? new Controller(settings.seed ?? '0') : null);
+  }, settings.sites, sources(settings, claimed.lineage));
   const handles: Handle[] = [installToStringMask(undefined), installLifecycle(recorder), installChildren(claimed.lineage)];
   for (const install of FAMILIES) handles.push(install(recorder));
   handles.push(installOutput({ recorder, root: settings.root }));
@@ -81,6 +82,22 @@ function open(settings: HookSettings): Runtime {
       real.closeSync(claimed.fd);
     },
   };
+}
+
+/**
+ * Where values come from besides the real sources: control mode's seeded streams and clock, or the
+ * recorded run that replay feeds back (whose own mode decides what a fresh value is after it).
+ */
+function sources(settings: HookSettings, lineage: string): RecorderSources {
+  const hold = settings.hold;
+  const seeded = () => new Controller(settings.seed ?? '0');
+  if (settings.mode === 'control') return { controller: seeded(), hold };
+  if (settings.mode !== 'replay' || settings.replay === null) return { hold };
+  const file = join(settings.replay, lineage + TRACE_EXTENSION);
+  if (!existsSync(file)) return { hold: true }; // a process the recording did not have runs fresh
+  const limit = settings.replayLimit && settings.replayLimit.lineage === lineage ? settings.replayLimit.count : Infinity;
+  const replayer = new Replayer(file, limit);
+  return { controller: replayer.mode === 'control' ? seeded() : null, replayer, hold: true };
 }
 
 function header(settings: HookSettings, lineage: string): TraceHeader {
@@ -101,7 +118,7 @@ function header(settings: HookSettings, lineage: string): TraceHeader {
     lockfile: settings.lockfile ?? lockfileDigest(settings.root),
     apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
     sites: settings.sites,
-    holds: [],
+    holds: settings.hold || settings.mode === 'replay' ? ['bytes'] : [],
   };
 }
 

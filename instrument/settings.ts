@@ -19,11 +19,17 @@ export interface HookSettings {
   readonly spawn: string | null;
   /** DETDRIFT_LOCKFILE=`file:sha256`, computed once by the CLI */
   readonly lockfile: { readonly file: string; readonly sha256: string } | null;
+  /** DETDRIFT_HOLD=bytes: keep the raw values replay needs (crypto bytes, UUIDs); they can be secrets */
+  readonly hold: boolean;
+  /** replay mode: DETDRIFT_REPLAY, the recorded run's trace directory */
+  readonly replay: string | null;
+  /** replay mode: DETDRIFT_REPLAY_LIMIT=`lineage:k`, pin only that process's first k values */
+  readonly replayLimit: { readonly lineage: string; readonly count: number } | null;
 }
 
 export const DEFAULT_TRACE_DIR = '.detdrift/trace';
 export const DEFAULT_SITES: SitePolicy = Object.freeze({ first: 64, every: 256 });
-const MODES: readonly Mode[] = ['observe', 'control'];
+const MODES: readonly Mode[] = ['observe', 'control', 'replay'];
 
 export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings {
   const root = env.DETDRIFT_ROOT ? resolve(cwd, env.DETDRIFT_ROOT) : cwd;
@@ -31,6 +37,10 @@ export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings 
   const mode = (env.DETDRIFT_MODE || 'observe') as Mode;
   if (!MODES.includes(mode)) {
     throw new HookError('ERR_DETDRIFT_MODE', `DETDRIFT_MODE is ${JSON.stringify(mode)}; this version records in: ${MODES.join(', ')}`);
+  }
+  const replay = env.DETDRIFT_REPLAY ? resolve(cwd, env.DETDRIFT_REPLAY) : null;
+  if (mode === 'replay' && replay === null) {
+    throw new HookError('ERR_DETDRIFT_REPLAY', 'DETDRIFT_MODE is "replay" but DETDRIFT_REPLAY (the recorded trace directory) is not set');
   }
   return Object.freeze({
     traceDir: isAbsolute(traceDir) ? traceDir : resolve(cwd, traceDir),
@@ -40,6 +50,9 @@ export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings 
     sites: parseSites(env.DETDRIFT_SITES),
     spawn: env.DETDRIFT_SPAWN || null,
     lockfile: parseLockfile(env.DETDRIFT_LOCKFILE),
+    hold: env.DETDRIFT_HOLD === 'bytes',
+    replay,
+    replayLimit: parseLimit(env.DETDRIFT_REPLAY_LIMIT),
   });
 }
 
@@ -57,4 +70,11 @@ function parseLockfile(value: string | undefined): HookSettings['lockfile'] {
   if (!value) return null;
   const at = value.lastIndexOf(':');
   return at > 0 ? { file: value.slice(0, at), sha256: value.slice(at + 1) } : null;
+}
+
+function parseLimit(value: string | undefined): HookSettings['replayLimit'] {
+  if (!value) return null;
+  const match = /^(.+):(\d+)$/.exec(value);
+  if (!match) throw new HookError('ERR_DETDRIFT_REPLAY', `DETDRIFT_REPLAY_LIMIT is ${JSON.stringify(value)}; expected LINEAGE:COUNT, e.g. 0:12`);
+  return { lineage: match[1]!, count: Number(match[2]) };
 }

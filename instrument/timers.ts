@@ -1,5 +1,152 @@
-import { family } from './patch.js';
+import { createHook, type HookCallbacks } from 'node:async_hooks';
+import timers from 'node:timers';
+import timersPromises from 'node:timers/promises';
+import { Api } from '../tracer/apis.js';
+import { Tag } from '../tracer/format.js';
+import { family, wrap, type Native } from './patch.js';
+import { real } from './real.js';
 import type { Recorder } from './recorder.js';
 
-/** TODO(#2): the timers family. */
-export const install = family<Recorder>('timers', () => {});
+type TimerType = 'Timeout' | 'Immediate';
+
+/** One scheduling call: what its timer records when node creates it and each time it fires. */
+interface Scheduled {
+  /** the `schedule` or `promise` row */
+  readonly api: number;
+  readonly fire: number;
+  /** the async resource type node gives the timer this call creates */
+  readonly type: TimerType;
+  /** the scheduling call's site: fire events carry it so a report points at where it was set */
+  readonly site: number;
+  taken: boolean;
+  fires: number;
+}
+
+const CALLBACK_FORMS = [
+  ['setTimeout', Api.setTimeout, Api.setTimeoutFire, 'Timeout'],
+  ['setInterval', Api.setInterval, Api.setIntervalFire, 'Timeout'],
+  ['setImmediate', Api.setImmediate, Api.setImmediateFire, 'Immediate'],
+] as const;
+
+/**
+ * The timers: `setTimeout`, `setInterval`, `setImmediate` (global and `node:timers`, the same
+ * functions), and `node:timers/promises` `setTimeout`, `setInterval`, `setImmediate`,
+ * `scheduler.wait` and `scheduler.yield` (`util.promisify(setTimeout)` is its promise form).
+ *
+ * A call records `schedule` (or `promise`) with the delay node settled on (`1` for `0`, a missing
+ * or out-of-range delay; `0` for immediates) when node creates the timer, so a call that throws or
+ * is aborted before it schedules records nothing. Each firing records `fire` with the scheduling
+ * call's site and the how-manieth firing of that timer it is (intervals and `refresh()` fire again).
+ *
+ * Callbacks are never wrapped: the program gets node's own `Timeout`, `Immediate` and promise, its
+ * callbacks run with their own `this` and arguments, and an error thrown in one has the stack it
+ * has without the hook. Fires are seen from an async hook instead: `init` tags the timer that the
+ * armed scheduling call creates, `before` runs right before node calls a tagged timer back.
+ */
+export const install = family<Recorder>('timers', (patcher, recorder) => {
+  // Uninstall puts back the descriptor the Patcher found (false); the hook then disables itself at
+  // its next callback, since a family handle can only restore properties.
+  const live = { on: false };
+  patcher.value(live, 'on', true);
+  const byTimer = new WeakMap<object, Scheduled>();
+  let armed: Scheduled | null = null;
+
+  const record = (api: number, site: number, value: number): void => {
+    try {
+      recorder.number(api, Tag.uint, site, value);
+    } catch (error) {
+      recorder.fail('ERR_DETDRIFT_TIMERS', error); // a throw inside an async hook would end the program
+    }
+  };
+  const hook = createHook({
+    init(_asyncId, type, _trigger, resource) {
+      if (!live.on) return void hook.disable();
+      const scheduled = armed;
+      if (scheduled === null || scheduled.taken || type !== scheduled.type) return;
+      scheduled.taken = true;
+      byTimer.set(resource, scheduled);
+      record(scheduled.api, scheduled.site, delayOf(resource));
+    },
+    before() {
+      if (!live.on) return void hook.disable();
+      // Node runs `before` with the timer as the execution resource, for callbacks and promises alike.
+      const scheduled = byTimer.get(real.executionAsyncResource());
+      if (scheduled !== undefined && recorder.on) record(scheduled.fire, scheduled.site, ++scheduled.fires);
+    },
+    // Promise events are noise here: nodes that know this option skip them (24.22 does; 20, 22 ignore it).
+    trackPromises: false,
+  } as HookCallbacks);
+  hook.enable();
+
+  /** Calls the real scheduler with `scheduled` armed for the timer it creates; nests for valueOf. */
+  const armedCall = (scheduled: Scheduled, target: Native, thisArg: unknown, args: unknown[]): unknown => {
+    const outer = armed;
+    armed = scheduled;
+    try {
+      return real.apply(target, thisArg, args);
+    } finally {
+      armed = outer;
+    }
+  };
+  const scheduling = (api: number, fire: number, type: TimerType): ProxyHandler<Native> => ({
+    apply(target, thisArg, args) {
+      if (!live.on || !recorder.on) return real.apply(target, thisArg, args);
+      return armedCall({ api, fire, type, site: recorder.site(api), taken: false, fires: 0 }, target, thisArg, args);
+    },
+  });
+
+  const globals = globalThis as unknown as Record<string, Native>;
+  const exports = timers as unknown as Record<string, Native>;
+  for (const [name, api, fire, type] of CALLBACK_FORMS) {
+    const original = globals[name]!;
+    const wrapper = wrap(original, scheduling(api, fire, type));
+    patcher.value(globalThis, name, wrapper);
+    // node:timers exports the very functions the global holds: one wrapper keeps them identical.
+    patcher.value(timers, name, exports[name] === original ? wrapper : wrap(exports[name]!, scheduling(api, fire, type)));
+  }
+
+  // `setTimeout[util.promisify.custom]` is a getter that reads these exports, so it sees the wrappers.
+  patcher.method(timersPromises, 'setTimeout', scheduling(Api.setTimeoutPromise, Api.setTimeoutFire, 'Timeout'));
+  patcher.method(timersPromises, 'setImmediate', scheduling(Api.setImmediatePromise, Api.setImmediateFire, 'Immediate'));
+  const scheduler = (timersPromises.scheduler ? Object.getPrototypeOf(timersPromises.scheduler) : {}) as Record<string, unknown>;
+  if (typeof scheduler.wait === 'function' && typeof scheduler.yield === 'function') {
+    // they call the module's own setTimeout and setImmediate, not the patched exports
+    patcher.method(scheduler, 'wait', scheduling(Api.setTimeoutPromise, Api.setTimeoutFire, 'Timeout'));
+    patcher.method(scheduler, 'yield', scheduling(Api.setImmediatePromise, Api.setImmediateFire, 'Immediate'));
+  }
+
+  // The promise setInterval is an async generator: its body, which creates the Timeout, first runs
+  // inside the first next(). The call takes the site; a `next` shadowed on the generator function's
+  // own prototype (which every iterator it returns inherits) arms the timer on that first next().
+  const pending = new WeakMap<object, Scheduled>();
+  const intervals = patcher.method(timersPromises, 'setInterval', {
+    apply(target, thisArg, args) {
+      const iterator = real.apply(target, thisArg, args) as object;
+      if (live.on && recorder.on) {
+        const site = recorder.site(Api.setIntervalPromise);
+        pending.set(iterator, { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 });
+      }
+      return iterator;
+    },
+  });
+  const prototype = intervals.prototype as object;
+  const next = (Object.getPrototypeOf(prototype) as { next?: unknown }).next;
+  if (typeof next !== 'function') return; // not an async generator on this node: it goes unrecorded
+  patcher.shadow(prototype, 'next', next as Native, {
+    apply(target, iterator, args) {
+      const scheduled = pending.get(iterator);
+      if (scheduled === undefined) return real.apply(target, iterator, args);
+      pending.delete(iterator);
+      return armedCall(scheduled, target, iterator, args);
+    },
+  });
+});
+
+/**
+ * The delay node settled on: its `Timeout` keeps the argument coerced once (a second coercion here
+ * could run the program's `valueOf` twice), `1` for anything out of range. Immediates have none.
+ */
+function delayOf(resource: object): number {
+  const delay = (resource as { _idleTimeout?: unknown })._idleTimeout;
+  return typeof delay === 'number' && delay > 0 ? delay >>> 0 : 0;
+}

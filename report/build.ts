@@ -1,6 +1,7 @@
 import type { Row, LoadedTrace } from '../diffing/load.js';
 import type { Comparison, ProcessComparison } from '../diffing/compare.js';
 import type { Divergence } from '../diffing/localize.js';
+import { bytesToHex } from '../tracer/digest.js';
 import { sourceOf } from './source.js';
 import {
   REPORT_SCHEMA,
@@ -99,6 +100,7 @@ function eventView(row: Row, trace: LoadedTrace, names: readonly string[]): Even
 
 function valueView(value: Row['event']['value']): ValueView {
   if (typeof value === 'bigint') return `${value}n`;
+  if (value instanceof Uint8Array) return bytesToHex(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'number') return JSON.stringify(value);
   return value as ValueView;
 }

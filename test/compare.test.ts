@@ -74,7 +74,7 @@ test('calls completing in another order across contexts are an ordering differen
   );
   assert.equal(loud.verdict, 'diverge');
   assert.equal(loud.cause?.kind, 'ordering');
-  assert.deepEqual(loud.cause?.contexts, ['ctx:root.1', 'ctx:root.2']);
+  assert.deepEqual(loud.cause?.contexts, ['root.1', 'root.2']);
 });
 
 test('a run cut short is missing its calls, and nothing intercepted explains the difference', () => {

@@ -184,7 +184,7 @@ test('uninstall puts back every descriptor it replaced, and a second install is 
     }));
   const before = snapshot();
   const events: unknown[] = [];
-  const recorder = { on: true, site: () => 0, digest: (...args: unknown[]) => events.push(args), number: () => {}, fail: () => {} };
+  const recorder = { on: true, hold: false, site: () => 0, replay: () => undefined, digest: (...args: unknown[]) => events.push(args), number: () => {}, fail: () => {} };
   const handle = install(recorder as unknown as Recorder);
   assert.throws(() => install(recorder as unknown as Recorder), { code: 'ERR_DETDRIFT_INSTALLED' });
   const aliases = cryptoModule as unknown as { rng: unknown };

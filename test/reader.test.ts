@@ -65,7 +65,7 @@ const EVENTS: Array<[(w: TraceWriter) => boolean, number, number, unknown]> = [
   [(w) => w.number(Api.mathRandom, Tag.f64 | (Control.detdrift << CONTROL_SHIFT), 0, 0, 0.5), Api.mathRandom, Tag.f64, 0.5],
 ];
 const SITE = { frames: [{ file: 'dep@1.0.0/index.js', line: 3, column: 9, fn: 'read', package: 'dep@1.0.0' }], skipped: 2 };
-const CONTEXT = { parent: 1, ordinal: 0, type: 'PROMISE' };
+const CONTEXT = { key: '0123456789abcdef', type: 'PROMISE' };
 
 /** A trace of several small chunks (capacity 4), ending with exit code 7. */
 function sample(): Uint8Array {

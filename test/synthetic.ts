@@ -45,15 +45,14 @@ export function writeTrace(dir: string, name: string, events: readonly Synthetic
   const fd = openSync(file, 'w');
   const writer = new TraceWriter({ write: (bytes) => void writeSync(fd, bytes) }, header(options.header));
   const sites = new Map<string, number>();
-  const contexts = new Map<string, number>([['', 0]]);
+  const contexts = new Map<string, number>([['root', 0]]);
   const contextId = (path: readonly number[]): number => {
-    const key = path.join('.');
+    const key = ['root', ...path].join('.');
     let id = contexts.get(key);
     if (id === undefined) {
-      const parent = contextId(path.slice(0, -1));
       id = contexts.size;
       contexts.set(key, id);
-      writer.defineContext(id, { parent, ordinal: path.at(-1)!, type: 'Timeout' });
+      writer.defineContext(id, { key, type: 'Timeout' });
     }
     return id;
   };

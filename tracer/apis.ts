@@ -6,7 +6,7 @@
  * (sync, promise, the event of a timer firing) that two runs may legitimately differ in.
  */
 
-export type Family = 'clock' | 'random' | 'crypto' | 'timers' | 'fs' | 'process' | 'output';
+export type Family = 'clock' | 'random' | 'crypto' | 'timers' | 'fs' | 'process' | 'output' | 'meta';
 
 export interface ApiSpec {
   readonly key: string;
@@ -69,6 +69,8 @@ const SPECS = [
   { key: 'fileWrite', api: 'fs.writeFile', form: 'write', family: 'output' },
   { key: 'checkpoint', api: 'checkpoint', form: 'call', family: 'output' },
   { key: 'exit', api: 'process.exit', form: 'exit', family: 'output' },
+
+  { key: 'replayMismatch', api: 'replay', form: 'mismatch', family: 'meta' },
 ] as const satisfies readonly ApiSpec[];
 
 export type ApiKey = (typeof SPECS)[number]['key'];

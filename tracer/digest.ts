@@ -36,4 +36,11 @@ export function digestHex(high: number, low: number): string {
   return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
 }
 
+/** Raw bytes as hex, how reports and `show` print a held value. */
+export function bytesToHex(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
+  return text;
+}
+
 const encoder = new TextEncoder();

@@ -12,7 +12,7 @@
  *   1..0xEF   an event: api id, value tag (low nibble) and control (high nibble), site id
  *             (varint, 0 = no site taken), context id (varint), value (by tag)
  *   0xF1      a call site definition: id, JSON of the normalized stack
- *   0xF2      an async context definition: id, parent id, ordinal among the parent's children, type
+ *   0xF2      an async context definition: id, key (its lineage folded into 64 bits, hex), type
  *   0xFE      end of run: event count, exit code (zigzag); a complete trace ends with one
  */
 
@@ -46,10 +46,12 @@ export const Tag = Object.freeze({
   list: 7,
   /** what the program showed the world: a digest of the bytes, their length, and a head (text or a path) */
   chunk: 8,
+  /** raw bytes, only in traces made for replay (the header's `holds` says so: they can be secrets) */
+  bytes: 9,
 });
 
 /** Who decided an event's value: the real source, detdrift's control mode, or the program's own stub. */
-export const Control = Object.freeze({ none: 0, detdrift: 1, program: 2 });
+export const Control = Object.freeze({ none: 0, detdrift: 1, program: 2, replay: 3 });
 export const CONTROL_SHIFT = 4;
 export const TAG_MASK = 0x0f;
 
@@ -100,9 +102,10 @@ export interface SiteDef {
   readonly skipped: number;
 }
 
+/** An async context: `key` names it the same in every run (its lineage, folded into 64 bits). */
 export interface ContextDef {
-  readonly parent: number;
-  readonly ordinal: number;
+  readonly key: string;
+  /** the async resource type that opened it: Timeout, PROMISE, FSREQCALLBACK, ... */
   readonly type: string;
 }
 

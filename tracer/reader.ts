@@ -25,7 +25,7 @@ export interface Chunk {
   readonly head: string;
 }
 
-export type TraceValue = null | number | bigint | string | readonly string[] | readonly [number, number] | Chunk;
+export type TraceValue = null | number | bigint | string | readonly string[] | readonly [number, number] | Chunk | Uint8Array;
 
 export interface TraceEvent {
   readonly seq: number;
@@ -143,9 +143,8 @@ export class TraceReader {
         this.sites.set(id, cursor.json() as SiteDef);
       } else if (kind === Rec.context) {
         const id = cursor.varint();
-        const parent = cursor.varint();
-        const ordinal = cursor.varint();
-        this.contexts.set(id, { parent, ordinal, type: cursor.string() });
+        const key = cursor.string();
+        this.contexts.set(id, { key, type: cursor.string() });
       } else if (kind === Rec.end) {
         cursor.varint();
         this.ending.exitCode = unzigzag(cursor.varint());
@@ -290,8 +289,14 @@ class Cursor {
         const length = this.varint();
         return { digest, length, head: this.string() };
       }
+      case Tag.bytes: {
+        const length = this.varint();
+        this.need(length);
+        this.pos += length;
+        return this.bytes.slice(this.pos - length, this.pos);
+      }
       default:
-        return this.reader.fail(this.base + this.pos - 1, `a value tag from 0 to 8, found ${tag}`);
+        return this.reader.fail(this.base + this.pos - 1, `a value tag from 0 to 9, found ${tag}`);
     }
   }
 }

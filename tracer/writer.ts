@@ -86,9 +86,15 @@ export class TraceWriter {
     return this.number(api, Tag.bigint | flags, site, ctx, 0);
   }
 
-  object(api: number, tag: number, site: number, ctx: number, value: string | readonly string[]): boolean {
+  object(api: number, tag: number, site: number, ctx: number, value: string | readonly string[] | Uint8Array): boolean {
     this.obj[this.count] = value;
     return this.number(api, tag, site, ctx, 0);
+  }
+
+  /** Raw bytes, for traces that hold what replay needs. The bytes are copied now: the program may reuse its buffer. */
+  bytes(api: number, site: number, ctx: number, value: Uint8Array, flags = 0): boolean {
+    this.obj[this.count] = value.slice();
+    return this.number(api, Tag.bytes | flags, site, ctx, 0);
   }
 
   /** An output: the digest of its bytes, their count, and a head (the text's start, a file's path). */
@@ -154,8 +160,7 @@ export class TraceWriter {
         out.string(JSON.stringify(def));
       } else {
         const context = def as ContextDef;
-        out.varint(context.parent);
-        out.varint(context.ordinal);
+        out.string(context.key);
         out.string(context.type);
       }
     }
@@ -200,6 +205,15 @@ export class TraceWriter {
           const list = this.obj[i] as readonly string[];
           out.varint(list.length);
           for (const item of list) out.string(item);
+          this.obj[i] = undefined;
+          break;
+        }
+        case Tag.bytes: {
+          const bytes = this.obj[i] as Uint8Array;
+          out.varint(bytes.length);
+          out.reserve(bytes.length);
+          out.bytes.set(bytes, out.length);
+          out.length += bytes.length;
           this.obj[i] = undefined;
           break;
         }
