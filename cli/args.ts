@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './errors.js';
 import type { Logger } from './logger.js';
-import { normalizeCheck, normalizeDemo, normalizeDiff, normalizeRecord, normalizeShow, type CommonOptions, type RawInvocation } from './options.js';
+import { normalizeCheck, normalizeDemo, normalizeDiff, normalizeRecord, normalizeReplay, normalizeShow, type CommonOptions, type RawInvocation } from './options.js';
 import { MANIFEST } from './package.js';
 
 /** What every command receives besides its options. */
@@ -37,14 +37,15 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     load: () => import('./record.js'),
   }),
   diff: define({
-    usage: 'detdrift diff A B [--json]     (A, B: trace files, or directories of them)',
-    options: { json: { type: 'boolean' }, ...LOG_LEVEL },
+    usage: 'detdrift diff A B [--json] [--no-confirm]     (A, B: trace files, or directories of them)',
+    options: { json: { type: 'boolean' }, 'no-confirm': { type: 'boolean' }, ...LOG_LEVEL },
     normalize: normalizeDiff,
     load: () => import('./diff.js'),
   }),
   check: define({
-    usage: 'detdrift check [--seed N] [--runs 2] [--mode observe|control] [--out DIR | --keep] [--json] -- CMD...',
+    usage: 'detdrift check [--seed N] [--runs 2] [--mode observe|control] [--out DIR | --keep] [--json] [--no-confirm] -- CMD...',
     options: {
+      'no-confirm': { type: 'boolean' },
       seed: { type: 'string' },
       runs: { type: 'string' },
       mode: { type: 'string' },
@@ -55,6 +56,12 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     },
     normalize: normalizeCheck,
     load: () => import('./check.js'),
+  }),
+  replay: define({
+    usage: 'detdrift replay TRACE [--out DIR] [--json] -- CMD...   (feed TRACE\'s recorded values back)',
+    options: { out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, ...LOG_LEVEL },
+    normalize: normalizeReplay,
+    load: () => import('./replay.js'),
   }),
   demo: define({
     usage: 'detdrift demo [--json]        (the bundled example: a dependency bump breaks a seeded simulation)',

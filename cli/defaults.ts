@@ -14,6 +14,10 @@ export const DEFAULTS = Object.freeze({
   runs: 2,
   /** check: keep the recorded traces (they are deleted after use otherwise) */
   keep: false,
+  /** check, diff: confirm the cause by replay bisection */
+  confirm: true,
+  /** the most re-runs one bisection may spend (a search over n values needs about log2(n) + 4) */
+  maxReplayRuns: 48,
 });
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

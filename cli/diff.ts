@@ -1,21 +1,40 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { compare } from '../diffing/compare.js';
 import type { CommandContext } from './args.js';
+import { confirmByReplay, replayCommand } from './confirm.js';
 import { CliError } from './errors.js';
 import type { DiffOptions } from './options.js';
+import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { emitReport } from './report-output.js';
-import { listTraceFiles } from './traces.js';
 
-/** `detdrift diff A B`: where two recorded runs part, and the call that made them. */
+/**
+ * `detdrift diff A B`: where two recorded runs part, and the call that made them. When run A's
+ * command can be re-run here (its script exists below the project root), the cause is confirmed
+ * by replay, as `check` does.
+ */
 export async function run(options: DiffOptions, { logger }: CommandContext): Promise<number> {
   for (const path of [options.a, options.b]) {
-    const stats = statSync(path, { throwIfNoEntry: false });
-    if (!stats) throw new CliError('ERR_NO_TRACES', `no trace at ${path}`);
-    // Two empty directories would otherwise "agree": there is nothing to compare.
-    if (stats.isDirectory() && listTraceFiles(path).length === 0) throw new CliError('ERR_NO_TRACES', `${path} holds no trace file (*.ddtrace)`);
+    if (!existsSync(path)) throw new CliError('ERR_NO_TRACES', `no trace at ${path}`);
   }
   const comparison = compare(options.a, options.b);
   logger.debug({ processes: comparison.processes.length, verdict: comparison.verdict }, 'compared');
-  return (await emitReport(comparison, findProject(options.cwd).root, options.json)).status;
+  const root = findProject(options.cwd).root;
+  const traceA = statSync(options.a).isFile() ? dirname(options.a) : options.a;
+  const header = comparison.processes.find((process) => process.a)?.a?.header;
+  const command = header ? rerunnable(header.command, root) : null;
+  const confirmation =
+    options.confirm && command && comparison.verdict === 'diverge'
+      ? await confirmByReplay({ traceA, comparison, command, cwd: root, seed: header!.seed, progress: new Progress(), logger })
+      : null;
+  const replay = command ? replayCommand(traceA, command) : null;
+  return (await emitReport(comparison, root, options.json, { confirmation, replay })).status;
+}
+
+/** A trace's command, runnable from the project root: `node` and a script that exists there. */
+function rerunnable(command: readonly string[], root: string): string[] | null {
+  const [program, script, ...rest] = command;
+  if (program !== 'node' || !script || script.startsWith('-') || !existsSync(join(root, script))) return null;
+  return [process.execPath, script, ...rest];
 }

@@ -37,6 +37,17 @@ export interface DiffOptions extends CommonOptions {
   readonly a: string;
   readonly b: string;
   readonly json: boolean;
+  /** confirm the cause by replay when run A's command can be re-run here */
+  readonly confirm: boolean;
+}
+
+export interface ReplayOptions extends CommonOptions {
+  /** absolute: the recorded run's trace directory */
+  readonly trace: string;
+  /** absolute: where the replayed run's traces go; null: a temporary directory */
+  readonly out: string | null;
+  readonly command: readonly string[];
+  readonly json: boolean;
 }
 
 export interface CheckOptions extends CommonOptions {
@@ -50,6 +61,8 @@ export interface CheckOptions extends CommonOptions {
   /** keep the temporary traces and say where they are */
   readonly keep: boolean;
   readonly json: boolean;
+  /** confirm the cause by replay bisection (`--no-confirm` skips it) */
+  readonly confirm: boolean;
 }
 
 export interface DemoOptions extends CommonOptions {
@@ -63,6 +76,20 @@ export function normalizeDiff(raw: RawInvocation, cwd: string): DiffOptions {
     ...common(raw, cwd),
     a: resolve(cwd, raw.positionals[0]!),
     b: resolve(cwd, raw.positionals[1]!),
+    json: raw.values.json === true,
+    confirm: raw.values['no-confirm'] === true ? false : DEFAULTS.confirm,
+  });
+}
+
+export function normalizeReplay(raw: RawInvocation, cwd: string): ReplayOptions {
+  if (raw.positionals.length !== 1) throw usage(`replay needs one TRACE directory before "--", got ${raw.positionals.length}`);
+  if (raw.command === null || raw.command.length === 0) throw usage('replay needs the command to run after "--", e.g. detdrift replay trace -- node app.js');
+  const out = raw.values.out;
+  return Object.freeze({
+    ...common(raw, cwd),
+    trace: resolve(cwd, raw.positionals[0]!),
+    out: typeof out === 'string' && out !== '' ? resolve(cwd, out) : null,
+    command: Object.freeze([...raw.command]),
     json: raw.values.json === true,
   });
 }
@@ -82,6 +109,7 @@ export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
     out: typeof out === 'string' && out !== '' ? resolve(cwd, out) : null,
     keep: raw.values.keep === true,
     json: raw.values.json === true,
+    confirm: raw.values['no-confirm'] === true ? false : DEFAULTS.confirm,
   });
 }
 

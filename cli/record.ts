@@ -34,8 +34,9 @@ export async function recordRun(
   options: Pick<RecordOptions, 'out' | 'mode' | 'seed' | 'command' | 'cwd'>,
   stdio: 'inherit' | 'pipe',
   logger: CommandContext['logger'],
+  extraEnv: Readonly<Record<string, string>> = {},
 ): Promise<RecordedRun> {
-  const env = traceEnvironment(options, findProject(options.cwd));
+  const env = { ...traceEnvironment(options, findProject(options.cwd)), ...extraEnv };
   const [file, ...args] = options.command as [string, ...string[]];
   logger.debug({ command: options.command, env: pickOwn(env) }, 'recording');
   const subprocess = execa(file, args, { cwd: options.cwd, env, extendEnv: false, stdio, reject: false, stripFinalNewline: false });

@@ -1,3 +1,4 @@
+import type { BisectResult } from '../diffing/bisect.js';
 import type { Comparison } from '../diffing/compare.js';
 import { buildReport } from '../report/build.js';
 import { renderJson } from '../report/json.js';
@@ -10,8 +11,13 @@ export const AGREE = 0;
 export const DIVERGE = 1;
 
 /** Builds the report, prints it (JSON, or text with colors on a terminal), and gives the exit status. */
-export async function emitReport(comparison: Comparison, root: string, json: boolean): Promise<{ report: Report; status: number }> {
-  const report = buildReport(comparison, { root });
+export async function emitReport(
+  comparison: Comparison,
+  root: string,
+  json: boolean,
+  extra: { confirmation?: BisectResult | null; replay?: string | null } = {},
+): Promise<{ report: Report; status: number }> {
+  const report = buildReport(comparison, { root, ...extra });
   const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
   const output = new LineOutput(process.stdout);
   output.line((json ? renderJson(report) : renderTerminal(report, { color, width: process.stdout.columns ?? 100 })).trimEnd());

@@ -52,14 +52,19 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
 }
 
 function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean): ProcessComparison {
-  if (!a || !b) {
-    return { lineage, a, b, alignment: null, output: null, first: null, cause: null, verdict: 'diverge' };
-  }
-  const alignment = align(a.calls, b.calls);
-  const output = firstOutputDivergence(a, b);
-  const first = firstDivergence(alignment, output, a, b);
+  // A process only one run started is compared with one that never ran: all it did is missing from the other.
+  const left = a ?? absent(b!);
+  const right = b ?? absent(a!);
+  const alignment = align(left.calls, right.calls);
+  const output = firstOutputDivergence(left, right);
+  const first = firstDivergence(alignment, output, left, right);
   const cause = first ? findCause(alignment, first, codeChanged) : null;
   return { lineage, a, b, alignment, output, first, cause, verdict: first ? 'diverge' : 'agree' };
+}
+
+function absent(other: LoadedTrace): LoadedTrace {
+  const ending = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0 };
+  return { file: '', header: other.header, ending, sites: new Map(), contexts: new Map(), calls: [], outputs: [] };
 }
 
 function lockfileChanged(a: LoadedTrace, b: LoadedTrace): boolean {
@@ -68,7 +73,7 @@ function lockfileChanged(a: LoadedTrace, b: LoadedTrace): boolean {
   return lockA !== undefined && lockB !== undefined && lockA !== lockB;
 }
 
-function traceFiles(path: string): Map<string, string> {
+export function traceFiles(path: string): Map<string, string> {
   if (isFile(path)) return new Map([[lineageOf(path), path]]);
   const files = new Map<string, string>();
   for (const name of readdirSync(path)) {

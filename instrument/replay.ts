@@ -1,9 +1,7 @@
-import { API_TABLE } from '../tracer/apis.js';
+import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import type { SiteDef } from '../tracer/format.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
 
-/** The families whose values replay feeds back: the ones control mode covers. */
-const REPLAYED_FAMILIES = new Set(['clock', 'random', 'crypto']);
 
 interface Recorded {
   readonly value: TraceValue;
@@ -27,21 +25,26 @@ export interface Mismatch {
  * on with fresh values) and is kept as the replay divergence. Calls ranked at or past `limit`
  * (bisection pins only the first k) get fresh values without ending anything.
  */
+export type Fresh = 'real' | 'shift';
+
 export class Replayer {
   readonly mode: string;
+  /** past the limit: the real source's values, or the recorded ones shifted so they surely differ */
+  private readonly fresh: Fresh;
   mismatch: Mismatch | null = null;
   private readonly queues = new Map<string, Recorded[]>();
   private readonly taken = new Map<string, number>();
   private readonly limit: number;
 
-  constructor(file: string, limit: number) {
+  constructor(file: string, limit: number, fresh: Fresh = 'real') {
     this.limit = limit;
+    this.fresh = fresh;
     const reader = TraceReader.open(file);
     try {
       this.mode = reader.header.mode;
       let rank = 0;
       for (const event of reader.events()) {
-        if (!REPLAYED_FAMILIES.has(event.family)) continue;
+        if (!REPLAYABLE_FAMILIES.has(event.family)) continue;
         const key = `${reader.contexts.get(event.ctx)?.key ?? 'root'}\u0000${event.api} ${event.form}`;
         let queue = this.queues.get(key);
         if (!queue) this.queues.set(key, (queue = []));
@@ -71,8 +74,22 @@ export class Replayer {
       this.mismatch = { api: spec.api, expected: recorded.site, got: site };
       return undefined;
     }
-    return recorded.rank < this.limit ? recorded.value : undefined;
+    if (recorded.rank < this.limit) return recorded.value;
+    return this.fresh === 'shift' ? shift(recorded.value) : undefined;
   }
+}
+
+/**
+ * A value that surely differs from the recorded one, so an unpinned value cannot reproduce the
+ * recording by chance (a fresh Math.random lands on the same side of a threshold half the time):
+ * a draw moves half the unit interval, a clock a long way, bytes flip. Undefined: use a real one.
+ */
+function shift(value: TraceValue): TraceValue | undefined {
+  if (typeof value === 'number') return value >= 0 && value < 1 ? (value + 0.5) % 1 : value + 1e6;
+  if (typeof value === 'bigint') return value + 1_000_000_000_000n;
+  if (value instanceof Uint8Array) return value.map((byte) => byte ^ 0xff);
+  if (Array.isArray(value) && typeof value[0] === 'number') return [(value[0] as number) + 1000, value[1] as number];
+  return undefined;
 }
 
 export function siteKey(def: SiteDef | undefined): string | null {

@@ -96,7 +96,7 @@ function sources(settings: HookSettings, lineage: string): RecorderSources {
   const file = join(settings.replay, lineage + TRACE_EXTENSION);
   if (!existsSync(file)) return { hold: true }; // a process the recording did not have runs fresh
   const limit = settings.replayLimit && settings.replayLimit.lineage === lineage ? settings.replayLimit.count : Infinity;
-  const replayer = new Replayer(file, limit);
+  const replayer = new Replayer(file, limit, settings.replayFresh);
   return { controller: replayer.mode === 'control' ? seeded() : null, replayer, hold: true };
 }
 

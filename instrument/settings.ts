@@ -25,6 +25,8 @@ export interface HookSettings {
   readonly replay: string | null;
   /** replay mode: DETDRIFT_REPLAY_LIMIT=`lineage:k`, pin only that process's first k values */
   readonly replayLimit: { readonly lineage: string; readonly count: number } | null;
+  /** replay mode: DETDRIFT_REPLAY_FRESH=`real` (default) or `shift`: what values past the limit are */
+  readonly replayFresh: 'real' | 'shift';
 }
 
 export const DEFAULT_TRACE_DIR = '.detdrift/trace';
@@ -53,6 +55,7 @@ export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings 
     hold: env.DETDRIFT_HOLD === 'bytes',
     replay,
     replayLimit: parseLimit(env.DETDRIFT_REPLAY_LIMIT),
+    replayFresh: env.DETDRIFT_REPLAY_FRESH === 'shift' ? 'shift' : 'real',
   });
 }
 

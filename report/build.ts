@@ -1,6 +1,9 @@
 import type { Row, LoadedTrace } from '../diffing/load.js';
 import type { Comparison, ProcessComparison } from '../diffing/compare.js';
+import type { BisectResult } from '../diffing/bisect.js';
+import type { Cause } from '../diffing/cause.js';
 import type { Divergence } from '../diffing/localize.js';
+import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import { bytesToHex } from '../tracer/digest.js';
 import { sourceOf } from './source.js';
 import {
@@ -17,7 +20,13 @@ import {
 export interface BuildOptions {
   /** the project root on this disk, for code frames */
   readonly root: string;
+  /** replay bisection's result, which overrides the heuristic cause when it decides */
+  readonly confirmation?: BisectResult | null;
+  /** the one-line command that replays run A */
+  readonly replay?: string | null;
 }
+
+const NEARBY = 8;
 
 const MAX_SITES = 20;
 
@@ -32,14 +41,20 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
       ? { process: focus.lineage, index: { a: found.indexA, b: found.indexB }, reason: found.reason, a: view(found.a, focus.a), b: view(found.b, focus.b) }
       : null;
   const ordering = focus?.alignment?.ordering;
+  const decided = focus ? confirmedCause(focus, options.confirmation) : null;
   return {
     schema: REPORT_SCHEMA,
     verdict: comparison.verdict,
     runs: { a: runView(focus?.a ?? null), b: runView(focus?.b ?? null) },
     firstDivergence: divergence(focus?.first ?? null),
     outputDivergence: divergence(focus?.output ?? null),
-    cause: focus ? causeView(focus, names, options.root) : null,
+    cause: focus && decided ? causeView(focus, decided, names, options.root) : null,
     ordering: ordering ? { index: ordering.index, contexts: [names[ordering.a.ctx]!, names[ordering.b.ctx]!] } : null,
+    confirmation: options.confirmation
+      ? { status: options.confirmation.status, pinned: options.confirmation.pinned, total: options.confirmation.total, runs: options.confirmation.runs }
+      : null,
+    nearby: decided?.cause?.kind === 'outside' ? nearbyEvents(focus, names) : [],
+    replay: options.replay ?? null,
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
       perApi: counts(focus, (row) => names[row.api]!, Infinity),
@@ -49,8 +64,34 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
   };
 }
 
-function causeView(process: ProcessComparison, names: readonly string[], root: string): CauseView | null {
-  const cause = process.cause;
+/** The cause replay decided, when it did; else the heuristic one. */
+function confirmedCause(process: ProcessComparison, confirmation: BisectResult | null | undefined): { cause: Cause | null; confirmed: boolean } {
+  if (confirmation?.status === 'confirmed' && process.a && confirmation.pinned !== null) {
+    const row = process.a.calls.filter((call) => REPLAYABLE_FAMILIES.has(call.event.family))[confirmation.pinned - 1];
+    if (row) {
+      const rule = `replay: pinning run A's first ${confirmation.pinned} recorded values reproduces it, pinning ${confirmation.pinned - 1} does not`;
+      return { cause: { kind: 'call', row, side: 'a', rule }, confirmed: true };
+    }
+  }
+  if (confirmation?.status === 'outside') {
+    const rule = `replay: pinning all ${confirmation.total} recorded clock, random and crypto values does not reproduce run A`;
+    return { cause: { kind: 'outside', row: null, side: 'a', rule }, confirmed: true };
+  }
+  return { cause: process.cause, confirmed: false };
+}
+
+/** Run A's I/O, timer and fs calls nearest the first output divergence, nearest first. */
+function nearbyEvents(process: ProcessComparison | null, names: readonly string[]): EventView[] {
+  if (!process?.a || !process.first) return [];
+  const at = process.first.indexA;
+  return process.a.calls
+    .filter((row) => row.event.family === 'fs' || row.event.family === 'timers')
+    .sort((x, y) => Math.abs(x.index - at) - Math.abs(y.index - at) || x.index - y.index)
+    .slice(0, NEARBY)
+    .map((row) => eventView(row, process.a!, names));
+}
+
+function causeView(process: ProcessComparison, { cause, confirmed }: { cause: Cause | null; confirmed: boolean }, names: readonly string[], root: string): CauseView | null {
   if (!cause) return null;
   const trace = cause.side === 'a' ? process.a! : process.b!;
   const event = cause.row ? eventView(cause.row, trace, names) : null;
@@ -68,7 +109,7 @@ function causeView(process: ProcessComparison, names: readonly string[], root: s
     run: cause.side,
     value: partner === undefined || !event ? null : cause.side === 'a' ? { a: event.value, b: partner } : { a: partner, b: event.value },
     contexts: cause.kind === 'ordering' && ordering ? [names[ordering.a.ctx]!, names[ordering.b.ctx]!] : null,
-    confidence: 'heuristic',
+    confidence: confirmed ? 'replay-confirmed' : 'heuristic',
     rule: cause.rule,
     source: event?.site ? sourceOf(event.site, root) : null,
     bump: null,

@@ -1,4 +1,4 @@
-import type { CauseView, DivergenceView, EventView, FrameView, Report, ValueView } from './types.js';
+import type { CauseView, ConfirmationView, DivergenceView, EventView, FrameView, Report, ValueView } from './types.js';
 
 export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
@@ -23,6 +23,11 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   out.push(paint(31, `detdrift: the runs diverge`) + ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`);
   out.push('');
   if (report.cause) out.push(...renderCause(report.cause, paint));
+  if (report.confirmation) out.push('', renderConfirmation(report.confirmation));
+  if (report.nearby.length > 0) {
+    out.push('', paint(1, 'nearest I/O, timer and fs calls') + ' (run A, by distance from the first output divergence)');
+    for (const event of report.nearby) out.push(`  #${event.index} ${formatEvent(event)}`);
+  }
   if (report.firstDivergence) out.push('', ...renderDivergence('first divergence', report.firstDivergence, paint, options.width ?? 100));
   const output = report.outputDivergence;
   const first = report.firstDivergence;
@@ -36,6 +41,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   }
   const others = report.differences.processes.filter((entry) => entry.verdict === 'diverge' && entry.process !== process);
   if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
+  if (report.replay) out.push('', `replay run A locally: ${report.replay}`);
   return out.join('\n') + '\n';
 }
 
@@ -65,6 +71,20 @@ function renderCause(cause: CauseView, paint: Paint): string[] {
     }
   }
   return out;
+}
+
+function renderConfirmation(confirmation: ConfirmationView): string {
+  const runs = `${confirmation.runs} re-run${confirmation.runs === 1 ? '' : 's'}`;
+  switch (confirmation.status) {
+    case 'confirmed':
+      return `replay  confirmed in ${runs}: pinning run A's first ${confirmation.pinned} of ${confirmation.total} recorded values reproduces it, ${confirmation.pinned! - 1} do not`;
+    case 'outside':
+      return `replay  pinning all ${confirmation.total} recorded values (${runs}) does not reproduce run A: the cause is outside the intercepted sources`;
+    case 'not-reproduced':
+      return `replay  could not confirm: a run with no value pinned already reproduced run A (${runs}); the divergence did not happen again`;
+    case 'unstable':
+      return `replay  could not confirm: verdicts flipped or the budget ran out (${runs}); best boundary ${confirmation.pinned} of ${confirmation.total}`;
+  }
 }
 
 function renderDivergence(title: string, divergence: DivergenceView, paint: Paint, width: number, stacks = true): string[] {

@@ -96,6 +96,17 @@ export interface CauseView {
   readonly bump: BumpView | null;
 }
 
+/** What replay bisection found (diffing/bisect.ts). */
+export interface ConfirmationView {
+  readonly status: 'confirmed' | 'outside' | 'not-reproduced' | 'unstable';
+  /** the smallest number of run A's recorded values that, pinned, reproduced run A */
+  readonly pinned: number | null;
+  /** how many of run A's values replay can pin (clock, random, crypto) */
+  readonly total: number;
+  /** how many re-runs it took */
+  readonly runs: number;
+}
+
 export interface CountView {
   readonly key: string;
   readonly a: number;
@@ -110,6 +121,12 @@ export interface Report {
   readonly outputDivergence: DivergenceView | null;
   readonly cause: CauseView | null;
   readonly ordering: { readonly index: number; readonly contexts: readonly [string, string] } | null;
+  /** replay's verdict on the cause; null when it was not run (--no-confirm, a bump, no command) */
+  readonly confirmation: ConfirmationView | null;
+  /** when the cause is outside the hook: the I/O, timer and fs calls of run A nearest the first output divergence */
+  readonly nearby: readonly EventView[];
+  /** one command that replays run A locally */
+  readonly replay: string | null;
   readonly differences: {
     readonly processes: ReadonlyArray<{ readonly process: string; readonly verdict: 'agree' | 'diverge'; readonly inA: boolean; readonly inB: boolean }>;
     readonly perApi: readonly CountView[];

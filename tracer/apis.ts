@@ -75,6 +75,9 @@ const SPECS = [
 
 export type ApiKey = (typeof SPECS)[number]['key'];
 
+/** The families replay feeds back and bisection pins: the ones control mode covers. */
+export const REPLAYABLE_FAMILIES: ReadonlySet<string> = new Set<Family>(['clock', 'random', 'crypto']);
+
 /** Row 0 is reserved: an event byte of 0 is never valid. */
 export const API_TABLE: readonly ApiSpec[] = Object.freeze([
   { key: 'reserved', api: '(reserved)', form: '', family: 'output' },

@@ -1,0 +1,37 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compare } from '../diffing/compare.js';
+import { sameOutputs } from '../diffing/outputs.js';
+import { TraceReader } from '../tracer/reader.js';
+import type { CommandContext } from './args.js';
+import { CliError } from './errors.js';
+import type { ReplayOptions } from './options.js';
+import { findProject } from './project.js';
+import { recordRun } from './record.js';
+import { AGREE, DIVERGE, emitReport } from './report-output.js';
+import { listTraceFiles, prepareOutDir } from './traces.js';
+
+/**
+ * `detdrift replay TRACE -- CMD`: runs CMD with every recorded clock, random and crypto value of
+ * TRACE fed back, records the run, and reports whether it reproduced TRACE's outputs (exit 0) or
+ * where it parted from it (exit 1). The first call that did not match the recording is in the
+ * new trace as a `replay` event.
+ */
+export async function run(options: ReplayOptions, { logger }: CommandContext): Promise<number> {
+  const traces = existsSync(options.trace) ? listTraceFiles(options.trace) : [];
+  if (traces.length === 0) throw new CliError('ERR_NO_TRACES', `no traces to replay in ${options.trace}`);
+  const reader = TraceReader.open(traces[0]!.file);
+  const seed = reader.header.seed;
+  reader.close();
+  const out = options.out ?? mkdtempSync(join(tmpdir(), 'detdrift-replayed-'));
+  try {
+    prepareOutDir(out);
+    await recordRun({ out, mode: 'replay', seed, command: options.command, cwd: options.cwd }, 'pipe', logger, { DETDRIFT_REPLAY: options.trace });
+    const reproduced = sameOutputs(options.trace, out);
+    await emitReport(compare(options.trace, out, { codeChanged: false }), findProject(options.cwd).root, options.json);
+    return reproduced ? AGREE : DIVERGE;
+  } finally {
+    if (options.out === null) rmSync(out, { recursive: true, force: true });
+  }
+}
