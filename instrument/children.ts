@@ -1,45 +1,98 @@
 import childProcess, { ChildProcess } from 'node:child_process';
-import { family } from './patch.js';
+import workerThreads from 'node:worker_threads';
+import { PARENT_VAR, WORKER_KEY } from './lineage.js';
+import { family, wrap, type Patcher } from './patch.js';
 import { real } from './real.js';
+import { readSettings } from './settings.js';
 
 const SPAWN_VAR = 'DETDRIFT_SPAWN';
+const TRACE_VAR = 'DETDRIFT_TRACE';
+
+type Options = { env?: NodeJS.ProcessEnv } | null | undefined;
 
 /**
- * Gives every child process its lineage name, `<parent>.<n>` for the parent's n-th spawn, so the
- * child's hook (carried by NODE_OPTIONS) names its trace the same in every run. Asynchronous
- * spawns (spawn, fork, exec, execFile) all pass through `ChildProcess.prototype.spawn`, whose
- * normalized options carry the environment as `envPairs`; the synchronous ones read `process.env`
- * when no `env` is given, so it holds the name for the duration of the call.
+ * Gives every child process and worker thread its lineage name, so its hook (carried by
+ * NODE_OPTIONS) names its trace the same in every run: `<parent>.<n>` for the parent's n-th child
+ * process, `<parent>.w<n>` for its n-th `new Worker` (eval workers count, though the hook does not
+ * run in them). Numbers follow the order of the calls, not of the children's start or end.
+ *
+ * A child belongs to this recording unless the program gave it another DETDRIFT_TRACE (a test
+ * harness starting its own recording, say): then its environment is left alone. Otherwise it gets
+ * this process's settings with the trace directory and project root made absolute, so a child in
+ * another cwd writes to the same place.
  */
 export const install = family<string>('children', (patcher, lineage) => {
   let spawned = 0;
-  const next = () => `${lineage}.${++spawned}`;
+  const session = sessionVars();
+  const original = process.env[TRACE_VAR];
+  const ours = (trace: string | undefined) => trace === undefined || trace === original;
+  const childVars = () => ({ ...session, [SPAWN_VAR]: `${lineage}.${++spawned}` });
 
+  // spawn, fork, exec and execFile all pass here with normalized options: the env as `envPairs`.
   patcher.method(ChildProcess.prototype, 'spawn', {
     apply(target, thisArg, args: unknown[]) {
       const options = args[0] as { envPairs?: unknown } | undefined;
+      const vars = childVars();
       if (options && Array.isArray(options.envPairs)) {
-        const pairs = (options.envPairs as string[]).filter((pair) => !pair.startsWith(`${SPAWN_VAR}=`));
-        pairs.push(`${SPAWN_VAR}=${next()}`);
-        options.envPairs = pairs;
+        const pairs = options.envPairs as string[];
+        if (ours(pairs.find((pair) => pair.startsWith(`${TRACE_VAR}=`))?.slice(TRACE_VAR.length + 1))) {
+          const kept = pairs.filter((pair) => !Object.hasOwn(vars, pair.slice(0, pair.indexOf('='))));
+          options.envPairs = [...kept, ...Object.entries(vars).map(([key, value]) => `${key}=${value}`)];
+        }
       }
-      return real.apply(target as (...a: unknown[]) => unknown, thisArg, args);
+      return real.apply(target, thisArg, args);
     },
   });
 
-  const synchronous = {
-    apply(target: (...a: unknown[]) => unknown, thisArg: unknown, args: unknown[]) {
-      const before = process.env[SPAWN_VAR];
-      process.env[SPAWN_VAR] = next();
+  // The synchronous forms normalize their options out of reach: give them an explicit env instead,
+  // one that inherits the program's (Node copies inherited keys too) and adds ours on top.
+  const withEnv = (options: Options): Options => {
+    const vars = childVars();
+    if (options != null && typeof options !== 'object') return options; // Node rejects it as before
+    const env = options?.env ?? process.env;
+    if (typeof env !== 'object' || env === null) return options; // whatever Node makes of it, unchanged
+    return ours(env[TRACE_VAR]) ? { ...options, env: Object.assign(Object.create(env) as NodeJS.ProcessEnv, vars) } : options;
+  };
+  // spawnSync(file, args?, options?), execFileSync likewise, execSync(command, options?)
+  const at = (args: unknown[]) => (args[1] == null || Array.isArray(args[1]) ? 2 : 1);
+  for (const [name, index] of [['spawnSync', at], ['execFileSync', at], ['execSync', () => 1]] as const) {
+    patcher.method(childProcess, name, {
+      apply(target, thisArg, args: unknown[]) {
+        const copy = [...args];
+        const i = index(copy);
+        copy[i] = withEnv(copy[i] as Options);
+        return real.apply(target, thisArg, copy);
+      },
+    });
+  }
+  nameWorkers(patcher, lineage);
+});
+
+/** Wraps `Worker` so each construction passes its name to the new thread as environment data. */
+function nameWorkers(patcher: Patcher, lineage: string): void {
+  const Worker = workerThreads.Worker;
+  let started = 0;
+  const named: typeof Worker = wrap(Worker, {
+    construct(target, args, newTarget) {
+      const before = real.getEnvironmentData(WORKER_KEY);
+      real.setEnvironmentData(WORKER_KEY, `${lineage}.w${++started}`);
       try {
-        return real.apply(target, thisArg, args);
+        return real.construct(target, args, newTarget === named ? target : newTarget) as object;
       } finally {
-        if (before === undefined) delete process.env[SPAWN_VAR];
-        else process.env[SPAWN_VAR] = before;
+        real.setEnvironmentData(WORKER_KEY, before as string); // undefined deletes the key again
       }
     },
-  };
-  for (const name of ['spawnSync', 'execSync', 'execFileSync'] as const) {
-    patcher.method(childProcess, name, synchronous);
+  });
+  patcher.value(workerThreads, 'Worker', named);
+  patcher.value(Worker.prototype, 'constructor', named);
+}
+
+/** This process's hook settings as a child should get them, and our pid: every DETDRIFT_* but the spawn name. */
+function sessionVars(): Record<string, string> {
+  const settings = readSettings(process.env, process.cwd());
+  const vars: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('DETDRIFT_') && key !== SPAWN_VAR && value !== undefined) vars[key] = value;
   }
-});
+  return { ...vars, [TRACE_VAR]: settings.traceDir, DETDRIFT_ROOT: settings.root, [PARENT_VAR]: String(real.pid) };
+}

@@ -1,54 +1,107 @@
 import { constants } from 'node:os';
-import { family, type Native, type Patcher } from './patch.js';
-import { real } from './real.js';
+import { isMainThread } from 'node:worker_threads';
+import { family, type Handle, type Native, type Patcher } from './patch.js';
+import { calledByNode, real } from './real.js';
 import type { Recorder } from './recorder.js';
 
-const SIGNALS = process.platform === 'win32' ? (['SIGINT', 'SIGTERM'] as const) : (['SIGINT', 'SIGTERM', 'SIGHUP'] as const);
+// Signals reach only the main thread; Windows knows no SIGHUP.
+const SIGNALS = !isMainThread ? [] : process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+interface Listener {
+  readonly event: string;
+  readonly listener: Native;
+}
+
+const emitter = Object.getPrototypeOf(Object.getPrototypeOf(process)) as Record<string, Native>;
+const rawListeners = emitter.rawListeners!;
 
 /**
- * Flushes the trace however the process ends: on `exit` (process.exit and the natural end), on an
- * uncaught exception (through the monitor event, which changes nothing), and on SIGINT, SIGTERM and
- * SIGHUP. A signal listener would change what the signal does, so ours is hidden from the
- * program's view of its listeners, and when no listener of the program's is left, ours re-raises
- * the signal so it ends the process as it would have without the hook.
+ * Flushes the trace however the process ends: on `exit` (process.exit, the natural end, and an
+ * uncaught exception or unhandled rejection, which Node ends through `exit` with code 1), on the
+ * uncaught exception itself (through the monitor event, which changes nothing), and on SIGINT,
+ * SIGTERM and SIGHUP. A signal listener would change what the signal does, so ours is hidden from
+ * the program's view of its listeners (as signal-exit expects), and when no listener of the
+ * program's is left, ours ends the trace and re-raises the signal so it kills the process as it
+ * would have without the hook. Like every JS signal listener, ours runs on the event loop: a
+ * program busy in synchronous code dies from the signal only once it yields (SIGKILL still works).
+ * A SIGKILL, abort or fatal error leaves the chunks written so far: a readable, incomplete prefix.
  */
-export const install = family<Recorder>('lifecycle', (patcher, recorder) => {
-  const ours = new WeakSet<Native>();
-  const listen = (event: string, listener: Native) => {
-    ours.add(listener);
-    process.on(event, listener);
+export function install(recorder: Recorder): Handle {
+  const ours: Listener[] = [];
+  const handle = patch({ recorder, ours });
+  for (const { event, listener } of ours) real.apply(real.emitterOn, process, [event, listener]);
+  return {
+    uninstall() {
+      handle.uninstall();
+      for (const { event, listener } of ours) real.apply(real.emitterRemove, process, [event, listener]);
+    },
   };
+}
 
-  listen('exit', (code: number) => recorder.finish(code));
-  listen('uncaughtExceptionMonitor', () => recorder.flush());
+const patch = family<{ recorder: Recorder; ours: Listener[] }>('lifecycle', (patcher, { recorder, ours }) => {
+  const isOurs = (listener: unknown) => ours.some((entry) => entry.listener === listener);
+  ours.push({ event: 'exit', listener: (code: unknown) => recorder.finish(typeof code === 'number' ? code : 0) });
+  ours.push({ event: 'uncaughtExceptionMonitor', listener: () => recorder.flush() });
   for (const signal of SIGNALS) {
-    const onSignal = () => {
-      if (process.listenerCount(signal) > 0) return recorder.flush(); // the program handles it
-      recorder.finish(128 + (constants.signals[signal] ?? 0));
-      process.removeListener(signal, onSignal);
-      process.kill(real.pid, signal);
+    const onSignal = (received: unknown) => {
+      // Node passes the signal's name; `process.emit('SIGTERM')` from the program passes nothing.
+      if (received !== signal) return;
+      if (programListeners(signal, isOurs).length > 0) return recorder.flush(); // the program decides
+      recorder.finish(128 + (constants.signals[signal as NodeJS.Signals] ?? 0));
+      real.apply(real.emitterRemove, process, [signal, onSignal]);
+      real.apply(real.kill, process, [real.pid, signal]);
     };
-    listen(signal, onSignal);
+    ours.push({ event: signal, listener: onSignal });
   }
-  hideListeners(patcher, (listener) => ours.has(listener as Native));
+  hideListeners(patcher, isOurs);
+  keepListening(patcher, ours);
 });
 
-/** Shadows the EventEmitter methods that list listeners with ones that leave ours out, on `process` only. */
+/**
+ * Shadows the EventEmitter methods that list listeners with ones that leave ours out, on `process`
+ * only and for the program only.
+ */
 function hideListeners(patcher: Patcher, isOurs: (listener: unknown) => boolean): void {
-  const emitter = Object.getPrototypeOf(Object.getPrototypeOf(process)) as Record<string, Native>;
-  const visible = (event: unknown) =>
-    (real.apply(emitter.rawListeners!, process, [event]) as unknown[]).filter((listener) => !isOurs(unwrapOnce(listener)));
-  const filtered = (method: string, map: (event: unknown, all: unknown) => unknown) =>
-    patcher.shadow(process, method, emitter[method]!, {
+  const visible = (event: unknown) => programListeners(event, isOurs);
+  const filtered = (method: string, map: (args: unknown[], all: unknown) => unknown) => {
+    const handler: ProxyHandler<Native> = {
       apply(target, thisArg, args) {
         const all = real.apply(target, thisArg, args);
-        return thisArg === process ? map(args[0], all) : all;
+        // Node's own bookkeeping (closing a signal's handle when its last listener goes) needs the truth.
+        return thisArg === process && !calledByNode(handler.apply!) ? map(args, all) : all;
       },
-    });
-  filtered('listeners', (_event, all) => (all as unknown[]).filter((listener) => !isOurs(listener)));
-  filtered('rawListeners', (_event, all) => (all as unknown[]).filter((listener) => !isOurs(unwrapOnce(listener))));
-  filtered('listenerCount', (event) => visible(event).length);
-  filtered('eventNames', (_event, all) => (all as PropertyKey[]).filter((name) => visible(name).length > 0));
+    };
+    patcher.shadow(process, method, emitter[method]!, handler);
+  };
+  filtered('listeners', (_args, all) => (all as unknown[]).filter((listener) => !isOurs(listener)));
+  filtered('rawListeners', (_args, all) => (all as unknown[]).filter((listener) => !isOurs(unwrapOnce(listener))));
+  // With a listener to count, the program can only name its own: Node's count is already right.
+  filtered('listenerCount', (args, all) => (args[1] != null ? all : visible(args[0]).length));
+  filtered('eventNames', (_args, all) => (all as PropertyKey[]).filter((name) => visible(name).length > 0));
+}
+
+/**
+ * `process.removeAllListeners('exit')` (or with no event) would take ours too and lose the end of
+ * the trace; ours are put back first in line, where install put them.
+ */
+function keepListening(patcher: Patcher, ours: readonly Listener[]): void {
+  patcher.shadow(process, 'removeAllListeners', emitter.removeAllListeners!, {
+    apply(target, thisArg, args) {
+      const result = real.apply(target, thisArg, args);
+      if (thisArg !== process) return result;
+      for (const { event, listener } of ours) {
+        if (args.length > 0 && args[0] !== event) continue;
+        const present = real.apply(rawListeners, process, [event]) as unknown[];
+        if (!present.includes(listener)) real.apply(real.emitterPrepend, process, [event, listener]);
+      }
+      return result;
+    },
+  });
+}
+
+/** The listeners of `event` that are the program's (`once` wrappers count as what they wrap). */
+function programListeners(event: unknown, isOurs: (listener: unknown) => boolean): unknown[] {
+  return (real.apply(rawListeners, process, [event]) as unknown[]).filter((listener) => !isOurs(unwrapOnce(listener)));
 }
 
 function unwrapOnce(listener: unknown): unknown {

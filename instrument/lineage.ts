@@ -1,9 +1,14 @@
-import { join } from 'node:path';
-import { getEnvironmentData, isMainThread, setEnvironmentData, threadId } from 'node:worker_threads';
+import { join, relative, sep } from 'node:path';
+import { isMainThread, threadId } from 'node:worker_threads';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { real } from './real.js';
 
+/** This thread's own lineage, for workers whose constructor did not pass through our wrapper. */
 const LINEAGE_KEY = 'detdrift.lineage';
+/** The name the parent gave a worker it constructed (children.ts sets it around `new Worker`). */
+export const WORKER_KEY = 'detdrift.worker';
+/** The pid of the process that named a child: tells a name given to us from one passed through. */
+export const PARENT_VAR = 'DETDRIFT_PARENT';
 
 export interface Claimed {
   readonly lineage: string;
@@ -14,22 +19,52 @@ export interface Claimed {
 /**
  * Names this process (or worker) by spawn lineage, not pid, so two runs name the same process the
  * same: `0` is the root, `0.2` the root's second spawned child (the parent passes the name in
- * DETDRIFT_SPAWN), `0.w1` the root's first worker thread. The trace file is created exclusively;
- * a name already taken (two roots writing to one directory) gets `~2`, `~3`, ...
+ * DETDRIFT_SPAWN), `0.w1` the root's first worker thread (passed as environment data, which a
+ * worker receives when it is constructed). The trace file is created exclusively; a name already
+ * taken gets `~2`, `~3`, ... in the order the processes claim it: two roots writing to one
+ * directory, or a shell that runs several node commands under the one name its parent gave it.
  */
 export function claimTraceFile(traceDir: string, spawn: string | null): Claimed {
-  const wanted = isMainThread ? spawn ?? '0' : `${getEnvironmentData(LINEAGE_KEY) ?? spawn ?? '0'}.w${threadId}`;
+  const wanted = isMainThread ? processName(spawn) : workerName(spawn);
   real.mkdirSync(traceDir, { recursive: true, mode: 0o700 });
   for (let attempt = 1; ; attempt++) {
     const lineage = attempt === 1 ? wanted : `${wanted}~${attempt}`;
     const file = join(traceDir, lineage + TRACE_EXTENSION);
     try {
       const fd = real.openSync(file, 'wx', 0o600);
-      // Workers started from here read their parent's lineage from this.
-      setEnvironmentData(LINEAGE_KEY, lineage);
+      real.setEnvironmentData(LINEAGE_KEY, lineage);
       return { lineage, file, fd };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 1000) throw error;
     }
   }
+}
+
+/**
+ * DETDRIFT_SPAWN, unless this is a `node --test` child whose name only passed through the runner
+ * (the hook does not run in the runner itself, on Node 20 to 24): the runner starts its files in
+ * parallel, all with the same inherited name, so each is told apart by its file instead,
+ * `<name>.@test+a_test_mjs`. A name our parent gave us comes with its pid as DETDRIFT_PARENT.
+ */
+function processName(spawn: string | null): string {
+  const given = spawn !== null && process.env[PARENT_VAR] === String(process.ppid);
+  if (given || process.env.NODE_TEST_CONTEXT === undefined) return spawn ?? '0';
+  const script = process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'eval';
+  return `${spawn ?? '0'}.@${script.split(sep).join('+').replace(/[^\w+-]/g, '_')}`;
+}
+
+/**
+ * The name our Worker wrapper gave this worker, taken out of this thread's environment data so a
+ * worker this one starts without the wrapper does not inherit it. Such a worker (started by
+ * Node itself, or by an `eval` worker, where the hook does not run) falls back to the thread id:
+ * `<parent>.t<threadId>`, stable only while workers start in the same order.
+ */
+function workerName(spawn: string | null): string {
+  const given = real.getEnvironmentData(WORKER_KEY);
+  if (typeof given === 'string') {
+    real.setEnvironmentData(WORKER_KEY, undefined);
+    return given;
+  }
+  const parent = real.getEnvironmentData(LINEAGE_KEY);
+  return `${typeof parent === 'string' ? parent : spawn ?? '0'}.t${threadId}`;
 }
