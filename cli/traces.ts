@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRACE_EXTENSION } from '../tracer/format.js';
+import { compareLineage } from '../tracer/lineage.js';
 import { CliError } from './errors.js';
 
 export interface TraceFile {
@@ -15,38 +16,6 @@ export function listTraceFiles(dir: string): TraceFile[] {
     .filter((entry) => entry.isFile() && entry.name.endsWith(TRACE_EXTENSION))
     .map((entry) => ({ lineage: entry.name.slice(0, -TRACE_EXTENSION.length), file: join(dir, entry.name) }))
     .sort((a, b) => compareLineage(a.lineage, b.lineage));
-}
-
-/**
- * Orders lineages segment by segment: spawned children (`0.2`) by number, then worker threads
- * (`0.w1`), a collision suffix (`0~2`) after the name it collided with. Byte order would put
- * `0.10` before `0.2`, and `readdir` order differs across platforms.
- */
-export function compareLineage(a: string, b: string): number {
-  const left = a.split('.');
-  const right = b.split('.');
-  for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    const order = compareKeys(segmentKey(left[i]!), segmentKey(right[i]!));
-    if (order !== 0) return order;
-  }
-  return left.length - right.length || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-type Key = readonly (number | string)[];
-
-function segmentKey(segment: string): Key {
-  const match = /^(w?)(\d+)(?:~(\d+))?$/.exec(segment);
-  // Unknown shapes (a hand-renamed file) sort last, by their text.
-  if (!match) return [2, 0, 0, segment];
-  return [match[1] ? 1 : 0, Number(match[2]), Number(match[3] ?? 1), ''];
-}
-
-function compareKeys(a: Key, b: Key): number {
-  for (let i = 0; i < a.length; i++) {
-    if (a[i]! < b[i]!) return -1;
-    if (a[i]! > b[i]!) return 1;
-  }
-  return 0;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRACE_EXTENSION } from '../tracer/format.js';
+import { compareLineage } from '../tracer/lineage.js';
 import { align, type Alignment } from './align.js';
 import { findCause, type Cause } from './cause.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
@@ -39,7 +40,7 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const filesA = traceFiles(pathA);
   const filesB = traceFiles(pathB);
   const single = filesA.size === 1 && filesB.size === 1 && isFile(pathA) && isFile(pathB);
-  const lineages = single ? ['0'] : [...new Set([...filesA.keys(), ...filesB.keys()])].sort(byLineage);
+  const lineages = single ? ['0'] : [...new Set([...filesA.keys(), ...filesB.keys()])].sort(compareLineage);
   const load = (files: Map<string, string>, lineage: string) => {
     const file = single ? [...files.values()][0] : files.get(lineage);
     return file ? loadTrace(file, interner) : null;
@@ -89,18 +90,4 @@ function lineageOf(file: string): string {
 
 function isFile(path: string): boolean {
   return statSync(path).isFile();
-}
-
-/** `0` < `0.2` < `0.10` < `0.w1`: parents first, children by number. */
-function byLineage(x: string, y: string): number {
-  const partsX = x.split('.');
-  const partsY = y.split('.');
-  for (let i = 0; i < Math.min(partsX.length, partsY.length); i++) {
-    if (partsX[i] === partsY[i]) continue;
-    const numberX = Number(partsX[i]);
-    const numberY = Number(partsY[i]);
-    if (Number.isInteger(numberX) && Number.isInteger(numberY)) return numberX - numberY;
-    return partsX[i]! < partsY[i]! ? -1 : 1;
-  }
-  return partsX.length - partsY.length;
 }

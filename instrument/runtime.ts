@@ -79,6 +79,7 @@ function open(settings: HookSettings): Runtime {
     stop() {
       for (const handle of handles.reverse()) handle.uninstall();
       recorder.finish(0);
+      recorder.on = false; // a wrapper or listener left over must not write to a closed (or reused) descriptor
       real.closeSync(claimed.fd);
     },
   };

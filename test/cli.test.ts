@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CliError } from '../cli/errors.js';
 import { checkNodeVersion } from '../cli/node-version.js';
-import { compareLineage } from '../cli/traces.js';
+import { compareLineage } from '../tracer/lineage.js';
 import { CLI, project, readTrace, runPlain, type Run } from './helpers.js';
 
 /** Runs the real CLI (the built bin) in a child process, on the node running the tests. */
@@ -99,6 +99,7 @@ test('record traces child processes, and show lists a directory in lineage order
 test('lineages sort parent first, children by number, then workers, then collided names', () => {
   const lineages = ['0~2', '0.w1', '0.10', '0.2.1', '0', '0.2', '0.1', '0.w2'];
   assert.deepEqual(lineages.sort(compareLineage), ['0', '0.1', '0.2', '0.2.1', '0.10', '0.w1', '0.w2', '0~2']);
+  assert.deepEqual(['0.@b_test_mjs', '0.t3', '0.@a_test_mjs', '0.1'].sort(compareLineage), ['0.1', '0.t3', '0.@a_test_mjs', '0.@b_test_mjs']);
 });
 
 test("the program's stdout, stderr and exit status pass through untouched; logs stay on stderr", () => {

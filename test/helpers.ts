@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { SiteDef, ContextDef, TraceHeader, Frame } from '../tracer/format.js';
+import { compareLineage } from '../tracer/lineage.js';
 import { TraceReader, type TraceEnding, type TraceEvent } from '../tracer/reader.js';
 
 // The suite fails on any process warning.
@@ -135,7 +136,7 @@ export function readTraces(dir: string): Map<string, Trace> {
   } catch {
     return traces;
   }
-  for (const name of names.sort()) {
+  for (const name of names.sort((a, b) => compareLineage(a.replace(/\.ddtrace$/, ''), b.replace(/\.ddtrace$/, '')))) {
     if (name.endsWith('.ddtrace')) traces.set(name.slice(0, -'.ddtrace'.length), readTrace(join(dir, name)));
   }
   return traces;
