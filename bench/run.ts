@@ -1,5 +1,6 @@
 /** `npm run bench [-- --rounds N]`: every benchmark, printing ratios measured in this one run. */
 import { parseArgs } from 'node:util';
+import { benchBisect } from './bisect.js';
 import { benchDiff } from './diff.js';
 import { benchRecord } from './record.js';
 
@@ -12,3 +13,4 @@ const { values } = parseArgs({
 });
 if (!values.only || values.only === 'record') benchRecord(Number(values.rounds));
 if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').map(Number));
+if (!values.only || values.only === 'bisect') benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);

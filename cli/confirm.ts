@@ -31,6 +31,9 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
   const focus = setup.comparison.diverging;
   if (!focus?.a || setup.comparison.codeChanged) return null;
   const total = focus.a.calls.filter((row) => REPLAYABLE_FAMILIES.has(row.event.family)).length;
+  // Reproducing A means its outputs through the first that differed from B's; all of them when none did.
+  const parted = focus.output?.a;
+  const through = parted ? { lineage: focus.lineage, outputs: parted.index + 1 } : null;
   const work = mkdtempSync(join(tmpdir(), 'detdrift-replay-'));
   setup.progress.phase(`confirming by replay: bisecting over ${total} recorded values of process ${focus.lineage}`);
   try {
@@ -40,7 +43,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
       prepareOutDir(out);
       const env = { DETDRIFT_REPLAY: setup.traceA, DETDRIFT_REPLAY_LIMIT: `${focus.lineage}:${pinned}`, DETDRIFT_REPLAY_FRESH: fresh };
       await recordRun({ out, mode: 'replay', seed: setup.seed, command: setup.command, cwd: setup.cwd }, 'pipe', setup.logger, env);
-      const same = sameOutputs(setup.traceA, out);
+      const same = sameOutputs(setup.traceA, out, through);
       rmSync(out, { recursive: true, force: true });
       return same;
     };
@@ -48,7 +51,10 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
     const reproduces = async (pinned: number) => (await replayOnce(pinned, 'shift')) && (pinned === total || replayOnce(pinned, 'real'));
     const result = await bisect(total, reproduces, {
       maxRuns: DEFAULTS.maxReplayRuns,
-      onRun: (runs, pinned, reproduced) => setup.progress.update(`replay ${runs}: ${pinned} of ${total} pinned: ${reproduced ? 'reproduces run A' : 'differs'}`),
+      onRun: (runs, pinned, reproduced) => {
+        setup.logger.debug({ runs, pinned, reproduced }, 'replay probe');
+        setup.progress.update(`replay ${runs}: ${pinned} of ${total} pinned: ${reproduced ? 'reproduces run A' : 'differs'}`);
+      },
     });
     setup.progress.clear();
     setup.logger.info({ ...result }, 'replay bisection');
