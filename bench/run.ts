@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { benchBisect } from './bisect.js';
 import { benchDiff } from './diff.js';
 import { benchRecord } from './record.js';
+import { benchScan } from './scan.js';
 
 const { values } = parseArgs({
   options: {
@@ -14,3 +15,4 @@ const { values } = parseArgs({
 if (!values.only || values.only === 'record') benchRecord(Number(values.rounds));
 if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').map(Number));
 if (!values.only || values.only === 'bisect') benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);
+if (!values.only || values.only === 'scan') benchScan();

@@ -1,0 +1,98 @@
+import { diffScans, scanDirectory, ScanDirectoryError, type ScanDiff, type ScanResult, type ScanSite } from '../diffing/scan/index.js';
+import type { CommandContext } from './args.js';
+import { CliError } from './errors.js';
+import type { ScanOptions } from './options.js';
+import { LineOutput } from './output.js';
+import { displayPath } from './render.js';
+
+export const SCAN_SCHEMA = 'detdrift.scan/1';
+export const SCAN_DIFF_SCHEMA = 'detdrift.scan-diff/1';
+
+/**
+ * `detdrift scan DIR`: the clock and entropy call sites in a package's JavaScript, one line each
+ * (`api  file:line:col`, file relative to DIR). `detdrift scan --diff A B`: the sites B added (`+`)
+ * and removed (`-`) relative to A. Files that did not parse or were too large are listed on
+ * stderr and do not change the exit status: 0 whenever the scan ran.
+ */
+export async function run(options: ScanOptions, { logger }: CommandContext): Promise<number> {
+  if (options.base === null) {
+    const result = scan(options.dir, options);
+    logger.debug({ root: result.root, files: result.files, sites: result.sites.length }, 'scanned');
+    if (options.json) process.stdout.write(JSON.stringify({ schema: SCAN_SCHEMA, ...summary(result, options.cwd), sites: result.sites }, null, 2) + '\n');
+    else await printLines(result.sites.map((site) => ({ sign: '', site })));
+    notes(result, options.cwd);
+    return 0;
+  }
+  const a = scan(options.base, options);
+  const b = scan(options.dir, options);
+  const diff = diffScans(a, b);
+  logger.debug({ added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length }, 'scans compared');
+  if (options.json) {
+    const json = { schema: SCAN_DIFF_SCHEMA, a: summary(a, options.cwd), b: summary(b, options.cwd), ...diff };
+    process.stdout.write(JSON.stringify(json, null, 2) + '\n');
+  } else {
+    await printLines(diffLines(diff));
+  }
+  notes(a, options.cwd);
+  notes(b, options.cwd);
+  process.stderr.write(
+    `detdrift: ${name(a, options.cwd)} -> ${name(b, options.cwd)}: ${diff.added.length} added, ${diff.removed.length} removed, ` +
+      `${diff.changed.length} changed, ${diff.unchanged} unchanged\n`,
+  );
+  return 0;
+}
+
+function scan(dir: string, options: ScanOptions): ScanResult {
+  try {
+    return scanDirectory(dir);
+  } catch (error) {
+    if (error instanceof ScanDirectoryError) throw new CliError('ERR_SCAN_DIR', `${displayPath(dir, options.cwd)}: ${error.problem}`, { cause: error });
+    throw error;
+  }
+}
+
+/** Removed sites (at their place in A) and added ones (in B), merged in file order. */
+function diffLines(diff: ScanDiff): { sign: string; site: ScanSite }[] {
+  const lines = [...diff.removed.map((site) => ({ sign: '-', site })), ...diff.added.map((site) => ({ sign: '+', site }))];
+  return lines.sort((x, y) => {
+    const { site: a } = x;
+    const { site: b } = y;
+    if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+    return a.line - b.line || a.column - b.column || (x.sign < y.sign ? 1 : x.sign > y.sign ? -1 : 0) || (a.api < b.api ? -1 : a.api > b.api ? 1 : 0);
+  });
+}
+
+async function printLines(lines: readonly { sign: string; site: ScanSite }[]): Promise<void> {
+  const width = Math.max(0, ...lines.map(({ site }) => site.api.length));
+  const out = new LineOutput(process.stdout);
+  for (const { sign, site } of lines) {
+    const text = `${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${site.file}:${site.line}:${site.column}`;
+    if (out.line(text)) await out.flush();
+    if (out.closed) return;
+  }
+  await out.flush();
+}
+
+function summary(result: ScanResult, cwd: string) {
+  const { root, package: pkg, files, bytes, errors, skipped } = result;
+  return { root: displayPath(root, cwd), package: pkg, files, bytes, errors, skipped };
+}
+
+/** What the scan could not see, on stderr: one line per file, then the totals. */
+function notes(result: ScanResult, cwd: string): void {
+  const lines = [
+    ...result.errors.map((error) => `detdrift: ${error.code}: ${name(result, cwd)}: ${error.file}${error.line === null ? '' : `:${error.line}:${error.column}`}: ${error.message}`),
+    ...result.skipped.map((skip) => `detdrift: ${skip.code}: ${name(result, cwd)}: ${skip.file}: ${megabytes(skip.bytes)} is over the ${megabytes(skip.limit)} limit`),
+    `detdrift: ${name(result, cwd)}: ${result.files} files, ${megabytes(result.bytes)}, ${result.sites.length} sites, ` +
+      `${result.errors.length} errors, ${result.skipped.length} skipped`,
+  ];
+  process.stderr.write(lines.join('\n') + '\n');
+}
+
+function name(result: ScanResult, cwd: string): string {
+  return result.package ?? displayPath(result.root, cwd);
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(bytes < 1e5 ? 3 : 1)} MB`;
+}
