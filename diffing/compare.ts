@@ -4,8 +4,10 @@ import { TRACE_EXTENSION } from '../tracer/format.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { align, type Alignment } from './align.js';
 import { findCause, type Cause } from './cause.js';
+import { keptCalls, type IgnoreRules } from './ignore.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
-import { Interner, loadTrace, type LoadedTrace } from './load.js';
+import { Interner, loadTrace, viewTrace, type LoadedTrace } from './load.js';
+import { pairView } from '../platforms/index.js';
 
 /** One process (by lineage) in both runs. */
 export interface ProcessComparison {
@@ -27,11 +29,21 @@ export interface Comparison {
   /** the first diverging process in lineage order, the one the report is about */
   readonly diverging: ProcessComparison | null;
   readonly interner: Interner;
+  /** the traces were compared through platforms/ views: paths, line endings and host identity normalized */
+  readonly normalized: boolean;
 }
 
 export interface CompareOptions {
   /** overrides the lockfile check: true when base and head of a bump are compared */
   readonly codeChanged?: boolean;
+  /**
+   * Compare through platforms/ views (portable project-relative paths, `\r\n` read as `\n`, host
+   * identity and stat times as placeholders). Default: when the two traces' platforms differ; a CI
+   * matrix sets it for every pair, since its runs come from different machines.
+   */
+  readonly normalize?: boolean;
+  /** calls left out of alignment, by their call site's package or file (the project config's `ignore`) */
+  readonly ignore?: IgnoreRules;
 }
 
 /** Compares two traces, or two trace directories process by process (matched by lineage). */
@@ -45,18 +57,27 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
     const file = single ? [...files.values()][0] : files.get(lineage);
     return file ? loadTrace(file, interner) : null;
   };
-  const loaded = lineages.map((lineage) => [lineage, load(filesA, lineage), load(filesB, lineage)] as const);
+  const raw = lineages.map((lineage) => [lineage, load(filesA, lineage), load(filesB, lineage)] as const);
+  const normalized = raw.some(([, a, b]) => a && b && (options.normalize ?? a.header.platform !== b.header.platform));
+  const loaded = normalized ? raw.map(([lineage, a, b]) => [lineage, ...acrossPlatforms(a, b, interner)] as const) : raw;
   const codeChanged = options.codeChanged ?? loaded.some(([, a, b]) => a && b && lockfileChanged(a, b));
-  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged));
+  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options.ignore));
   const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
-  return { verdict: diverging ? 'diverge' : 'agree', codeChanged, processes, diverging, interner };
+  return { verdict: diverging ? 'diverge' : 'agree', codeChanged, processes, diverging, interner, normalized };
 }
 
-function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean): ProcessComparison {
+/** Both traces of a process seen through their platforms' views (a process only one run has stays as it is). */
+function acrossPlatforms(a: LoadedTrace | null, b: LoadedTrace | null, interner: Interner): [LoadedTrace | null, LoadedTrace | null] {
+  if (!a || !b) return [a, b];
+  const view = pairView(a, b);
+  return [viewTrace(a, view.a, interner), viewTrace(b, view.b, interner)];
+}
+
+function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean, ignore?: IgnoreRules): ProcessComparison {
   // A process only one run started is compared with one that never ran: all it did is missing from the other.
   const left = a ?? absent(b!);
   const right = b ?? absent(a!);
-  const alignment = align(left.calls, right.calls);
+  const alignment = align(keptCalls(left, ignore), keptCalls(right, ignore));
   const output = firstOutputDivergence(left, right);
   const first = firstDivergence(alignment, output, left, right);
   const cause = first ? findCause(alignment, first, codeChanged) : null;

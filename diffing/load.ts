@@ -1,6 +1,7 @@
 import { bytesToHex } from '../tracer/digest.js';
 import type { ContextDef, Frame, SiteDef, TraceHeader } from '../tracer/format.js';
 import { TraceReader, type TraceEnding, type TraceEvent, type TraceValue } from '../tracer/reader.js';
+import type { TraceView } from '../platforms/types.js';
 
 /** Gives equal strings equal small numbers, shared by the two traces under comparison. */
 export class Interner {
@@ -53,23 +54,47 @@ export function loadTrace(file: string, interner: Interner): LoadedTrace {
   const outputs: Row[] = [];
   try {
     for (const event of reader.events()) {
+      // stderr lines are the program's log (timestamps, progress), and replay notes are detdrift's.
+      if (event.family === 'log' || event.family === 'meta') continue;
       const site = event.site ? reader.sites.get(event.site) : undefined;
-      const name = event.family === 'output' ? `${event.api} ${event.form}` : event.api;
-      const row: Row = {
-        index: event.family === 'output' ? outputs.length : calls.length,
-        event,
-        key: interner.id(site ? `${name} @ ${strictSite(site)}` : name),
-        api: interner.id(name),
-        loose: interner.id(site ? `${name} @ ${looseSite(site)}` : name),
-        ctx: interner.id(reader.contexts.get(event.ctx)?.key ?? 'root'),
-        value: comparable(event.value),
-      };
-      (event.family === 'output' ? outputs : calls).push(row);
+      const ctx = interner.id(reader.contexts.get(event.ctx)?.key ?? 'root');
+      const index = event.family === 'output' ? outputs.length : calls.length;
+      (event.family === 'output' ? outputs : calls).push(toRow(event, index, site, ctx, event.value, interner));
     }
   } finally {
     reader.close();
   }
   return { file, header: reader.header, ending: reader.ending, sites: reader.sites, contexts: reader.contexts, calls, outputs };
+}
+
+function toRow(event: TraceEvent, index: number, site: SiteDef | undefined, ctx: number, value: TraceValue, interner: Interner): Row {
+  const name = event.family === 'output' ? `${event.api} ${event.form}` : event.api;
+  return {
+    index,
+    event,
+    key: interner.id(site ? `${name} @ ${strictSite(site)}` : name),
+    api: interner.id(name),
+    loose: interner.id(site ? `${name} @ ${looseSite(site)}` : name),
+    ctx,
+    value: comparable(value),
+  };
+}
+
+/**
+ * The trace as `view` sees it (platforms/: traces from two platforms or machines): rows keyed again
+ * through `interner` from call sites with portable, project-relative paths and from values with
+ * what differs between machines replaced. Each row keeps its event as recorded, and `sites` the
+ * paths in their own case, which reports show (a code frame reads the file).
+ */
+export function viewTrace(trace: LoadedTrace, view: TraceView, interner: Interner): LoadedTrace {
+  const compared = new Map<number, SiteDef>();
+  const shown = new Map<number, SiteDef>();
+  for (const [id, site] of trace.sites) {
+    compared.set(id, view.site(site));
+    shown.set(id, view.shown(site));
+  }
+  const again = (row: Row) => toRow(row.event, row.index, row.event.site ? compared.get(row.event.site) : undefined, row.ctx, view.value(row.event), interner);
+  return { ...trace, sites: shown, calls: trace.calls.map(again), outputs: trace.outputs.map(again) };
 }
 
 /** The call site's own location, with the package version left out so a bump keeps unchanged lines equal. */

@@ -28,6 +28,27 @@ export function digestBytes(view: ArrayBufferView): Digest {
   return { high, low };
 }
 
+/**
+ * The digest of text as lines: FNV-1a over the bytes with every `\r\n` read as `\n`, so output
+ * that joins lines with `os.EOL` digests the same on Windows as on Linux and macOS (platforms/).
+ * Binary data is digested the same way: a CR LF in it counts as LF, and the byte length, which
+ * outputs record beside the digest, still tells the two apart on one platform.
+ */
+export function digestLines(view: ArrayBufferView): Digest {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  let high = OFFSET_HIGH;
+  let low = OFFSET_LOW;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === 0x0d && bytes[i + 1] === 0x0a) continue;
+    low = (low ^ bytes[i]!) >>> 0;
+    const lowProduct = low * PRIME_LOW;
+    const carry = Math.floor(lowProduct / 0x100000000);
+    high = (Math.imul(high, PRIME_LOW) + Math.imul(low, 0x100) + carry) >>> 0;
+    low = lowProduct >>> 0;
+  }
+  return { high, low };
+}
+
 export function digestString(value: string): Digest {
   return digestBytes(encoder.encode(value));
 }

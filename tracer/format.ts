@@ -44,7 +44,7 @@ export const Tag = Object.freeze({
   digest: 6,
   /** a list of strings: a directory listing in the order the program saw it */
   list: 7,
-  /** what the program showed the world: a digest of the bytes, their length, and a head (text or a path) */
+  /** what the program showed the world: a digest of the bytes (`\r\n` read as `\n`, tracer/digest.ts digestLines), their length, and a head (text or a path) */
   chunk: 8,
   /** raw bytes, only in traces made for replay (the header's `holds` says so: they can be secrets) */
   bytes: 9,
@@ -84,6 +84,8 @@ export interface TraceHeader {
   readonly sites: { readonly first: number; readonly every: number };
   /** what the values hold beyond digests (replay needs raw bytes) */
   readonly holds: readonly string[];
+  /** perturb mode only: each dimension varied, its variant, and what this run got (instrument/perturb.ts) */
+  readonly perturb?: ReadonlyArray<{ readonly dimension: string; readonly variant: string; readonly detail: string }>;
 }
 
 export interface Frame {

@@ -1,5 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { crc32 } from 'node:zlib';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { crc32 } from './crc32.js';
 import { TraceError } from './errors.js';
 import {
   CHUNK_HEADER_BYTES,
@@ -17,6 +17,7 @@ import {
   type TraceHeader,
 } from './format.js';
 import { digestHex } from './digest.js';
+import { headerProblem, toSiteDef } from './validate.js';
 
 /** An output's value: the digest of the bytes, their length, and a head (the text's start, a file's path). */
 export interface Chunk {
@@ -73,11 +74,13 @@ export class TraceReader {
   static open(file: string): TraceReader {
     let fd: number;
     try {
-      fd = openSync(file, 'r');
+      // Non-blocking: opening a FIFO by mistake must not wait for a writer forever.
+      fd = openSync(file, OPEN_FLAGS);
     } catch (error) {
       throw new TraceError('ERR_TRACE_READ', file, 0, `cannot open the trace: ${(error as Error).message}`, { cause: error });
     }
     try {
+      if (!fstatSync(fd).isFile()) throw new TraceError('ERR_TRACE_READ', file, 0, 'expected a trace file, found a directory or a device');
       return new TraceReader(file, fd);
     } catch (error) {
       closeSync(fd);
@@ -107,13 +110,13 @@ export class TraceReader {
     const headView = new DataView(head.buffer);
     while (offset < this.size) {
       if (this.size - offset < CHUNK_HEADER_BYTES) return this.markTruncated(offset);
-      readFully(this.fd, head, offset);
+      readFully(this.fd, head, offset, this.file);
       if (head[0] !== CHUNK_MARK) this.fail(offset, `a chunk marker 0x${CHUNK_MARK.toString(16)}, found 0x${head[0]!.toString(16)}`);
       const length = headView.getUint32(1, true);
       const checksum = headView.getUint32(5, true);
       if (offset + CHUNK_HEADER_BYTES + length > this.size) return this.markTruncated(offset);
       const payload = new Uint8Array(length);
-      readFully(this.fd, payload, offset + CHUNK_HEADER_BYTES);
+      readFully(this.fd, payload, offset + CHUNK_HEADER_BYTES, this.file);
       if (crc32(payload) !== checksum) this.fail(offset, 'a chunk whose checksum matches its payload');
       const start = offset + CHUNK_HEADER_BYTES;
       for (const event of this.decodeChunk(payload, start, seq)) {
@@ -140,7 +143,9 @@ export class TraceReader {
       const kind = cursor.u8();
       if (kind === Rec.site) {
         const id = cursor.varint();
-        this.sites.set(id, cursor.json() as SiteDef);
+        const def = toSiteDef(cursor.json());
+        if (def === null) this.fail(base + at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
+        this.sites.set(id, def);
       } else if (kind === Rec.context) {
         const id = cursor.varint();
         const key = cursor.string();
@@ -171,7 +176,7 @@ export class TraceReader {
   private readHeader(): { header: TraceHeader; end: number } {
     const length = Math.min(this.size, HEADER_LIMIT);
     const bytes = new Uint8Array(length);
-    readFully(this.fd, bytes, 0);
+    readFully(this.fd, bytes, 0, this.file);
     const magicEnd = bytes.indexOf(0x0a);
     const magic = decoder.decode(bytes.subarray(0, magicEnd < 0 ? Math.min(length, 32) : magicEnd));
     const [name, version] = magic.split(' ');
@@ -192,9 +197,8 @@ export class TraceReader {
     } catch (error) {
       throw new TraceError('ERR_TRACE_HEADER', this.file, magicEnd + 1, `expected a JSON header: ${(error as Error).message}`, { cause: error });
     }
-    if (header === null || typeof header !== 'object' || !Array.isArray(header.apis) || header.apis.length > 0xf0) {
-      throw new TraceError('ERR_TRACE_HEADER', this.file, magicEnd + 1, 'expected a header object with an "apis" table of at most 240 rows');
-    }
+    const problem = headerProblem(header);
+    if (problem !== null) throw new TraceError('ERR_TRACE_HEADER', this.file, magicEnd + 1, `expected ${problem}`);
     return { header, end: headerEnd + 1 };
   }
 }
@@ -301,13 +305,20 @@ class Cursor {
   }
 }
 
-function readFully(fd: number, into: Uint8Array, position: number): void {
+function readFully(fd: number, into: Uint8Array, position: number, file: string): void {
   let done = 0;
   while (done < into.length) {
-    const count = readSync(fd, into, done, Math.min(into.length - done, BLOCK), position + done);
+    let count: number;
+    try {
+      count = readSync(fd, into, done, Math.min(into.length - done, BLOCK), position + done);
+    } catch (error) {
+      throw new TraceError('ERR_TRACE_READ', file, position + done, `expected a readable file: ${(error as Error).message}`, { cause: error });
+    }
     if (count === 0) break;
     done += count;
   }
 }
+
+const OPEN_FLAGS = process.platform === 'win32' ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK;
 
 const decoder = new TextDecoder('utf-8', { fatal: false });

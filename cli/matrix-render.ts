@@ -1,0 +1,77 @@
+import type { MatrixLabel } from '../platforms/matrix.js';
+import { describeCulprit, describeDivergence, describeFrame } from '../report/describe.js';
+import { code, table } from '../report/markdown.js';
+import type { CauseView, DivergenceView } from '../report/types.js';
+
+/** One run of the matrix against the reference run of its seed. */
+export interface MatrixRow {
+  readonly name: string;
+  readonly platform: string;
+  readonly node: string;
+  readonly seed: string | null;
+  /** the run it was compared with */
+  readonly reference: string;
+  readonly verdict: 'agree' | 'diverge';
+  readonly label: MatrixLabel;
+  /** as in the report (`detdrift.report/1`); run A is the reference, run B this run */
+  readonly firstDivergence: DivergenceView | null;
+  readonly cause: CauseView | null;
+}
+
+/** `detdrift matrix --json`: a stable contract, versioned by `schema`; add fields, never change one. */
+export interface MatrixReport {
+  readonly schema: 'detdrift.matrix/1';
+  readonly verdict: 'agree' | 'diverge';
+  /** the run named by --reference, or the first Linux run */
+  readonly reference: string;
+  readonly runs: readonly MatrixRow[];
+  /** runs of a seed the reference's platform and Node did not record: nothing to compare them with */
+  readonly unpaired: readonly string[];
+}
+
+/** The table, then one paragraph per diverging run: where it parts from its reference, and why. */
+export function renderMatrixText(report: MatrixReport): string {
+  const header = ['run', 'platform', 'node', 'seed', 'against', 'result'];
+  const cells = report.runs.map((row) => [row.name, row.platform, row.node, row.seed ?? '-', row.reference, row.label]);
+  const widths = header.map((title, index) => Math.max(title.length, ...cells.map((row) => row[index]!.length)));
+  const line = (row: readonly string[]) => '  ' + row.map((cell, index) => cell.padEnd(widths[index]!)).join('  ').trimEnd();
+  const diverging = report.runs.filter((row) => row.verdict === 'diverge');
+  const out = [
+    `detdrift matrix: ${report.runs.length} run${report.runs.length === 1 ? '' : 's'} against ${report.reference}: ${diverging.length === 0 ? 'all agree' : `${diverging.length} diverge`}`,
+    line(header),
+    ...cells.map(line),
+  ];
+  for (const row of diverging) {
+    out.push('', `${row.name} (${row.label}) against ${row.reference}:`);
+    if (row.firstDivergence) out.push(`  first divergence: ${describeDivergence(row.firstDivergence)}${eventText(row.firstDivergence)}`);
+    out.push(`  cause: ${causeText(row.cause)}`);
+  }
+  if (report.unpaired.length > 0) out.push('', `not compared (no reference run of their seed): ${report.unpaired.join(', ')}`);
+  return out.join('\n') + '\n';
+}
+
+/** The job summary: every string from a trace as inert code (report/markdown.ts). */
+export function renderMatrixMarkdown(report: MatrixReport): string {
+  const rows = report.runs.map((row) => [
+    code(row.name, { table: true }),
+    code(`${row.platform}, Node ${row.node}, seed ${row.seed ?? '-'}`, { table: true }),
+    row.label === 'agree' ? 'agree' : `**${row.label}**`,
+    row.verdict === 'agree' ? '' : code(`${row.firstDivergence ? describeDivergence(row.firstDivergence) + '; ' : ''}${causeText(row.cause)}`, { table: true }),
+  ]);
+  const title = `### detdrift matrix: ${report.verdict === 'agree' ? 'every run agrees with' : 'runs diverge from'} ${code(report.reference)}`;
+  const unpaired = report.unpaired.length > 0 ? [`Not compared (no reference run of their seed): ${report.unpaired.map((name) => code(name)).join(', ')}`, ''] : [];
+  return [title, '', table(['run', 'configuration', 'result', 'first divergence and cause'], rows), '', ...unpaired].join('\n') + '\n';
+}
+
+function eventText(divergence: DivergenceView): string {
+  const event = divergence.b ?? divergence.a;
+  if (!event) return '';
+  return `, ${event.api}${event.form === 'call' ? '' : ` (${event.form})`}${event.site ? ` at ${describeFrame(event.site)}` : ''}`;
+}
+
+function causeText(cause: CauseView | null): string {
+  if (!cause) return 'none found';
+  const at = cause.site ? ` at ${describeFrame(cause.site)}` : '';
+  const mine = cause.firstPartySite && cause.firstPartySite !== cause.site ? `, from ${describeFrame(cause.firstPartySite)}` : '';
+  return `${describeCulprit(cause)}${at}${mine} (${cause.rule})`;
+}

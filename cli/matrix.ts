@@ -1,0 +1,74 @@
+import { statSync } from 'node:fs';
+import { compare, type Comparison } from '../diffing/compare.js';
+import { labelOf, planMatrix, readMatrix, referenceOf, type MatrixRun } from '../platforms/matrix.js';
+import { buildReport } from '../report/build.js';
+import { relayUntrusted } from '../report/github.js';
+import type { CommandContext } from './args.js';
+import { CliError } from './errors.js';
+import { renderMatrixMarkdown, renderMatrixText, type MatrixReport, type MatrixRow } from './matrix-render.js';
+import type { MatrixOptions } from './options.js';
+import { findProject } from './project.js';
+import { AGREE, DIVERGE, writeReportFile } from './report-output.js';
+
+/**
+ * `detdrift matrix DIR`: the traces a CI matrix uploaded, one directory per platform × Node × seed,
+ * each compared with the reference run of its seed (by default the first Linux one) through the
+ * platforms/ views, which leave out what differs between machines anyway (paths, line endings,
+ * host name, CPU count, stat times). Per run: agree, or the first divergence and its cause, and a
+ * label: a divergence only between platforms, while each platform's runs of the seed agree, is
+ * platform-specific. Text, or `--json` (schema `detdrift.matrix/1`); `--summary FILE` appends a
+ * Markdown table (the job summary). Exit status 1 when any run diverges.
+ */
+export async function run(options: MatrixOptions, { logger }: CommandContext): Promise<number> {
+  if (!statSync(options.dir, { throwIfNoEntry: false })?.isDirectory()) throw new CliError('ERR_NO_TRACES', `no matrix directory at ${options.dir}`);
+  const runs = readMatrix(options.dir);
+  if (runs.length === 0) {
+    throw new CliError('ERR_NO_TRACES', `${options.dir} holds no run: expected one directory of *.ddtrace files per platform, Node and seed (e.g. linux-20-seed42)`);
+  }
+  const reference = referenceOf(runs, options.reference);
+  if (reference === null) {
+    throw new CliError('ERR_OPTION_VALUE', `--reference got ${JSON.stringify(options.reference)}; the runs are: ${runs.map((entry) => entry.name).join(', ')}`);
+  }
+  const root = findProject(options.cwd).root;
+  const comparisons = new Map<string, Comparison>();
+  const comparisonOf = (a: MatrixRun, b: MatrixRun): Comparison => {
+    const key = `${a.name}\u0000${b.name}`;
+    let comparison = comparisons.get(key);
+    if (comparison === undefined) {
+      // One commit on every runner: a lockfile digest that differs is a checkout's line endings, not a bump.
+      comparison = compare(a.dir, b.dir, { normalize: true, codeChanged: false });
+      comparisons.set(key, comparison);
+      logger.debug({ a: a.name, b: b.name, verdict: comparison.verdict }, 'matrix pair compared');
+    }
+    return comparison;
+  };
+  const agrees = (a: MatrixRun, b: MatrixRun) => comparisonOf(a, b).verdict === 'agree';
+  const plan = planMatrix(runs, reference);
+  const rows: MatrixRow[] = plan.pairs.map(({ run: entry, reference: against }) => {
+    const comparison = comparisonOf(against, entry);
+    const report = comparison.verdict === 'diverge' ? buildReport(comparison, { root }) : null;
+    return {
+      name: entry.name,
+      platform: entry.platform,
+      node: entry.node,
+      seed: entry.seed,
+      reference: against.name,
+      verdict: comparison.verdict,
+      label: labelOf(entry, against, runs, agrees),
+      firstDivergence: report?.firstDivergence ?? null,
+      cause: report?.cause ?? null,
+    };
+  });
+  const result: MatrixReport = {
+    schema: 'detdrift.matrix/1',
+    verdict: rows.some((row) => row.verdict === 'diverge') ? 'diverge' : 'agree',
+    reference: reference.name,
+    runs: rows,
+    unpaired: plan.unpaired.map((entry) => entry.name),
+  };
+  const text = options.json ? JSON.stringify(result, null, 2).replaceAll('##[', '##\\u005b') + '\n' : renderMatrixText(result);
+  // Trace strings come from dependencies: inside GitHub Actions the text is fenced from the runner.
+  process.stdout.write(!options.json && process.env.GITHUB_ACTIONS === 'true' ? relayUntrusted(text) : text);
+  if (options.summary) writeReportFile(options.summary, renderMatrixMarkdown(result), true);
+  return result.verdict === 'agree' ? AGREE : DIVERGE;
+}

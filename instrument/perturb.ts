@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import { digestString, digestHex } from '../tracer/digest.js';
+import { VIRTUAL_EPOCH_MS } from './control.js';
+import { DST_START, SKEW_STARTS, formatPerturbation, pick, type Dimension, type Perturbation } from './perturb-dimensions.js';
+import { real } from './real.js';
+
+/** One perturbation as the trace header records it: what was varied, and to what. */
+export interface PerturbRecord {
+  readonly dimension: string;
+  readonly variant: string;
+  readonly detail: string;
+}
+
+/** Windows reports its classic 15.6 ms tick; `clock:resolution` reads every clock in steps of it, rounded. */
+const RESOLUTION_MS = 16;
+const CPU_COUNTS = [1, 2, 3, 6, 64];
+
+// Saved when the hook loads, before any family patches fs: the snapshot of a Dir the program
+// iterates is read with it and never recorded (real.ts holds the others). A sync readdir creates
+// no async resource; a second Dir would, and shift the context keys of everything after it.
+const readdirSync = fs.readdirSync;
+const osCpus = os.cpus;
+const osTmpdir = os.tmpdir;
+
+/**
+ * Perturb mode's decisions (DETDRIFT_PERTURB, DETDRIFT_SEED): control mode's seeded sources plus,
+ * in the named dimensions, what another platform or machine would give. Every choice is a function
+ * of the seed, so a perturbed run is as repeatable as a controlled one. The families ask it:
+ * fs reorders listings, clock shifts or coarsens the virtual clock, timers move some delays, process
+ * returns another host name, CPU count or temporary directory. The real call still runs first, so
+ * arguments are validated and errors thrown exactly as without the hook.
+ */
+export class Perturber {
+  readonly perturbations: readonly Perturbation[];
+  private readonly seed: string;
+  private readonly variants: Map<Dimension, string>;
+  private tmp: string | null = null;
+  /** clock:skew and clock:dst: how far the wall clock is moved from the virtual epoch */
+  private readonly wallShift: number;
+
+  constructor(seed: string, perturbations: readonly Perturbation[]) {
+    this.seed = seed;
+    this.perturbations = perturbations;
+    this.variants = new Map(perturbations.map(({ dimension, variant }) => [dimension, variant]));
+    // Worked out once: the clocks read it on every call.
+    const start = this.variant('clock') === 'skew' ? pick(seed, 'clock', SKEW_STARTS) : this.variant('clock') === 'dst' ? DST_START : null;
+    this.wallShift = start === null ? 0 : real.Date.parse(start) - VIRTUAL_EPOCH_MS;
+  }
+
+  /** The variant of `dimension` this run varies, or null when it leaves the dimension alone. */
+  variant(dimension: Dimension): string | null {
+    return this.variants.get(dimension) ?? null;
+  }
+
+  /**
+   * A directory listing in the perturbed order. `shuffle` sorts by a digest of seed and name, so a
+   * readdir and a Dir of one directory agree, and never gives back the order it got (two or more
+   * entries); `reverse` reverses it; `case` sorts by the upper-cased name, as NTFS lists.
+   */
+  order<T>(entries: readonly T[], nameOf: (entry: T) => string): T[] {
+    const variant = this.variant('dir-order');
+    const list = [...entries];
+    if (variant === null || list.length < 2) return list;
+    if (variant === 'reverse') return list.reverse();
+    const keyed = list.map((entry, index) => ({ entry, index, key: this.sortKey(variant, nameOf(entry)) }));
+    keyed.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.index - y.index));
+    const sorted = keyed.map(({ entry }) => entry);
+    if (variant === 'shuffle' && keyed.every(({ index }, at) => index === at)) sorted.push(sorted.shift()!);
+    return sorted;
+  }
+
+  /**
+   * The entries of the directory a program's Dir reads, in the perturbed order: a readdir of it with
+   * the Dir's encoding and recursion, read with the saved real fs. Its order starts from readdir's
+   * (sorted on Unix), so `reverse` reverses that, and `shuffle` orders a readdir and a Dir alike.
+   */
+  dirSnapshot(path: unknown, options: unknown): fs.Dirent[] {
+    const { encoding, recursive } = (options ?? {}) as { encoding?: unknown; recursive?: unknown };
+    const entries = real.apply(readdirSync, fs, [path, { withFileTypes: true, encoding, recursive: recursive === true }]) as fs.Dirent[];
+    const base = typeof path === 'string' ? path : null;
+    return this.order(entries, (entry) => {
+      const name = typeof entry.name === 'string' ? entry.name : String(entry.name);
+      const parent = entry.parentPath;
+      return base !== null && parent && parent !== base ? real.pathJoin(real.pathRelative(base, parent), name) : name;
+    });
+  }
+
+  /** A wall-clock reading (ms since 1970) of the virtual clock, as the perturbed machine shows it. */
+  wall(ms: number): number {
+    if (this.variant('clock') === 'resolution') return Math.floor(ms / RESOLUTION_MS) * RESOLUTION_MS;
+    return ms + this.wallShift;
+  }
+
+  /** A monotonic reading (ns since the virtual start): only its resolution is perturbed. */
+  monotonic(ns: number): number {
+    return this.variant('clock') === 'resolution' ? Math.floor(ns / (RESOLUTION_MS * 1e6)) * RESOLUTION_MS * 1e6 : ns;
+  }
+
+  /** Whether the clocks read perturbed values: they are then recorded as uncontrolled, as a real clock's are. */
+  get clock(): boolean {
+    return this.variants.has('clock');
+  }
+
+  /** Extra milliseconds for a timer of `delay`: 0 or 1, the same for every timer of that delay. */
+  timerJitter(delay: number): number {
+    if (this.variant('timers') === null) return 0;
+    return digestString(`${this.seed}\u0000timers\u0000${delay}`).low & 1;
+  }
+
+  cpuCount(real: number): number {
+    const counts = CPU_COUNTS.filter((count) => count !== real);
+    return pick(this.seed, 'cpus', counts);
+  }
+
+  hostname(real: string): string {
+    const name = `DESKTOP-${this.hex('hostname').slice(0, 7).toUpperCase()}`;
+    return name === real ? `${name}-2` : name;
+  }
+
+  /** A directory below the real one, created on first use, with a space and capitals in its name. */
+  tmpdir(base: string): string {
+    if (this.tmp === null) {
+      this.tmp = real.pathJoin(base, `detdrift Perturbed ${this.hex('tmpdir').slice(0, 8)}`, 'Temp');
+      real.mkdirSync(this.tmp, { recursive: true });
+    }
+    return this.tmp;
+  }
+
+  /** What the header records: each perturbation, with the values this run actually got. */
+  describe(env: NodeJS.ProcessEnv): PerturbRecord[] {
+    return this.perturbations.map((perturbation) => ({ dimension: perturbation.dimension, variant: perturbation.variant, detail: this.detail(perturbation, env) }));
+  }
+
+  private detail({ dimension, variant }: Perturbation, env: NodeJS.ProcessEnv): string {
+    switch (dimension) {
+      case 'dir-order':
+        return `listings ${variant === 'case' ? 'in case-insensitive order' : variant === 'reverse' ? 'reversed' : 'shuffled by the seed'}`;
+      case 'timers':
+        return 'delays chosen by the seed fall due 1 ms later';
+      case 'clock':
+        return variant === 'resolution' ? `clocks in ${RESOLUTION_MS} ms steps` : `wall clock starts at ${new real.Date(this.wall(VIRTUAL_EPOCH_MS)).toISOString()}${variant === 'dst' ? ` (TZ=${env.TZ ?? 'unset'})` : ''}`;
+      case 'timezone':
+        return `TZ=${env.TZ ?? 'unset'}`;
+      case 'locale':
+        return `LANG=${env.LANG ?? 'unset'}, ICU locale ${new Intl.DateTimeFormat().resolvedOptions().locale}`;
+      case 'cpus':
+        return `os.cpus().length ${this.cpuCount(real.apply(osCpus, os, []).length)} instead of ${real.apply(osCpus, os, []).length}`;
+      case 'hostname':
+        return `os.hostname() ${this.hostname(real.apply(real.hostname, os, []) as string)}`;
+      case 'tmpdir':
+        return `os.tmpdir() ${this.tmpdir(real.apply(osTmpdir, os, []) as string)}`;
+      case 'eol':
+        return "os.EOL '\\r\\n'";
+      default:
+        return formatPerturbation({ dimension, variant });
+    }
+  }
+
+  private sortKey(variant: string, name: string): string {
+    return variant === 'case' ? name.toUpperCase() : this.hex(`dir-order\u0000${name}`);
+  }
+
+  private hex(name: string): string {
+    const { high, low } = digestString(`${this.seed}\u0000${name}`);
+    return digestHex(high, low);
+  }
+}
