@@ -1,26 +1,120 @@
-import type { BisectResult } from '../diffing/bisect.js';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
 import type { Comparison } from '../diffing/compare.js';
-import { buildReport } from '../report/build.js';
+import { buildReport, type BuildOptions } from '../report/build.js';
+import { renderComment } from '../report/comment.js';
+import { relayUntrusted, renderGithub } from '../report/github.js';
 import { renderJson } from '../report/json.js';
+import { manifestLines } from '../report/manifest-line.js';
+import { renderSarif } from '../report/sarif.js';
+import { renderSummary } from '../report/summary.js';
 import { renderTerminal } from '../report/terminal.js';
 import type { Report } from '../report/types.js';
+import type { ReportFormat } from './defaults.js';
+import { CliError } from './errors.js';
+import type { ReportTarget } from './options.js';
 import { LineOutput } from './output.js';
+import { MANIFEST } from './package.js';
 
 /** Exit statuses of the comparing commands: the runs agree, or they diverge. */
 export const AGREE = 0;
 export const DIVERGE = 1;
 
-/** Builds the report, prints it (JSON, or text with colors on a terminal), and gives the exit status. */
+/**
+ * Builds the report, prints it (JSON, or text with colors on a terminal), writes the `--report`
+ * forms, and gives the exit status. Annotations without a file follow the report on stdout, or go
+ * to stderr under --json, which keeps stdout one JSON document (the runner reads both streams).
+ */
 export async function emitReport(
   comparison: Comparison,
   root: string,
   json: boolean,
-  extra: { confirmation?: BisectResult | null; replay?: string | null } = {},
+  extra: Omit<BuildOptions, 'root'> & { reports?: readonly ReportTarget[] } = {},
 ): Promise<{ report: Report; status: number }> {
-  const report = buildReport(comparison, { root, ...extra });
-  const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const report = buildReport(comparison, { root, confirmation: extra.confirmation, replay: extra.replay, bump: extra.bump, perturbation: extra.perturbation });
+  const context = renderContext(root);
+  const targets = extra.reports ?? [];
+  const annotations = targets.filter((target) => target.format === 'github' && target.file === null);
   const output = new LineOutput(process.stdout);
-  output.line((json ? renderJson(report) : renderTerminal(report, { color, width: process.stdout.columns ?? 100 })).trimEnd());
+  output.line(forLog(render(report, json ? 'json' : 'terminal', context), json ? 'json' : 'terminal', context, annotations.length > 0).trimEnd());
+  if (!json && annotations.length > 0) output.line(render(report, 'github', context).trimEnd());
   await output.flush();
+  if (json && annotations.length > 0) process.stderr.write(render(report, 'github', context));
+  for (const target of targets) if (target.file !== null) writeReportFile(target.file, render(report, target.format, context), target.append);
   return { report, status: report.verdict === 'agree' ? AGREE : DIVERGE };
+}
+
+/** What the renderers need besides the report, taken from the project and the environment once. */
+export interface RenderContext {
+  readonly color: boolean;
+  readonly width: number;
+  /** the project's folder inside the repository checkout ($GITHUB_WORKSPACE), prefixed to annotation and SARIF paths */
+  readonly pathPrefix: string;
+  readonly dependencyLine: (name: string) => number | null;
+  /** inside GitHub Actions, whose runner reads workflow commands in everything a step prints */
+  readonly actions: boolean;
+}
+
+export function renderContext(root: string, env: NodeJS.ProcessEnv = process.env): RenderContext {
+  const workspace = env.GITHUB_WORKSPACE;
+  const inside = workspace ? relative(workspace, root) : '';
+  return {
+    color: process.stdout.isTTY === true && !env.NO_COLOR,
+    width: process.stdout.columns ?? 100,
+    pathPrefix: inside.startsWith('..') || isAbsolute(inside) ? '' : inside.split(sep).join('/'),
+    dependencyLine: manifestLines(root),
+    actions: env.GITHUB_ACTIONS === 'true',
+  };
+}
+
+export function render(report: Report, format: ReportFormat, context: RenderContext): string {
+  switch (format) {
+    case 'terminal':
+      return renderTerminal(report, { color: context.color, width: context.width });
+    case 'json':
+      // `##[` only occurs inside strings: `\u005b` keeps the JSON value and keeps the runner from reading a command.
+      return renderJson(report).replaceAll('##[', '##\\u005b');
+    case 'github':
+      return renderGithub(report, { pathPrefix: context.pathPrefix, dependencyLine: context.dependencyLine });
+    case 'summary':
+      return renderSummary(report);
+    case 'comment':
+      return renderComment(report);
+    case 'sarif':
+      return renderSarif(report, { toolVersion: MANIFEST.version, pathPrefix: context.pathPrefix, dependencyLine: context.dependencyLine });
+  }
+}
+
+/**
+ * The terminal form relays trace strings as they are: inside GitHub Actions, or when annotations
+ * follow it, it is fenced with stop-commands. The other forms escape those strings themselves.
+ */
+export function forLog(text: string, format: ReportFormat, context: RenderContext, annotating = false): string {
+  return format === 'terminal' && (context.actions || annotating) ? relayUntrusted(text) : text;
+}
+
+/**
+ * Runs `write`, which relays a program's own output to stderr, fenced from the runner inside
+ * GitHub Actions so that output cannot issue workflow commands.
+ */
+export function fencingCommands(write: () => void, env: NodeJS.ProcessEnv = process.env): void {
+  if (env.GITHUB_ACTIONS !== 'true') return write();
+  const token = randomUUID();
+  process.stderr.write(`::stop-commands::${token}\n`);
+  try {
+    write();
+  } finally {
+    process.stderr.write(`::${token}::\n`);
+  }
+}
+
+export function writeReportFile(file: string, text: string, append: boolean): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    if (append) appendFileSync(file, text);
+    else writeFileSync(file, text);
+  } catch (error) {
+    throw new CliError('ERR_REPORT_FILE', `cannot write ${file}: ${(error as Error).message}`, { cause: error });
+  }
 }

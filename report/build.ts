@@ -3,15 +3,21 @@ import type { Comparison, ProcessComparison } from '../diffing/compare.js';
 import type { BisectResult } from '../diffing/bisect.js';
 import type { Cause } from '../diffing/cause.js';
 import type { Divergence } from '../diffing/localize.js';
+import type { Attribution } from '../diffing/attribute.js';
+import type { LockfileChange } from '../diffing/lockfile/index.js';
 import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import { bytesToHex } from '../tracer/digest.js';
 import { sourceOf } from './source.js';
 import {
   REPORT_SCHEMA,
+  type BumpSectionView,
+  type BumpVerdict,
+  type BumpView,
   type CauseView,
   type CountView,
   type DivergenceView,
   type EventView,
+  type PerturbationView,
   type Report,
   type RunView,
   type ValueView,
@@ -24,6 +30,10 @@ export interface BuildOptions {
   readonly confirmation?: BisectResult | null;
   /** the one-line command that replays run A */
   readonly replay?: string | null;
+  /** `detdrift bump`: the lockfile changes, their scanned sites, and the verdict over the runs */
+  readonly bump?: { readonly verdict: BumpVerdict; readonly seed: string | null; readonly attribution: Attribution } | null;
+  /** `detdrift check --perturb`: which perturbation run A had, and every one tried (cli/perturb.ts) */
+  readonly perturbation?: PerturbationView | null;
 }
 
 const NEARBY = 8;
@@ -48,13 +58,15 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     runs: { a: runView(focus?.a ?? null), b: runView(focus?.b ?? null) },
     firstDivergence: divergence(focus?.first ?? null),
     outputDivergence: divergence(focus?.output ?? null),
-    cause: focus && decided ? causeView(focus, decided, names, options.root) : null,
+    cause: focus && decided ? withBump(causeView(focus, decided, names, options.root), options.bump?.attribution.cause ?? null) : null,
     ordering: ordering ? { index: ordering.index, contexts: [names[ordering.a.ctx]!, names[ordering.b.ctx]!] } : null,
     confirmation: options.confirmation
       ? { status: options.confirmation.status, pinned: options.confirmation.pinned, total: options.confirmation.total, runs: options.confirmation.runs }
       : null,
     nearby: decided?.cause?.kind === 'outside' ? nearbyEvents(focus, names) : [],
     replay: options.replay ?? null,
+    bump: options.bump ? bumpSection(options.bump) : null,
+    perturbation: options.perturbation ?? null,
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
       perApi: counts(focus, (row) => names[row.api]!, Infinity),
@@ -113,6 +125,23 @@ function causeView(process: ProcessComparison, { cause, confirmed }: { cause: Ca
     rule: cause.rule,
     source: event?.site ? sourceOf(event.site, root) : null,
     bump: null,
+  };
+}
+
+function withBump(cause: CauseView | null, change: LockfileChange | null): CauseView | null {
+  return cause && change ? { ...cause, bump: bumpView(change) } : cause;
+}
+
+function bumpView(change: LockfileChange): BumpView {
+  return { name: change.name, from: change.from, to: change.to, kind: change.kind };
+}
+
+function bumpSection({ verdict, seed, attribution }: NonNullable<BuildOptions['bump']>): BumpSectionView {
+  return {
+    verdict,
+    seed,
+    changes: attribution.changes.map((change) => ({ ...bumpView(change), direct: change.direct, path: change.path })),
+    addedSites: attribution.added.map(({ api, package: pkg, file, line, column, fn, reached }) => ({ api, package: pkg, file, line, column, fn, reached })),
   };
 }
 

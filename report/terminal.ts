@@ -1,4 +1,4 @@
-import type { CauseView, ConfirmationView, DivergenceView, EventView, FrameView, Report, ValueView } from './types.js';
+import type { BumpSectionView, CauseView, ConfirmationView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
 
 export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
@@ -17,11 +17,14 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     out.push(paint(32, 'detdrift: the runs agree'));
     out.push(`  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`);
     if (report.ordering) out.push(`  note: async contexts ${report.ordering.contexts.join(' and ')} completed in a different order; the outputs did not depend on it`);
+    if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint));
     return out.join('\n') + '\n';
   }
   const process = report.firstDivergence?.process ?? '?';
   out.push(paint(31, `detdrift: the runs diverge`) + ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`);
   out.push('');
+  if (report.bump) out.push(...renderBump(report.bump, paint), '');
+  if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint), '');
   if (report.cause) out.push(...renderCause(report.cause, paint));
   if (report.confirmation) out.push('', renderConfirmation(report.confirmation));
   if (report.nearby.length > 0) {
@@ -59,9 +62,10 @@ function renderCause(cause: CauseView, paint: Paint): string[] {
     out.push(paint(1, 'cause') + `  ${paint(1, cause.api ?? '?')}${cause.form && cause.form !== 'call' ? ` (${cause.form})` : ''}${where}, seen in run ${cause.run.toUpperCase()}`);
     out.push(`       ${cause.rule} [${cause.confidence}]`);
     if (cause.value) out.push(`       value: run A ${formatValue(cause.value.a)}, run B ${formatValue(cause.value.b)}`);
+    if (cause.bump) out.push(`       brought by ${paint(33, cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind})`);
   }
   if (cause.site) out.push(`       at ${formatFrame(cause.site)}`);
-  if (cause.firstPartySite && cause.firstPartySite !== cause.site) out.push(`       first project frame: ${formatFrame(cause.firstPartySite)}`);
+  if (cause.firstPartySite && !(cause.site && formatFrame(cause.site) === formatFrame(cause.firstPartySite))) out.push(`       first project frame: ${formatFrame(cause.firstPartySite)}`);
   if (cause.source) {
     out.push('');
     const width = String(cause.source.lines.at(-1)?.[0] ?? 0).length;
@@ -69,6 +73,34 @@ function renderCause(cause: CauseView, paint: Paint): string[] {
       const mark = line === cause.source.line ? paint(31, '>') : ' ';
       out.push(`  ${mark} ${String(line).padStart(width)} | ${text}`);
     }
+  }
+  return out;
+}
+
+/** Which perturbation run A had (run B is the plain run), then every one tried. */
+function renderPerturbation(perturbation: PerturbationView, paint: Paint): string[] {
+  const out = perturbation.dimension
+    ? [paint(1, 'perturbation') + `  ${paint(33, perturbation.dimension)} makes the runs part: run A had ${perturbation.detail}, run B is the plain run`]
+    : [paint(1, 'perturbation') + `  none of the ${perturbation.tried.length} perturbations tried makes the runs part`];
+  for (const tried of perturbation.tried) out.push(`  ${tried.verdict === 'diverge' ? paint(31, 'diverge') : paint(32, 'agree  ')}  ${tried.dimension.padEnd(18)} ${tried.detail}`);
+  return out;
+}
+
+const BUMP_VERDICTS: Record<BumpSectionView['verdict'], string> = {
+  unchanged: 'the bump does not change how this seed runs',
+  changed: 'the bump changes how this seed runs, and head still runs it the same way every time',
+  'made-nondeterministic': 'the bump made this seed nondeterministic: head runs it differently twice, base did not',
+  'already-nondeterministic': 'this seed was already nondeterministic before the bump: base runs it differently twice',
+};
+
+function renderBump(bump: BumpSectionView, paint: Paint): string[] {
+  const out = [paint(1, 'bump') + `   ${BUMP_VERDICTS[bump.verdict]} (seed ${bump.seed ?? 'none'})`];
+  for (const change of bump.changes) {
+    const via = change.direct ? 'direct' : `via ${change.path.join(' > ')}`;
+    out.push(`       ${change.name} ${change.from ?? '(none)'} → ${change.to ?? '(removed)'} (${change.kind}, ${via})`);
+  }
+  for (const site of bump.addedSites) {
+    out.push(`       + ${site.api} at ${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}${site.reached ? ' (reached by head)' : ''}`);
   }
   return out;
 }

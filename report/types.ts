@@ -77,6 +77,34 @@ export interface BumpView {
   readonly kind: string;
 }
 
+/** A dependency bump's effect on one seed's run (`detdrift bump`). */
+export type BumpVerdict =
+  /** base and head run the seed the same way */
+  | 'unchanged'
+  /** head runs the seed differently from base, and the same way twice */
+  | 'changed'
+  /** base ran the seed the same way twice, head does not */
+  | 'made-nondeterministic'
+  /** base already ran the seed differently twice */
+  | 'already-nondeterministic';
+
+export interface BumpSectionView {
+  readonly verdict: BumpVerdict;
+  readonly seed: string | null;
+  /** every package whose resolved version changed in the lockfile */
+  readonly changes: ReadonlyArray<BumpView & { readonly direct: boolean; readonly path: readonly string[] }>;
+  /** clock and entropy call sites the new versions added (static scan), and whether head reached them */
+  readonly addedSites: ReadonlyArray<{
+    readonly api: string;
+    readonly package: string;
+    readonly file: string;
+    readonly line: number;
+    readonly column: number;
+    readonly fn: string | null;
+    readonly reached: boolean;
+  }>;
+}
+
 export interface CauseView {
   readonly kind: 'call' | 'ordering' | 'outside';
   readonly api: string | null;
@@ -107,6 +135,16 @@ export interface ConfirmationView {
   readonly runs: number;
 }
 
+/** `detdrift check --perturb`: the perturbation run A had, and every one tried against the plain run B. */
+export interface PerturbationView {
+  /** the perturbation that made the runs part (`dir-order`, `clock:dst`); null when none did */
+  readonly dimension: string | null;
+  /** what run A got instead (`TZ=Pacific/Chatham`); null when none made the runs part */
+  readonly detail: string | null;
+  /** each perturbed run, in the order tried, with its verdict against the plain run */
+  readonly tried: ReadonlyArray<{ readonly dimension: string; readonly detail: string; readonly verdict: 'agree' | 'diverge' }>;
+}
+
 export interface CountView {
   readonly key: string;
   readonly a: number;
@@ -127,6 +165,10 @@ export interface Report {
   readonly nearby: readonly EventView[];
   /** one command that replays run A locally */
   readonly replay: string | null;
+  /** `detdrift bump`: what the dependency bump changed; null for other commands */
+  readonly bump: BumpSectionView | null;
+  /** `detdrift check --perturb`: run A is the perturbed run, run B the plain one; null (or absent) otherwise */
+  readonly perturbation?: PerturbationView | null;
   readonly differences: {
     readonly processes: ReadonlyArray<{ readonly process: string; readonly verdict: 'agree' | 'diverge'; readonly inA: boolean; readonly inB: boolean }>;
     readonly perApi: readonly CountView[];

@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import { REPORT_SCHEMA, type Report } from '../report/types.js';
+import type { CommandContext } from './args.js';
+import { CliError } from './errors.js';
+import type { ReportOptions } from './options.js';
+import { LineOutput } from './output.js';
+import { findProject } from './project.js';
+import { forLog, render, renderContext, writeReportFile } from './report-output.js';
+
+/**
+ * `detdrift report REPORT.json --format F [-o FILE]`: renders a report that `--json` (or
+ * `--report json`) wrote, in another form: a later workflow step can annotate, summarize, upload
+ * SARIF or comment from one saved report. Paths in annotations and SARIF are the project's, found
+ * from the working directory. Exits 0 once rendered: the verdict was the comparing step's status.
+ */
+export async function run(options: ReportOptions, { logger }: CommandContext): Promise<number> {
+  const report = readReport(options.input);
+  const context = renderContext(findProject(options.cwd).root);
+  logger.debug({ format: options.format, verdict: report.verdict }, 'rendering');
+  const text = render(report, options.format, context);
+  if (options.out !== null) {
+    writeReportFile(options.out, text, false);
+    return 0;
+  }
+  const output = new LineOutput(process.stdout);
+  output.line(forLog(text, options.format, context).trimEnd());
+  await output.flush();
+  return 0;
+}
+
+/** Reads and checks a saved report: the renderers may then trust its shape and its enumerated fields. */
+export function readReport(file: string | null): Report {
+  const name = file ?? 'stdin';
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file ?? 0, 'utf8'));
+  } catch (error) {
+    throw new CliError('ERR_REPORT_FILE', `cannot read a report from ${name}: ${(error as Error).message}`, { cause: error });
+  }
+  const problem = shapeProblem(value);
+  if (problem) throw new CliError('ERR_REPORT_FILE', `${name} is not a detdrift report (${REPORT_SCHEMA}): ${problem}`);
+  return value as Report;
+}
+
+function shapeProblem(value: unknown): string | null {
+  if (!isObject(value)) return 'not a JSON object';
+  if (value.schema !== REPORT_SCHEMA) return `schema is ${JSON.stringify(value.schema)}`;
+  if (value.verdict !== 'agree' && value.verdict !== 'diverge') return `verdict is ${JSON.stringify(value.verdict)}`;
+  if (!isObject(value.runs)) return 'runs is not an object';
+  for (const key of ['firstDivergence', 'outputDivergence', 'cause', 'ordering', 'confirmation'] as const) {
+    if (value[key] !== null && !isObject(value[key])) return `${key} is neither an object nor null`;
+  }
+  if (!Array.isArray(value.nearby)) return 'nearby is not a list';
+  if (value.replay !== null && typeof value.replay !== 'string') return 'replay is neither a string nor null';
+  const differences = value.differences;
+  if (!isObject(differences) || !Array.isArray(differences.processes) || !Array.isArray(differences.perApi) || !Array.isArray(differences.perSite)) {
+    return 'differences lacks its processes, perApi and perSite lists';
+  }
+  const cause = value.cause;
+  if (isObject(cause)) {
+    if (!['call', 'ordering', 'outside'].includes(cause.kind as string)) return `cause.kind is ${JSON.stringify(cause.kind)}`;
+    if (cause.run !== 'a' && cause.run !== 'b') return `cause.run is ${JSON.stringify(cause.run)}`;
+    if (!Array.isArray(cause.stack)) return 'cause.stack is not a list';
+  }
+  return null;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

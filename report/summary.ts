@@ -1,0 +1,152 @@
+/**
+ * The job summary (`$GITHUB_STEP_SUMMARY`) in Markdown: the verdict, the cause with its code frame,
+ * the replay command, the first divergence with both stacks side by side, calls per API, and the
+ * per-platform table when the report has one. GitHub takes at most 1 MiB per step's summary: long
+ * tables are cut, with a note, until the whole fits.
+ */
+import { describeBump, describeDivergence, describeFrame, describeValue, sameFrame } from './describe.js';
+import { code, codeBlock, count, table } from './markdown.js';
+import type { CauseView, DivergenceView, EventView, FrameView, Report } from './types.js';
+
+/** 1 MiB, less room for what other steps append to the same summary file. */
+export const SUMMARY_LIMIT = 1_000_000;
+
+/** Rows per table, tried in turn until the summary fits its byte budget. */
+const ROW_LIMITS = [200, 50, 10, 0];
+
+export interface MarkdownLimits {
+  /** the most rows any one table shows */
+  readonly rows: number;
+}
+
+/** The summary, at most `limit` bytes of UTF-8. */
+export function renderSummary(report: Report, limit = SUMMARY_LIMIT): string {
+  return fit((limits) => [heading(report, '##'), ...overview(report), ...details(report, limits, '###')].join('\n\n') + '\n', limit, Buffer.byteLength);
+}
+
+/** Renders with fewer table rows until it fits; cut at a line as a last resort. */
+export function fit(render: (limits: MarkdownLimits) => string, limit: number, size: (text: string) => number): string {
+  for (const rows of ROW_LIMITS) {
+    const text = render({ rows });
+    if (size(text) <= limit) return text;
+  }
+  const note = '\n\n*(cut: the report is longer than this summary may be)*\n';
+  let text = render({ rows: 0 });
+  while (text !== '' && size(text) + size(note) > limit) text = text.slice(0, Math.max(0, text.lastIndexOf('\n', Math.floor(text.length * 0.9))));
+  return text + note;
+}
+
+export function heading(report: Report, level: string): string {
+  return `${level} detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}`;
+}
+
+/** What every Markdown form starts with: the runs, the cause and the replay command. */
+export function overview(report: Report): string[] {
+  const { a } = report.runs;
+  const out: string[] = [];
+  if (a) out.push(`Run A: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`);
+  if (report.verdict === 'agree') {
+    out.push(`${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${code(a?.mode ?? 'observe')} mode.`);
+    if (report.ordering) out.push(`Async contexts ${report.ordering.contexts.map((context) => code(context)).join(' and ')} completed in a different order; the outputs did not depend on it.`);
+    return out;
+  }
+  if (report.cause) out.push(...cause(report.cause));
+  if (report.replay) out.push('Replay run A locally:', codeBlock([report.replay], 'sh'));
+  return out;
+}
+
+function cause(cause: CauseView): string[] {
+  const what =
+    cause.kind === 'call'
+      ? `${code(cause.api ?? '?')} in ${cause.package ? code(cause.package) : 'the project'}, seen in run ${cause.run === 'a' ? 'A' : 'B'}`
+      : cause.kind === 'ordering' ? 'an ordering difference' : 'not explained by an intercepted source';
+  const out = [`**Cause**: ${what} (${code(cause.confidence)})`, `Rule: ${code(cause.rule)}`];
+  const rows: string[][] = [];
+  if (cause.site) rows.push(['call site', frame(cause.site)]);
+  if (cause.firstPartySite && !sameFrame(cause.firstPartySite, cause.site)) rows.push(['first project frame', frame(cause.firstPartySite)]);
+  if (cause.bump) rows.push(['dependency', code(describeBump(cause.bump), { table: true })]);
+  if (cause.value) rows.push(['value', `run A ${code(describeValue(cause.value.a), { table: true })}, run B ${code(describeValue(cause.value.b), { table: true })}`]);
+  if (cause.contexts) rows.push(['contexts', cause.contexts.map((context) => code(context, { table: true })).join(', ')]);
+  if (rows.length > 0) out.push(table(['', ''], rows));
+  if (cause.source) {
+    const width = String(cause.source.lines.at(-1)?.[0] ?? 0).length;
+    const lines = cause.source.lines.map(([line, text]) => `${line === cause.source!.line ? '>' : ' '} ${String(line).padStart(width)} | ${text}`);
+    out.push(`${code(cause.source.file)}:`, codeBlock(lines, 'js'));
+  }
+  return out;
+}
+
+/** The evidence: the first divergence with both stacks, the first output divergence, counts, platforms. */
+export function details(report: Report, limits: MarkdownLimits, level: string): string[] {
+  if (report.verdict === 'agree') return [];
+  const out: string[] = [];
+  const first = report.firstDivergence;
+  if (first) out.push(`${level} First divergence`, ...divergence(first, limits, true));
+  const output = report.outputDivergence;
+  if (output && !(first && first.reason === output.reason && first.index.a === output.index.a)) {
+    out.push(`${level} First output divergence`, ...divergence(output, limits, false));
+  }
+  const perApi = report.differences.perApi;
+  if (perApi.length > 0) {
+    const rows = perApi.map((row) => [code(row.key, { table: true }), count(row.a), count(row.b)]);
+    out.push(`${level} Calls per API`, ...capped(['API', 'run A', 'run B'], rows, limits, ['l', 'r', 'r']));
+  }
+  const platforms = platformRows(report);
+  if (platforms) out.push(`${level} Per platform`, ...capped(platforms.header, platforms.rows, limits));
+  const others = report.differences.processes.filter((entry) => entry.verdict === 'diverge' && entry.process !== first?.process);
+  if (others.length > 0) {
+    const shown = others.slice(0, Math.max(1, limits.rows)).map((entry) => code(entry.process));
+    out.push(`Other diverging processes: ${shown.join(', ')}${others.length > shown.length ? ` and ${others.length - shown.length} more` : ''}`);
+  }
+  return out;
+}
+
+function divergence(found: DivergenceView, limits: MarkdownLimits, stacks: boolean): string[] {
+  const out = [`${code(describeDivergence(found))} in process ${code(found.process)}`];
+  out.push(table(['', 'run A', 'run B'], [['call', event(found.a), event(found.b)], ['site', site(found.a), site(found.b)], ['context', context(found.a), context(found.b)]]));
+  if (!stacks) return out;
+  const left = found.a?.stack ?? [];
+  const right = found.b?.stack ?? [];
+  const rows = Array.from({ length: Math.max(left.length, right.length) }, (_row, index) => [String(index), cell(left[index]), cell(right[index])]);
+  if (rows.length > 0) out.push('Stacks, innermost frame first:', ...capped(['#', 'run A', 'run B'], rows, limits, ['r']));
+  return out;
+}
+
+/** A table of at most `limits.rows` rows, and a note of how many were left out. */
+function capped(header: readonly string[], rows: readonly string[][], limits: MarkdownLimits, align?: readonly ('l' | 'r')[]): string[] {
+  if (rows.length <= limits.rows) return [table(header, rows, align)];
+  const note = `*${rows.length - limits.rows} more rows not shown, to keep the summary within GitHub's size limit.*`;
+  return limits.rows === 0 ? [note] : [table(header, rows.slice(0, limits.rows), align), note];
+}
+
+/** The per-platform table: not in every report yet, so drawn only when present and well formed. */
+function platformRows(report: Report): { header: string[]; rows: string[][] } | null {
+  const platforms: unknown = (report as { platforms?: unknown }).platforms;
+  if (!Array.isArray(platforms) || platforms.length === 0 || !platforms.every((row) => typeof row === 'object' && row !== null)) return null;
+  const keys = [...new Set(platforms.flatMap((row: object) => Object.keys(row)))].slice(0, 12);
+  const rows = platforms.map((row: Record<string, unknown>) => keys.map((key) => (row[key] === undefined ? '' : code(typeof row[key] === 'string' ? row[key] : JSON.stringify(row[key]), { table: true }))));
+  return { header: keys.map((key) => code(key, { table: true })), rows };
+}
+
+function frame(at: FrameView): string {
+  return code(describeFrame(at), { table: true });
+}
+
+function cell(at: FrameView | undefined): string {
+  return at ? frame(at) : '';
+}
+
+function event(found: EventView | null): string {
+  if (!found) return '*(no such call: the run ends or makes none here)*';
+  const form = found.form === 'call' ? '' : ` (${found.form})`;
+  const controlled = found.controlledBy ? `, controlled by ${code(found.controlledBy, { table: true })}` : '';
+  return `${code(`${found.api}${form} = ${describeValue(found.value)}`, { table: true })}${controlled}`;
+}
+
+function site(found: EventView | null): string {
+  return found?.site ? frame(found.site) : found ? '*(stack not taken)*' : '';
+}
+
+function context(found: EventView | null): string {
+  return found ? code(found.context, { table: true }) : '';
+}
