@@ -1,0 +1,138 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { execa } from 'execa';
+import { attribute, type Attribution } from '../diffing/attribute.js';
+import { compare, type Comparison } from '../diffing/compare.js';
+import { diffLockfiles, parseLockfile, readLockfile, type LockfileChange } from '../diffing/lockfile/index.js';
+import { diffScans, scanDirectory, type ScanDiff } from '../diffing/scan/index.js';
+import type { BumpVerdict } from '../report/types.js';
+import type { Frame } from '../tracer/format.js';
+import type { CommandContext } from './args.js';
+import { CliError } from './errors.js';
+import type { BumpOptions } from './options.js';
+import { Progress } from './progress.js';
+import { findProject } from './project.js';
+import { recordRun } from './record.js';
+import { AGREE, DIVERGE, emitReport } from './report-output.js';
+import { prepareOutDir } from './traces.js';
+import { checkoutWorktree, installCommand, type Worktree } from './worktree.js';
+
+/**
+ * `detdrift bump --base REF -- CMD`: runs CMD with the same seed on the base's dependency tree (a
+ * worktree of REF with its own clean install, or a recorded `--base-trace`) and on head's, twice
+ * each, and tells whether the bump changed the seed's run and why: the first divergence, its
+ * cause, the lockfile change its stack runs through, and the clock and entropy sites the new
+ * versions added (scanned), with the ones head reached.
+ */
+export async function run(options: BumpOptions, { logger }: CommandContext): Promise<number> {
+  const project = findProject(options.cwd);
+  if (!project.lockfile) throw new CliError('ERR_LOCKFILE_MISSING', `no lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock) in ${project.root}`);
+  const lockfile = project.lockfile.file;
+  const progress = new Progress();
+  const work = mkdtempSync(join(tmpdir(), 'detdrift-bump-'));
+  const trees: Worktree[] = [];
+  try {
+    const install = options.install ?? installCommand(lockfile);
+    const tree = async (ref: string) => {
+      progress.phase(`checking out ${ref} and installing its dependencies (${install.join(' ')})`);
+      const worktree = await checkoutWorktree(project.root, ref, install);
+      trees.push(worktree);
+      return worktree.root;
+    };
+    const baseRoot = options.baseTrace ? null : await tree(options.base);
+    const headRoot = options.head ? await tree(options.head) : project.root;
+    const where = (root: string) => join(root, relative(project.root, options.cwd));
+
+    const recordAt = async (name: string, root: string, seed: string | null) => {
+      progress.update(`recording ${name}`);
+      const out = join(work, name);
+      prepareOutDir(out);
+      await recordRun({ out, mode: options.mode, seed, command: options.command, cwd: where(root) }, 'pipe', logger);
+      return out;
+    };
+    // Each seed: base and head twice. The report is about the first seed the bump changed.
+    let found: { seed: string | null; comparison: Comparison; verdict: BumpVerdict } | null = null;
+    for (const seed of options.seeds.length > 0 ? options.seeds : [null]) {
+      progress.phase(`seed ${seed ?? 'none'}: recording ${options.command.join(' ')} on base and head, twice each (${options.mode} mode)`);
+      const prefix = `seed-${seed ?? 'none'}`;
+      const base = baseRoot ? [await recordAt(`${prefix}-base-1`, baseRoot, seed), await recordAt(`${prefix}-base-2`, baseRoot, seed)] : [];
+      const head = [await recordAt(`${prefix}-head-1`, headRoot, seed), await recordAt(`${prefix}-head-2`, headRoot, seed)];
+      progress.clear();
+      const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true });
+      const verdict = bumpVerdict(comparison, base[1] ? compare(base[0]!, base[1]) : null, compare(head[0]!, head[1]!));
+      found = { seed, comparison, verdict };
+      if (verdict !== 'unchanged') break;
+    }
+    const { seed, comparison, verdict } = found!;
+
+    const changes = diffLockfiles(await baseLockfile(options, project.root, baseRoot, lockfile), readLockfile(join(headRoot, lockfile)));
+    const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, logger) : new Map<LockfileChange, ScanDiff>();
+    const attribution: Attribution = attribute(causeStack(comparison), changes, scans, comparison.diverging?.b ?? null);
+    const { status } = await emitReport(comparison, headRoot, options.json, { bump: { verdict, seed, attribution } });
+    return verdict === 'unchanged' && status === AGREE ? AGREE : DIVERGE;
+  } finally {
+    for (const worktree of trees) await worktree.remove();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Head against base, and each against itself: what the bump did to the seed's run. */
+function bumpVerdict(baseVsHead: Comparison, baseTwice: Comparison | null, headTwice: Comparison): BumpVerdict {
+  if (baseTwice?.verdict === 'diverge') return 'already-nondeterministic';
+  if (headTwice.verdict === 'diverge') return 'made-nondeterministic';
+  return baseVsHead.verdict === 'diverge' ? 'changed' : 'unchanged';
+}
+
+/** The stack of the call the comparison blames, as the run that made it recorded it. */
+function causeStack(comparison: Comparison): readonly Frame[] | null {
+  const focus = comparison.diverging;
+  const row = focus?.cause?.row;
+  if (!focus || !row) return null;
+  const trace = focus.cause!.side === 'a' ? focus.a : focus.b;
+  return trace?.sites.get(row.event.site)?.frames ?? null;
+}
+
+async function baseLockfile(options: BumpOptions, projectRoot: string, baseRoot: string | null, lockfile: string) {
+  if (baseRoot) return readLockfile(join(baseRoot, lockfile));
+  // --base-trace: the base lockfile still comes from the base ref.
+  const top = (await execa('git', ['rev-parse', '--show-toplevel'], { cwd: projectRoot })).stdout.trim();
+  const path = relative(top, join(projectRoot, lockfile)).split('\\').join('/');
+  const shown = await execa('git', ['show', `${options.base}:${path}`], { cwd: projectRoot, reject: false });
+  if (shown.exitCode !== 0) throw new CliError('ERR_LOCKFILE_MISSING', `${options.base} has no ${path}: ${String(shown.stderr).trim()}`);
+  return parseLockfile(String(shown.stdout), `${options.base}:${path}`, { manifest: readManifest(projectRoot) });
+}
+
+/** Scans each changed package at both versions where both are installed as the lockfile says. */
+function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headRoot: string, logger: CommandContext['logger']): Map<LockfileChange, ScanDiff> {
+  const scans = new Map<LockfileChange, ScanDiff>();
+  for (const change of changes) {
+    if (change.from === null || change.to === null) continue;
+    const before = installed(baseRoot, change, change.from);
+    const after = installed(headRoot, change, change.to);
+    if (!before || !after) {
+      logger.debug({ name: change.name, before, after }, 'a changed package is not installed at the version its lockfile names; not scanned');
+      continue;
+    }
+    scans.set(change, diffScans(scanDirectory(before), scanDirectory(after)));
+  }
+  return scans;
+}
+
+function installed(root: string, change: LockfileChange, version: string): string | null {
+  const candidates = [change.key.startsWith('node_modules/') ? join(root, change.key) : null, join(root, 'node_modules', change.name)];
+  for (const dir of candidates) {
+    if (dir && (readManifest(dir) as { version?: string } | null)?.version === version) return dir;
+  }
+  return null;
+}
+
+function readManifest(dir: string): unknown {
+  const file = join(dir, 'package.json');
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null; // an unreadable manifest only means the package is not matched
+  }
+}

@@ -1,0 +1,66 @@
+import type { Frame } from '../tracer/format.js';
+import type { LockfileChange } from './lockfile/index.js';
+import type { LoadedTrace } from './load.js';
+import type { ScanDiff, ScanSite } from './scan/index.js';
+
+/** What a bump changed, and which of its new clock and entropy sites a run reached. */
+export interface Attribution {
+  /** the change the cause's stack runs through, nearest the call first; null when none does */
+  readonly cause: LockfileChange | null;
+  readonly changes: readonly LockfileChange[];
+  /** sites each changed package's new version added (by the static scan), and whether head reached them */
+  readonly added: readonly AddedSite[];
+}
+
+export interface AddedSite extends ScanSite {
+  /** `name@version` of the new version */
+  readonly package: string;
+  /** the head run made a call at this exact place */
+  readonly reached: boolean;
+}
+
+/**
+ * Attributes a cause to a bump: the nearest frame of its stack (the call itself first, then its
+ * callers) inside a package whose version changed, matched by name and by the version that run
+ * had (`to` in head, `from` in base). A call in a package the bump did not change, reached through
+ * one it did, is attributed to the changed one: the bump is what made that call happen.
+ */
+export function attribute(
+  stack: readonly Frame[] | null,
+  changes: readonly LockfileChange[],
+  scans: ReadonlyMap<LockfileChange, ScanDiff>,
+  head: LoadedTrace | null,
+): Attribution {
+  const cause = stack ? nearestChange(stack, changes) : null;
+  const reached = head ? reachedSites(head) : new Set<string>();
+  const added: AddedSite[] = [];
+  for (const [change, diff] of scans) {
+    const pkg = `${change.name}@${change.to}`;
+    for (const site of diff.added) {
+      added.push({ ...site, package: pkg, reached: reached.has(`${pkg}/${site.file}:${site.line}:${site.column}`) });
+    }
+  }
+  return { cause, changes, added };
+}
+
+function nearestChange(stack: readonly Frame[], changes: readonly LockfileChange[]): LockfileChange | null {
+  for (const frame of stack) {
+    if (frame.package === null) continue;
+    const at = frame.package.lastIndexOf('@');
+    const name = frame.package.slice(0, at);
+    const version = frame.package.slice(at + 1);
+    const change = changes.find((candidate) => candidate.name === name && (candidate.to === version || candidate.from === version));
+    if (change) return change;
+  }
+  return null;
+}
+
+/** `name@version/file:line:column` of every call site the run took a stack at. */
+function reachedSites(trace: LoadedTrace): Set<string> {
+  const sites = new Set<string>();
+  for (const def of trace.sites.values()) {
+    const frame = def.frames[0];
+    if (frame?.package) sites.add(`${frame.file}:${frame.line}:${frame.column}`);
+  }
+  return sites;
+}

@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { test } from 'node:test';
+import { detdrift, reportOf } from './cli-fixtures.js';
+import { project } from './helpers.js';
+import { FILE_NAMES, lockfileText, manifest, nm, type FixtureFormat, type Tree } from './lockfile-fixtures.js';
+
+/**
+ * `detdrift bump` on real git repositories: a base and a head commit whose lockfiles (one story
+ * per lockfile format) and installed packages differ. Packages live in vendor/NAME-VERSION; the
+ * committed tree.json says what goes where in node_modules, and materialize.cjs installs it: the
+ * `--install` command of the worktree, and the head checkout's install.
+ */
+
+interface Side {
+  readonly tree: Tree;
+  /** `name@version` → index.js source */
+  readonly packages: Readonly<Record<string, string>>;
+}
+
+const MATERIALIZE = `'use strict';
+const fs = require('fs');
+const path = require('path');
+const { installs } = JSON.parse(fs.readFileSync('tree.json', 'utf8'));
+fs.rmSync('node_modules', { recursive: true, force: true });
+for (const [where, { name, version }] of Object.entries(installs)) {
+  fs.cpSync(path.join('vendor', name + '-' + version), where, { recursive: true });
+}
+`;
+
+function sideFiles(side: Side, format: FixtureFormat): Record<string, string | object> {
+  const files: Record<string, string | object> = {
+    'package.json': manifest(side.tree),
+    [FILE_NAMES[format]]: lockfileText(side.tree, format),
+    'tree.json': {
+      installs: Object.fromEntries(
+        Object.entries(side.tree.installs).map(([where, install]) => [where, { name: where.split('node_modules/').pop(), version: install.version }]),
+      ),
+    },
+  };
+  for (const [id, source] of Object.entries(side.packages)) {
+    const at = id.lastIndexOf('@');
+    const [name, version] = [id.slice(0, at), id.slice(at + 1)];
+    const install = Object.values(side.tree.installs).find((candidate) => candidate.version === version);
+    files[`vendor/${name}-${version}/package.json`] = { name, version, main: 'index.js', dependencies: install?.dependencies };
+    files[`vendor/${name}-${version}/index.js`] = source;
+  }
+  return files;
+}
+
+/** A repository whose HEAD~1 is `base` and HEAD is `head`, the head checkout installed. */
+function repository(format: FixtureFormat, app: string, base: Side, head: Side): string {
+  const dir = project({ 'app.js': app, 'materialize.cjs': MATERIALIZE, '.gitignore': 'node_modules\n', ...sideFiles(base, format) });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
+  git('init', '-q');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'root');
+  git('add', '-A');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'base');
+  const headDir = project(sideFiles(head, format));
+  execFileSync('cp', ['-R', `${headDir}/.`, dir]);
+  git('add', '-A');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'head');
+  execFileSync(process.execPath, ['materialize.cjs'], { cwd: dir });
+  return dir;
+}
+
+function bump(dir: string, ...extra: string[]) {
+  return detdrift(['bump', '--base', 'HEAD~1', '--seed', '7', '--install', `${process.execPath} materialize.cjs`, '--json', ...extra, '--', process.execPath, 'app.js'], dir);
+}
+
+/** The report as plain JSON: these tests read it field by field, as a CI script would. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (run: ReturnType<typeof detdrift>, status: number): any => reportOf(run, status);
+
+const direct = (name: string, version: string): Tree => ({ dependencies: { [name]: `^${version}` }, installs: { [nm(name)]: { version } } });
+
+test('npm v3: a patch that adds a Math.random made the seed nondeterministic, blamed on the new call', () => {
+  const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('dice', '1.0.0'), packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 4;\n};\n' } },
+    { tree: direct('dice', '1.0.1'), packages: { 'dice@1.0.1': 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n' } });
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'made-nondeterministic');
+  assert.deepEqual(report.bump.changes, [{ name: 'dice', from: '1.0.0', to: '1.0.1', kind: 'patch', direct: true, path: ['dice'] }]);
+  assert.equal(report.cause.api, 'Math.random');
+  assert.deepEqual([report.cause.site.file, report.cause.site.line, report.cause.firstPartySite.file], ['dice@1.0.1/index.js', 2, 'app.js']);
+  assert.deepEqual(report.cause.bump, { name: 'dice', from: '1.0.0', to: '1.0.1', kind: 'patch' });
+  assert.deepEqual(report.bump.addedSites.map((site: { api: string; file: string; line: number; reached: boolean }) => [site.api, site.file, site.line, site.reached]), [['Math.random', 'index.js', 2, true]]);
+});
+
+test('pnpm: a transitive bump two levels down is attributed to the leaf, with the path to it', () => {
+  const tree = (leaf: string): Tree => ({
+    dependencies: { 'app-dep': '^1.0.0' },
+    installs: {
+      [nm('app-dep')]: { version: '1.0.0', dependencies: { mid: '^1.0.0' } },
+      [nm('mid')]: { version: '1.0.0', dependencies: { leaf: '^1.0.0' } },
+      [nm('leaf')]: { version: leaf },
+    },
+  });
+  const common = { 'app-dep@1.0.0': "exports.run = () => require('mid').run();\n", 'mid@1.0.0': "exports.run = () => require('leaf').stamp();\n" };
+  const app = "console.log(require('app-dep').run());\n";
+  const dir = repository('pnpm', app,
+    { tree: tree('1.0.0'), packages: { ...common, 'leaf@1.0.0': "exports.stamp = () => 'stamp';\n" } },
+    { tree: tree('1.1.0'), packages: { ...common, 'leaf@1.1.0': "exports.stamp = () => 'stamp ' + Date.now();\n" } });
+  const report = json(bump(dir), 1);
+  assert.equal(report.cause.api, 'Date.now');
+  assert.equal(report.cause.site.file, 'leaf@1.1.0/index.js');
+  assert.deepEqual(report.cause.bump, { name: 'leaf', from: '1.0.0', to: '1.1.0', kind: 'minor' });
+  const change = report.bump.changes.find((candidate: { name: string }) => candidate.name === 'leaf');
+  assert.deepEqual([change.direct, change.path], [false, ['app-dep', 'mid', 'leaf']]);
+});
+
+test('yarn classic: a bump that moves from a stubbed Date.now to performance.now is found', () => {
+  const app = "Date.now = () => 1_700_000_000_000; // the harness pins its clock\nconsole.log(require('clock-id').id());\n";
+  const dir = repository('yarn-classic', app,
+    { tree: direct('clock-id', '1.4.0'), packages: { 'clock-id@1.4.0': "exports.id = () => 'id-' + Date.now();\n" } },
+    { tree: direct('clock-id', '2.0.0'), packages: { 'clock-id@2.0.0': "exports.id = () => 'id-' + Math.round(performance.now() * 1000);\n" } });
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'made-nondeterministic');
+  assert.equal(report.cause.api, 'performance.now');
+  assert.deepEqual(report.cause.bump, { name: 'clock-id', from: '1.4.0', to: '2.0.0', kind: 'major' });
+});
+
+test('yarn berry: a bump that changes nothing the seed runs is no alarm', () => {
+  const app = "console.log(require('quiet').answer());\n";
+  const dir = repository('yarn-berry', app,
+    { tree: direct('quiet', '1.0.0'), packages: { 'quiet@1.0.0': 'exports.answer = () => 42;\n' } },
+    { tree: direct('quiet', '1.0.1'), packages: { 'quiet@1.0.1': '// faster now\nexports.answer = () => 42;\n' } });
+  const report = json(bump(dir), 0);
+  assert.equal(report.verdict, 'agree');
+  assert.equal(report.bump.verdict, 'unchanged');
+  assert.deepEqual(report.bump.changes.map((change: { name: string; kind: string }) => [change.name, change.kind]), [['quiet', 'patch']]);
+  assert.equal(report.cause, null);
+});
+
+test('npm v2: a downgrade that removes a draw is a downgrade, and base was the nondeterministic one', () => {
+  const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
+  const dir = repository('npm-v2', app,
+    { tree: direct('dice', '1.1.0'), packages: { 'dice@1.1.0': 'exports.roll = function roll() {\n  return Math.random();\n};\n' } },
+    { tree: direct('dice', '1.0.0'), packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 0.5;\n};\n' } });
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'already-nondeterministic');
+  assert.equal(report.bump.changes[0].kind, 'downgrade');
+  assert.equal(report.cause.api, 'Math.random');
+  assert.equal(report.cause.run, 'a');
+  assert.equal(report.cause.site.file, 'dice@1.1.0/index.js');
+  assert.deepEqual(report.cause.bump, { name: 'dice', from: '1.1.0', to: '1.0.0', kind: 'downgrade' });
+});
+
+test('bad input: no lockfile, and a base ref that does not exist, exit 2 with their codes', () => {
+  const bare = project({ 'package.json': { name: 'x', version: '1.0.0' }, 'app.js': '' });
+  assert.match(detdrift(['bump', '--base', 'HEAD~1', '--', process.execPath, 'app.js'], bare).stderr, /ERR_LOCKFILE_MISSING/);
+  const dir = repository('npm-v3', 'console.log(1);\n', { tree: direct('q', '1.0.0'), packages: { 'q@1.0.0': '' } }, { tree: direct('q', '1.0.0'), packages: { 'q@1.0.0': '' } });
+  const run = detdrift(['bump', '--base', 'no-such-ref', '--', process.execPath, 'app.js'], dir);
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /ERR_GIT_REF: --base no-such-ref is not a commit/);
+});
