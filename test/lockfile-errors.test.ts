@@ -120,6 +120,8 @@ test('a 1 MB line is refused at its line, or read when it is valid', () => {
     const broken = [...lines.slice(0, at), format.startsWith('npm') ? `  "x": "${huge}` : huge, ...lines.slice(at)].join('\n');
     refused(parse(format, broken), 'ERR_LOCKFILE_PARSE', FILE_NAMES[format], at + 1);
   }
+  const duplicate = `lockfileVersion: '9.0'\nsnapshots:\n  ${huge}: {}\n  ${huge}: {}\n`;
+  assert.match(refused(() => parseLockfile(duplicate, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', 4).message, /duplicate key "x{40}…"$/);
   const pnpm = lockfileText(TREE, 'pnpm').replace('  leaf@1.0.0:\n    resolution', `  leaf@1.0.0:\n    deprecated: ${huge}\n    resolution`);
   assert.equal(parseLockfile(pnpm, 'pnpm-lock.yaml').packages.size, 3);
 });

@@ -82,6 +82,7 @@ for (const format of FORMATS) {
         assert.ok(error instanceof LockfileError, `mutation ${i}: ${error instanceof Error ? error.stack : String(error)}\n${text}`);
         assert.equal(error.file, name);
         assert.ok(error.line >= 1 && error.line <= text.split('\n').length + 1, `mutation ${i}: line ${error.line}: ${error.message}`);
+        assert.ok(error.message.length < 300, `mutation ${i}: a short message: ${error.message}`);
         outcomes.refused++;
         continue;
       }

@@ -162,7 +162,7 @@ test('yarn classic: several descriptors per entry, an alias, a file: dependency,
       'fsevents@2.3.3': [false, false, true, 'app-dep > fsevents'],
       'leaf@1.0.0': [false, false, false, 'app-dep > leaf'],
       'local-dep@0.1.0': [true, false, false, 'local-dep'],
-      'string-width-cjs@4.2.3': [false, false, false, 'app-dep > string-width-cjs'],
+      'string-width@4.2.3': [false, false, false, 'app-dep > string-width'],
     },
     importers: { '': ['@types/leaf', 'app-dep', 'local-dep'] },
   });

@@ -1,7 +1,7 @@
 /**
- * Where a parsed mapping or sequence (and each key of a mapping) was in the text. Kept on the
- * container under a symbol, invisible to Object.keys and JSON: a WeakMap holding hundreds of
- * thousands of containers costs seconds of garbage collection on a large lockfile.
+ * Where a parsed mapping or sequence (and each key of a mapping) was in the text, for errors
+ * about values found after parsing. Kept on the container itself under a symbol, invisible to
+ * Object.keys and JSON, so the positions live and die with the tree.
  */
 const WHERE = Symbol('detdrift.lockfile.where');
 

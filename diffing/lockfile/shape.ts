@@ -3,7 +3,7 @@
  * lockfile is refused at the line of the field. Lookups go through own properties only, so keys
  * like `__proto__` or `constructor` in untrusted input stay data.
  */
-import { refuse, type Position } from './errors.js';
+import { excerpt, refuse, type Position } from './errors.js';
 
 export type Fields = Readonly<Record<string, unknown>>;
 
@@ -25,7 +25,7 @@ export function own(container: Fields, key: string): unknown {
 export function fieldsAt(source: Source, container: Fields, key: string): Fields {
   const value = own(container, key);
   if (value === undefined || value === null) return {};
-  if (!isFields(value)) refuse(source.file, source.where(container, key), `${JSON.stringify(key)} must be a mapping`);
+  if (!isFields(value)) refuse(source.file, source.where(container, key), `${excerpt(key)} must be a mapping`);
   return value;
 }
 
@@ -33,7 +33,7 @@ export function fieldsAt(source: Source, container: Fields, key: string): Fields
 export function stringAt(source: Source, container: Fields, key: string): string | null {
   const value = own(container, key);
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') refuse(source.file, source.where(container, key), `${JSON.stringify(key)} must be a string`);
+  if (typeof value !== 'string') refuse(source.file, source.where(container, key), `${excerpt(key)} must be a string`);
   return value;
 }
 
@@ -43,7 +43,7 @@ export function stringsAt(source: Source, container: Fields, key: string): [stri
   const entries: [string, string][] = [];
   for (const name of Object.keys(map)) {
     const value = map[name];
-    if (typeof value !== 'string') refuse(source.file, source.where(map, name), `${JSON.stringify(key)}.${JSON.stringify(name)} must be a string`);
+    if (typeof value !== 'string') refuse(source.file, source.where(map, name), `${excerpt(key)}.${excerpt(name)} must be a string`);
     entries.push([name, value]);
   }
   return entries;

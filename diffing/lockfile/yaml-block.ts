@@ -1,4 +1,5 @@
 /** YAML block scalars: `|` keeps line breaks, `>` folds them; `-` strips the final ones, `+` keeps them all. */
+import { excerpt } from './errors.js';
 import type { Fail } from './yaml-inline.js';
 
 export interface BlockScalar {
@@ -15,7 +16,7 @@ export function scanBlockScalar(lines: readonly string[], line: number, start: n
   const header = withoutComment(lines[line]!.slice(start));
   // Anchored, with bounded groups: fails after a few characters on any input.
   const match = /^([|>])([+-]?)([1-9]?)$|^([|>])([1-9])([+-])$/.exec(header);
-  if (!match) return fail(start, `a block scalar header ${JSON.stringify(header.slice(0, 20))} is not valid`);
+  if (!match) return fail(start, `a block scalar header ${excerpt(header, 20)} is not valid`);
   const folded = (match[1] ?? match[4]) === '>';
   const chomp = match[2] ?? match[6] ?? '';
   const explicit = match[3] || match[5];

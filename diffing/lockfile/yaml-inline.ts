@@ -3,6 +3,7 @@
  * `[x, y]`). Every scanner moves forward only, so the work is linear in the line; a flow
  * collection must close on its own line (pnpm and yarn write them that way).
  */
+import { excerpt } from './errors.js';
 import type { YamlMap, YamlValue } from './yaml.js';
 
 /** Throws the coded error at a column of the current line. */
@@ -61,7 +62,7 @@ export function scanQuoted(text: string, pos: number, fail: Fail): Scanned<strin
     } else if (quote === '"' && c === '"') return { value, end: i + 1 };
     else if (quote === '"' && c === '\\') {
       const escaped = unescape(text, i + 1);
-      if (!escaped) fail(i, `an unknown escape ${JSON.stringify(text.slice(i, i + 2))}`);
+      if (!escaped) fail(i, `an unknown escape ${excerpt(text.slice(i, i + 2))}`);
       value += escaped.value;
       i = escaped.end - 1;
     } else value += c;
@@ -100,7 +101,7 @@ function scanFlow(text: string, pos: number, depth: number, fail: Fail): Scanned
     if (isMap) {
       const key = scanFlowNode(text, i, depth, fail);
       if (typeof key.value !== 'string') fail(i, 'a mapping key must be a scalar');
-      if (Object.hasOwn(map, key.value)) fail(i, `duplicate key ${JSON.stringify(key.value)}`);
+      if (Object.hasOwn(map, key.value)) fail(i, `duplicate key ${excerpt(key.value)}`);
       i = skipSpace(text, key.end);
       let value: YamlValue = null;
       if (text[i] === ':') {

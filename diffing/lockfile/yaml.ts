@@ -6,7 +6,7 @@
  * refused with a coded error, as are tabs in indentation, duplicate keys and nesting deeper than
  * MAX_DEPTH. Work is linear in the text; recursion is bounded by MAX_DEPTH.
  */
-import { refuse } from './errors.js';
+import { excerpt, refuse } from './errors.js';
 import { lineIn, markKey, markLine } from './lines.js';
 import { splitLines } from './text.js';
 import { countSpaces, scanBlockScalar } from './yaml-block.js';
@@ -64,7 +64,7 @@ class BlockParser {
       const fail = this.failer(line);
       if (isItem(text, column)) fail(column, 'a sequence item where a mapping key was expected');
       const key = scanKey(text, column, fail) ?? fail(column, "expected 'key: value'");
-      if (Object.hasOwn(map, key.value)) fail(column, `duplicate key ${JSON.stringify(key.value)}`);
+      if (Object.hasOwn(map, key.value)) fail(column, `duplicate key ${excerpt(key.value)}`);
       markKey(map, key.value, line + 1);
       map[key.value] = this.value(line, skipSpace(text, key.end), column, depth, true);
       if (this.next >= this.lines.length || this.indent(this.next) < column) return map;

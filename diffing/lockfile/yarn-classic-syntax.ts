@@ -3,7 +3,7 @@
  * of two spaces; `key value` lines; `key1, key2:` lines opening an object shared by every key;
  * strings quoted JSON-style or bare. One pass over the lines with an explicit stack, bounded depth.
  */
-import { refuse } from './errors.js';
+import { excerpt, refuse } from './errors.js';
 import { lineIn, markKey, markLine } from './lines.js';
 import { splitLines } from './text.js';
 import type { YamlDocument, YamlMap } from './yaml.js';
@@ -42,7 +42,7 @@ export function parseYarnClassic(text: string, file: string): YamlDocument {
     const target = stack[level]!;
     const set = (key: Token, value: YamlMap | string) => {
       if (key.kind !== 'string') return fail(key.at, 'expected a key');
-      if (Object.hasOwn(target, key.value)) fail(key.at, `duplicate key ${JSON.stringify(key.value)}`);
+      if (Object.hasOwn(target, key.value)) fail(key.at, `duplicate key ${excerpt(key.value)}`);
       target[key.value] = value;
       markKey(target, key.value, i + 1);
     };

@@ -50,7 +50,10 @@ export function readYarnClassic(text: string, file: string, manifest: unknown): 
 
   const packages: RawPackage[] = [];
   for (const [entry, names] of descriptors) {
-    const name = nameOf(names[0]!) ?? refuse(file, source.where(root, names[0]), `the key ${excerpt(names[0]!)} is not name@range`);
+    const alias = nameOf(names[0]!) ?? refuse(file, source.where(root, names[0]), `the key ${excerpt(names[0]!)} is not name@range`);
+    // An alias (`string-width-cjs@npm:string-width@^4.2.0`) is the package it names.
+    const range = names[0]!.slice(alias.length + 1);
+    const name = (range.startsWith('npm:') ? nameOf(range.slice(4)) : null) ?? alias;
     const version = stringAt(source, entry, 'version') ?? refuse(file, source.where(entry), `the entry ${excerpt(names[0]!)} has no version`);
     packages.push({ key: names.join(', '), name, version, edges: edges(entry) });
   }
