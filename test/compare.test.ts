@@ -117,3 +117,12 @@ test('a branch on Math.random: the draw is blamed at its line, not the clock rea
   assert.equal(report.cause?.site?.line, 2);
   assert.equal(report.cause?.source?.lines.find(([line]) => line === 2)?.[1], 'const coin = Math.random() < 0.5;');
 });
+
+test('a trace cannot make a report print files outside the project (absolute or ../ frame paths)', () => {
+  const report = pair(
+    [{ api: 'mathRandom', at: '/etc/hostname:1', value: 0.1 }, { api: 'stdout', at: '../../etc/passwd:1', value: 'a' }],
+    [{ api: 'mathRandom', at: '/etc/hostname:1', value: 0.9 }, { api: 'stdout', at: '../../etc/passwd:1', value: 'b' }],
+  );
+  assert.equal(report.cause?.site?.file, '/etc/hostname');
+  assert.equal(report.cause?.source, null, 'no code frame read from outside the project');
+});
