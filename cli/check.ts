@@ -8,8 +8,9 @@ import type { CheckOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
-import { emitReport } from './report-output.js';
+import { emitReport, fencingCommands } from './report-output.js';
 import { prepareOutDir } from './traces.js';
+import { runPerturbed } from './perturb.js';
 
 /**
  * `detdrift check --seed N -- CMD`: runs CMD `--runs` times with the same seed, compares each
@@ -18,37 +19,61 @@ import { prepareOutDir } from './traces.js';
  * confirming they hold raw crypto values, which can be secrets.
  */
 export async function run(options: CheckOptions, { logger }: CommandContext): Promise<number> {
+  for (const warning of options.configWarnings) logger.warn(warning);
+  // `--perturb`: one plain run and one per perturbation instead of `--runs` plain runs (cli/perturb.ts).
+  if (options.perturb) return runPerturbed(options, options.perturb, { logger });
   const base = options.out ?? mkdtempSync(join(tmpdir(), 'detdrift-check-'));
   const kept = options.out !== null || options.keep;
   const progress = new Progress();
   try {
-    progress.phase(`recording ${options.runs} runs of ${options.command.join(' ')} (${options.mode} mode, seed ${options.seed ?? 'none'})`);
-    const hold: Record<string, string> = options.confirm ? { DETDRIFT_HOLD: 'bytes' } : {};
-    const dirs: string[] = [];
-    for (let index = 1; index <= options.runs; index++) {
-      progress.update(`run ${index} of ${options.runs}`);
-      const out = join(base, `run-${index}`);
-      prepareOutDir(out);
-      const result = await recordRun({ ...options, out }, 'pipe', logger, hold);
-      if (result.status !== 0) logger.warn({ run: index, status: result.status, stderr: result.stderr.slice(-2000) }, 'the command exited with a non-zero status');
-      dirs.push(out);
+    // The config's seeds are checked in turn: the report is about the first that diverges, or the last.
+    let checked: Checked | null = null;
+    for (const seed of options.seeds) {
+      const dir = options.seeds.length === 1 ? base : join(base, `seed-${seed ?? 'none'}`);
+      checked = await recordAndCompare({ ...options, seed }, dir, progress, logger);
+      if (checked.comparison.verdict === 'diverge') break;
     }
-    progress.clear();
-    let comparison: Comparison | null = null;
-    for (const later of dirs.slice(1)) {
-      comparison = compare(dirs[0]!, later);
-      if (comparison.verdict === 'diverge') break;
-    }
+    const { seeded, dirs, comparison } = checked!;
     const confirmation = options.confirm
-      ? await confirmByReplay({ traceA: dirs[0]!, comparison: comparison!, command: options.command, cwd: options.cwd, seed: options.seed, progress, logger })
+      ? await confirmByReplay({ traceA: dirs[0]!, comparison, command: options.command, cwd: options.cwd, seed: seeded.seed, progress, logger })
       : null;
-    const replay = kept ? replayCommand(dirs[0]!, options.command) : rerunCommand(options);
-    const { status } = await emitReport(comparison!, findProject(options.cwd).root, options.json, { confirmation, replay });
+    const replay = kept ? replayCommand(dirs[0]!, options.command) : rerunCommand(seeded);
+    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, { confirmation, replay, reports: options.reports });
     if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
     return status;
   } finally {
     if (!kept) rmSync(base, { recursive: true, force: true });
   }
+}
+
+interface Checked {
+  /** the options with the seed these runs had */
+  readonly seeded: CheckOptions;
+  readonly dirs: readonly string[];
+  readonly comparison: Comparison;
+}
+
+/** Records `--runs` runs of one seed into `base` (`run-1`, `run-2`, ...) and compares each later one with the first. */
+async function recordAndCompare(options: CheckOptions, base: string, progress: Progress, logger: CommandContext['logger']): Promise<Checked> {
+  progress.phase(`recording ${options.runs} runs of ${options.command.join(' ')} (${options.mode} mode, seed ${options.seed ?? 'none'})`);
+  const hold: Record<string, string> = options.confirm ? { DETDRIFT_HOLD: 'bytes' } : {};
+  const dirs: string[] = [];
+  for (let index = 1; index <= options.runs; index++) {
+    progress.update(`run ${index} of ${options.runs}`);
+    const out = join(base, `run-${index}`);
+    prepareOutDir(out);
+    const result = await recordRun({ ...options, out }, 'pipe', logger, hold);
+    // The program's own stderr, relayed: fenced so that it cannot issue workflow commands.
+    if (result.status !== 0) fencingCommands(() => logger.warn({ run: index, status: result.status, stderr: result.stderr.slice(-2000) }, 'the command exited with a non-zero status'));
+    dirs.push(out);
+  }
+  progress.clear();
+  let comparison: Comparison | null = null;
+  for (const later of dirs.slice(1)) {
+    comparison = compare(dirs[0]!, later, { ignore: options.ignore });
+    if (comparison.verdict === 'diverge') break;
+  }
+  return { seeded: options, dirs, comparison: comparison! };
 }
 
 /** The traces are gone after this check: the command that records them again and keeps them. */

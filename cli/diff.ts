@@ -8,6 +8,7 @@ import type { DiffOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { emitReport } from './report-output.js';
+import { listTraceFiles } from './traces.js';
 
 /**
  * `detdrift diff A B`: where two recorded runs part, and the call that made them. When run A's
@@ -16,9 +17,13 @@ import { emitReport } from './report-output.js';
  */
 export async function run(options: DiffOptions, { logger }: CommandContext): Promise<number> {
   for (const path of [options.a, options.b]) {
-    if (!existsSync(path)) throw new CliError('ERR_NO_TRACES', `no trace at ${path}`);
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (!stats) throw new CliError('ERR_NO_TRACES', `no trace at ${path}`);
+    // Two empty directories would otherwise "agree": there is nothing to compare.
+    if (stats.isDirectory() && listTraceFiles(path).length === 0) throw new CliError('ERR_NO_TRACES', `${path} holds no trace file (*.ddtrace)`);
   }
-  const comparison = compare(options.a, options.b);
+  for (const warning of options.configWarnings) logger.warn(warning);
+  const comparison = compare(options.a, options.b, { ignore: options.ignore });
   logger.debug({ processes: comparison.processes.length, verdict: comparison.verdict }, 'compared');
   const root = findProject(options.cwd).root;
   const traceA = statSync(options.a).isFile() ? dirname(options.a) : options.a;
@@ -29,7 +34,7 @@ export async function run(options: DiffOptions, { logger }: CommandContext): Pro
       ? await confirmByReplay({ traceA, comparison, command, cwd: root, seed: header!.seed, progress: new Progress(), logger })
       : null;
   const replay = command ? replayCommand(traceA, command) : null;
-  return (await emitReport(comparison, root, options.json, { confirmation, replay })).status;
+  return (await emitReport(comparison, root, options.json, { confirmation, replay, reports: options.reports })).status;
 }
 
 /** A trace's command, runnable from the project root: `node` and a script that exists there. */

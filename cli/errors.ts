@@ -1,3 +1,4 @@
+import { LockfileError } from '../diffing/lockfile/index.js';
 import { TraceError } from '../tracer/errors.js';
 
 /** The tool's exit statuses (DESIGN.md, The report). `record` instead passes its command's status through. */
@@ -28,6 +29,20 @@ const STATUS = Object.freeze({
   ERR_NO_TRACES: ExitStatus.usage,
   /** the traced command could not be started (not found, not executable) */
   ERR_COMMAND_START: ExitStatus.usage,
+  /** `scan` got a path that is not a readable directory */
+  ERR_SCAN_DIR: ExitStatus.usage,
+  /** `report` got a file that is not a detdrift report (unreadable, not JSON, another schema), or a report file cannot be written */
+  ERR_REPORT_FILE: ExitStatus.usage,
+  /** `bump`: the project has no lockfile, or the base ref has none */
+  ERR_LOCKFILE_MISSING: ExitStatus.usage,
+  /** `bump`: a git command failed (not a repository, a worktree could not be made) */
+  ERR_GIT: ExitStatus.usage,
+  /** `bump`: --base or --head is not a commit of the repository, or has no package.json there */
+  ERR_GIT_REF: ExitStatus.usage,
+  /** `bump`: installing a worktree's dependencies failed */
+  ERR_INSTALL: ExitStatus.usage,
+  /** the project's detdrift.config.json (or package.json `detdrift` field) has a problem: each is named with its file and path */
+  ERR_CONFIG: ExitStatus.usage,
   /** anything unexpected: a bug in detdrift */
   ERR_INTERNAL: ExitStatus.failure,
 });
@@ -62,7 +77,7 @@ export function reportError(error: unknown): Reported {
     const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage." : '';
     return { status: error.status, text: `detdrift: ${error.code}: ${error.message}${hint}\n` };
   }
-  if (error instanceof TraceError) {
+  if (error instanceof TraceError || error instanceof LockfileError) {
     return { status: ExitStatus.usage, text: `detdrift: ${error.code}: ${error.message}\n` };
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

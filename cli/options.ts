@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import type { Mode } from '../tracer/format.js';
-import { DEFAULTS, LOG_LEVELS, MODES, RECORDABLE_MODES, type LogLevel } from './defaults.js';
+import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_LEVELS, MODES, RECORDABLE_MODES, REPORT_FORMATS, type LogLevel, type ReportFormat } from './defaults.js';
+import { CONFIG_FILE, projectConfig } from './config.js';
+import type { IgnoreRules, ProjectConfig } from './config-schema.js';
 import { CliError } from './errors.js';
+import { DEFAULT_DIMENSIONS, parsePerturbations, type Perturbation } from '../instrument/perturb-dimensions.js';
 
 /** What `args.ts` hands over: the raw `util.parseArgs` values, positionals and the command after `--`. */
 export interface RawInvocation {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, string | boolean | ReadonlyArray<string | boolean> | undefined>>;
   readonly positionals: readonly string[];
   /** everything after `--`, or null when there was no `--` */
   readonly command: readonly string[] | null;
@@ -32,6 +35,23 @@ export interface ShowOptions extends CommonOptions {
   readonly json: boolean;
 }
 
+/** One `--report FORMAT[=FILE]` of check and diff: a form of the report written besides the command's own. */
+export interface ReportTarget {
+  readonly format: ReportFormat;
+  /** absolute: the file it goes to; null for github without a file, which goes to stdout after the report (stderr under --json) */
+  readonly file: string | null;
+  /** add to the file instead of replacing it: the job summary, `$GITHUB_STEP_SUMMARY` */
+  readonly append: boolean;
+}
+
+export interface ReportOptions extends CommonOptions {
+  /** absolute: a report written by `--json` or `--report json`; null: read it from stdin (`-`) */
+  readonly input: string | null;
+  readonly format: ReportFormat;
+  /** absolute: where the rendering goes; null: stdout */
+  readonly out: string | null;
+}
+
 export interface DiffOptions extends CommonOptions {
   /** absolute: two trace files, or two directories compared process by process */
   readonly a: string;
@@ -39,6 +59,11 @@ export interface DiffOptions extends CommonOptions {
   readonly json: boolean;
   /** confirm the cause by replay when run A's command can be re-run here */
   readonly confirm: boolean;
+  /** `--report`: the other forms to write, in the order given */
+  readonly reports: readonly ReportTarget[];
+  /** the config's `ignore`: calls left out of the comparison */
+  readonly ignore: IgnoreRules;
+  readonly configWarnings: readonly string[];
 }
 
 export interface ReplayOptions extends CommonOptions {
@@ -51,9 +76,17 @@ export interface ReplayOptions extends CommonOptions {
 }
 
 export interface CheckOptions extends CommonOptions {
+  /** after `--`, else the config's `command` */
   readonly command: readonly string[];
   readonly mode: Mode;
+  /** the first of `seeds` */
   readonly seed: string | null;
+  /** `--seed`, else the config's `seeds`, else no seed: each is checked in turn until one diverges */
+  readonly seeds: readonly (string | null)[];
+  /** the config's `ignore`: calls left out of the comparison */
+  readonly ignore: IgnoreRules;
+  /** the config's warnings (unknown keys), logged when the command runs */
+  readonly configWarnings: readonly string[];
   /** at least 2: each later run is compared with the first */
   readonly runs: number;
   /** absolute: where the runs' traces go (`run-1`, `run-2`, ...) and stay; null: a temporary directory */
@@ -63,21 +96,67 @@ export interface CheckOptions extends CommonOptions {
   readonly json: boolean;
   /** confirm the cause by replay bisection (`--no-confirm` skips it) */
   readonly confirm: boolean;
+  /** `--report`: the other forms to write, in the order given */
+  readonly reports: readonly ReportTarget[];
+  /**
+   * `--perturb [DIM,...]`: run the seed once plain (control mode) and once per perturbation (perturb
+   * mode), instead of `--runs` plain runs; `all` or a bare `--perturb` tries every dimension. Null
+   * without the option.
+   */
+  readonly perturb: readonly Perturbation[] | null;
+}
+
+export interface MatrixOptions extends CommonOptions {
+  /** absolute: a directory with one trace directory per platform, Node and seed (`linux-20-seed42`) */
+  readonly dir: string;
+  /** the run the others are compared with (its platform and Node, for each seed); null: the first Linux run */
+  readonly reference: string | null;
+  readonly json: boolean;
+  /** absolute: a file to append the Markdown table to (`$GITHUB_STEP_SUMMARY`); null: none */
+  readonly summary: string | null;
+}
+
+export interface BumpOptions extends CommonOptions {
+  /** the base ref (a commit of the project's repository) */
+  readonly base: string;
+  /** the head ref; null: the working tree as it is, already installed */
+  readonly head: string | null;
+  /** absolute: base traces recorded elsewhere (a main-branch artifact); then base is not run here */
+  readonly baseTrace: string | null;
+  /** the seeds to try, in order; the report is about the first whose run the bump changed */
+  readonly seeds: readonly string[];
+  readonly mode: Mode;
+  /** the install command for a worktree; null: by lockfile (npm ci, pnpm install, yarn install) */
+  readonly install: readonly string[] | null;
+  readonly command: readonly string[];
+  readonly json: boolean;
 }
 
 export interface DemoOptions extends CommonOptions {
   readonly json: boolean;
 }
 
+export interface ScanOptions extends CommonOptions {
+  /** absolute: the package directory (`node_modules/pkg` works; links are followed); with `--diff`, the new version B */
+  readonly dir: string;
+  /** absolute: with `--diff`, the old version A that `dir` is compared with; null for a plain scan */
+  readonly base: string | null;
+  readonly json: boolean;
+}
+
 export function normalizeDiff(raw: RawInvocation, cwd: string): DiffOptions {
   if (raw.command !== null) throw usage('diff takes no command after "--"');
   if (raw.positionals.length !== 2) throw usage(`diff needs two traces (files or directories) A and B, got ${raw.positionals.length}`);
+  const configured = fromConfig(cwd);
   return Object.freeze({
     ...common(raw, cwd),
     a: resolve(cwd, raw.positionals[0]!),
     b: resolve(cwd, raw.positionals[1]!),
     json: raw.values.json === true,
     confirm: raw.values['no-confirm'] === true ? false : DEFAULTS.confirm,
+    reports: validateReports(raw.values.report, cwd),
+    ignore: configured.ignore,
+    configWarnings: configured.configWarnings,
   });
 }
 
@@ -96,20 +175,76 @@ export function normalizeReplay(raw: RawInvocation, cwd: string): ReplayOptions 
 
 export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
   if (raw.positionals.length > 0) throw usage(`check takes no arguments before "--", got ${JSON.stringify(raw.positionals)}`);
-  if (raw.command === null || raw.command.length === 0) {
-    throw usage('check needs the command to run after "--", e.g. detdrift check --seed 42 -- node test/sim.js');
+  const { config, ...configured } = fromConfig(cwd);
+  const command = raw.command !== null && raw.command.length > 0 ? raw.command : config.command;
+  if (command === null) {
+    throw usage(`check needs the command to run after "--", e.g. detdrift check --seed 42 -- node test/sim.js (or "command" in ${CONFIG_FILE})`);
   }
+  // --seed wins; else the config's seeds, each checked in turn; else no seed.
+  const seeds = raw.values.seed !== undefined ? [validateSeed(raw.values.seed)] : (config.seeds ?? [DEFAULTS.seed]);
   const out = raw.values.out;
   return Object.freeze({
     ...common(raw, cwd),
-    command: Object.freeze([...raw.command]),
+    ...configured,
+    command: Object.freeze([...command]),
     mode: validateMode(raw.values.mode),
-    seed: validateSeed(raw.values.seed),
+    seed: seeds[0]!,
+    seeds: Object.freeze(seeds),
     runs: validateRuns(raw.values.runs),
     out: typeof out === 'string' && out !== '' ? resolve(cwd, out) : null,
     keep: raw.values.keep === true,
     json: raw.values.json === true,
     confirm: raw.values['no-confirm'] === true ? false : DEFAULTS.confirm,
+    reports: validateReports(raw.values.report, cwd),
+    perturb: validatePerturb(raw.values.perturb),
+  });
+}
+
+export function normalizeMatrix(raw: RawInvocation, cwd: string): MatrixOptions {
+  if (raw.command !== null) throw usage('matrix takes no command after "--"');
+  if (raw.positionals.length !== 1) throw usage(`matrix needs one DIR holding a trace directory per run, got ${raw.positionals.length}`);
+  const { reference, summary } = raw.values;
+  return Object.freeze({
+    ...common(raw, cwd),
+    dir: resolve(cwd, raw.positionals[0]!),
+    reference: typeof reference === 'string' && reference !== '' ? reference : null,
+    json: raw.values.json === true,
+    summary: typeof summary === 'string' && summary !== '' ? resolve(cwd, summary) : null,
+  });
+}
+
+export function normalizeReport(raw: RawInvocation, cwd: string): ReportOptions {
+  if (raw.command !== null) throw usage('report takes no command after "--"');
+  if (raw.positionals.length !== 1) throw usage(`report needs one REPORT.json (written by --json), or - for stdin, got ${raw.positionals.length}`);
+  const input = raw.positionals[0]!;
+  const out = raw.values.out;
+  return Object.freeze({
+    ...common(raw, cwd),
+    input: input === '-' ? null : resolve(cwd, input),
+    format: validateFormat(raw.values.format),
+    out: typeof out === 'string' && out !== '' ? resolve(cwd, out) : null,
+  });
+}
+
+export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
+  if (raw.positionals.length > 0) throw usage(`bump takes no arguments before "--", got ${JSON.stringify(raw.positionals)}`);
+  if (raw.command === null || raw.command.length === 0) throw usage('bump needs the command to run after "--", e.g. detdrift bump --base origin/main -- node test/sim.js');
+  const base = raw.values.base;
+  if (typeof base !== 'string' || base === '') throw usage('bump needs --base REF: the commit whose dependency tree is the base');
+  const head = raw.values.head;
+  const baseTrace = raw.values['base-trace'];
+  const install = raw.values.install;
+  const seeds = raw.values.seed === undefined ? [] : ([] as unknown[]).concat(raw.values.seed);
+  return Object.freeze({
+    ...common(raw, cwd),
+    base,
+    head: typeof head === 'string' && head !== '' ? head : null,
+    baseTrace: typeof baseTrace === 'string' && baseTrace !== '' ? resolve(cwd, baseTrace) : null,
+    seeds: Object.freeze(seeds.map(validateSeed).filter((seed): seed is string => seed !== null)),
+    mode: validateMode(raw.values.mode),
+    install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
+    command: Object.freeze([...raw.command]),
+    json: raw.values.json === true,
   });
 }
 
@@ -148,6 +283,32 @@ export function normalizeShow(raw: RawInvocation, cwd: string): ShowOptions {
   });
 }
 
+export function normalizeScan(raw: RawInvocation, cwd: string): ScanOptions {
+  if (raw.command !== null) throw usage('scan takes no command after "--"');
+  const diff = raw.values.diff === true;
+  const wanted = diff ? 2 : 1;
+  if (raw.positionals.length !== wanted) {
+    throw usage(
+      diff
+        ? `scan --diff needs two package directories, the old version A and the new B, got ${raw.positionals.length}`
+        : `scan needs one package directory, got ${raw.positionals.length}; to compare two versions: scan --diff A B`,
+    );
+  }
+  const [first, second] = raw.positionals.map((path) => resolve(cwd, path));
+  return Object.freeze({
+    ...common(raw, cwd),
+    dir: diff ? second! : first!,
+    base: diff ? first! : null,
+    json: raw.values.json === true ? true : DEFAULTS.json,
+  });
+}
+
+/** The project config's share of a comparing command's options (cli/config.ts); a bad config is ERR_CONFIG. */
+function fromConfig(cwd: string): { config: ProjectConfig; ignore: IgnoreRules; configWarnings: readonly string[] } {
+  const { config, warnings } = projectConfig(cwd);
+  return { config, ignore: config.ignore, configWarnings: warnings };
+}
+
 function common(raw: RawInvocation, cwd: string): CommonOptions {
   return { logLevel: validateLogLevel(raw.values['log-level']), cwd };
 }
@@ -160,7 +321,9 @@ function validateMode(value: unknown): Mode {
   const planned =
     value === 'replay'
       ? '; replay runs through "detdrift replay TRACE -- CMD"'
-      : MODES.includes(value as Mode) ? `; ${JSON.stringify(value)} is planned but not available in this version` : '';
+      : value === 'perturb'
+        ? '; perturb runs through "detdrift check --perturb [DIM,...] -- CMD"'
+        : MODES.includes(value as Mode) ? `; ${JSON.stringify(value)} is planned but not available in this version` : '';
   throw new CliError('ERR_OPTION_VALUE', `--mode got ${JSON.stringify(value)}; allowed: ${RECORDABLE_MODES.join(', ')}${planned}`);
 }
 
@@ -170,11 +333,54 @@ function validateSeed(value: unknown): string | null {
   throw new CliError('ERR_OPTION_VALUE', `--seed got ${JSON.stringify(value)}; allowed: a non-negative integer, decimal (42) or hexadecimal (0x2a)`);
 }
 
+/** `--perturb`: `all` (also what a bare `--perturb` gives) or a comma-separated list of dimensions. */
+function validatePerturb(value: unknown): Perturbation[] | null {
+  if (value === undefined) return null;
+  const text = String(value).trim();
+  try {
+    return parsePerturbations(text === 'all' ? DEFAULT_DIMENSIONS.join(',') : text);
+  } catch (error) {
+    throw new CliError('ERR_OPTION_VALUE', `--perturb got ${JSON.stringify(value)}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 function validateRuns(value: unknown): number {
   if (value === undefined) return DEFAULTS.runs;
   const runs = Number(value);
   if (typeof value === 'string' && /^\d+$/.test(value) && runs >= 2 && runs <= 100) return runs;
   throw new CliError('ERR_OPTION_VALUE', `--runs got ${JSON.stringify(value)}; allowed: a whole number from 2 to 100`);
+}
+
+function validateFormat(value: unknown): ReportFormat {
+  if (value === undefined) return DEFAULTS.reportFormat;
+  if (REPORT_FORMATS.includes(value as ReportFormat)) return value as ReportFormat;
+  throw new CliError('ERR_OPTION_VALUE', `--format got ${JSON.stringify(value)}; allowed: ${REPORT_FORMATS.join(', ')}`);
+}
+
+/**
+ * `--report FORMAT[=FILE]`, repeatable and comma-separated. Without a file: github goes to stdout,
+ * summary is appended to $GITHUB_STEP_SUMMARY (an error outside GitHub Actions, where it is not
+ * set), and sarif, comment and json go to their default files in the working directory.
+ */
+function validateReports(value: unknown, cwd: string, env: NodeJS.ProcessEnv = process.env): ReportTarget[] {
+  if (value === undefined) return [];
+  const specs = (Array.isArray(value) ? value : [value]).flatMap((entry) => String(entry).split(','));
+  const allowed = `allowed: ${EXTRA_REPORT_FORMATS.join(', ')}, each optionally =FILE`;
+  return specs.map((spec) => {
+    const at = spec.indexOf('=');
+    const format = (at < 0 ? spec : spec.slice(0, at)).trim() as ReportFormat;
+    const file = at < 0 ? null : spec.slice(at + 1);
+    if (!EXTRA_REPORT_FORMATS.includes(format)) throw new CliError('ERR_OPTION_VALUE', `--report got ${JSON.stringify(spec)}; ${allowed}`);
+    if (file === '') throw new CliError('ERR_OPTION_VALUE', `--report got ${JSON.stringify(spec)}: the file after "=" is empty; ${allowed}`);
+    if (file !== null) return Object.freeze({ format, file: resolve(cwd, file), append: false });
+    if (format === 'github') return Object.freeze({ format, file: null, append: false });
+    if (format === 'summary') {
+      const summary = env.GITHUB_STEP_SUMMARY;
+      if (!summary) throw new CliError('ERR_OPTION_VALUE', `--report got "summary", but $GITHUB_STEP_SUMMARY is not set (it is inside GitHub Actions); allowed here: summary=FILE`);
+      return Object.freeze({ format, file: resolve(cwd, summary), append: true });
+    }
+    return Object.freeze({ format, file: resolve(cwd, DEFAULTS.reportFiles[format as keyof typeof DEFAULTS.reportFiles]), append: false });
+  });
 }
 
 function validateLogLevel(value: unknown): LogLevel {

@@ -17,7 +17,8 @@ export function findProject(cwd: string): Project {
   return { root, lockfile: digestLockfile(root) };
 }
 
-function findRoot(cwd: string): string {
+/** The nearest directory holding a package.json, from `cwd` up; `cwd` when there is none. */
+export function findRoot(cwd: string): string {
   for (let dir = cwd; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     if (dirname(dir) === dir) return cwd;

@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirectory } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { CliError } from './errors.js';
@@ -29,7 +30,7 @@ export function prepareOutDir(dir: string): void {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return void mkdirSync(dir, { recursive: true });
+    if (code === 'ENOENT') return createOutDir(dir);
     if (code === 'ENOTDIR') throw new CliError('ERR_OUT_DIR', `--out ${dir} exists and is not a directory`);
     throw new CliError('ERR_OUT_DIR', `--out ${dir} cannot be read: ${(error as Error).message}`, { cause: error });
   }
@@ -44,4 +45,13 @@ export function prepareOutDir(dir: string): void {
   }
   // Dirents describe links themselves, so a symlink named *.ddtrace was refused above, not followed.
   for (const entry of entries) rmSync(join(dir, entry.name));
+}
+
+/** A new trace directory, owner only: traces can hold secrets (replay keeps raw crypto bytes). */
+function createOutDir(dir: string): void {
+  try {
+    makeDirectory(dir);
+  } catch (error) {
+    throw new CliError('ERR_OUT_DIR', `--out ${dir} cannot be created: ${(error as Error).message}`, { cause: error });
+  }
 }

@@ -1,6 +1,6 @@
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { Controller, VIRTUAL_EPOCH_MS } from './control.js';
+import { Controller } from './control.js';
 import { family, wrap, type Native } from './patch.js';
 import { real } from './real.js';
 import { CONTROLLED, REPLAYED, numberSource, recordProgramStub, type Recorder } from './recorder.js';
@@ -15,8 +15,13 @@ import { CONTROLLED, REPLAYED, numberSource, recordProgramStub, type Recorder } 
 export const install = family<Recorder>('clock', (patcher, recorder) => {
   const clock = recorder.controller;
   const RealDate = real.Date;
+  // Perturb mode (clock dimension) shows the virtual clock as another machine's: shifted or coarser.
+  // Those values stand for a real clock's, so they are recorded as uncontrolled, as a real clock's are.
+  const perturber = recorder.perturber?.clock ? recorder.perturber : null;
+  const wallMs = (ns: number) => (perturber ? perturber.wall(Controller.wallMs(ns)) : Controller.wallMs(ns));
+  const monoNs = (ns: number) => (perturber ? perturber.monotonic(ns) : ns);
   // One Proxy serves as constructor and function; subclasses reach `construct` with their newTarget.
-  const flags = clock ? CONTROLLED : 0;
+  const flags = clock && !perturber ? CONTROLLED : 0;
   const DateWrapper: DateConstructor = wrap(RealDate, {
     apply(target, thisArg, args) {
       const site = recorder.site(Api.dateCall);
@@ -24,7 +29,7 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
       const value = typeof fed === 'string'
         ? fed
         : clock
-          ? (real.apply(real.dateToString, new RealDate(Controller.wallMs(clock.tick())), []) as string)
+          ? (real.apply(real.dateToString, new RealDate(wallMs(clock.tick())), []) as string)
           : (real.apply(target, thisArg, args) as string);
       recorder.string(Api.dateCall, site, value, typeof fed === 'string' ? REPLAYED : flags);
       return value;
@@ -34,28 +39,28 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
       if (args.length > 0) return real.construct(target, args, subclass) as Date; // a given date reads no clock
       const site = recorder.site(Api.dateConstruct);
       const fed = recorder.replay(Api.dateConstruct, site);
-      const time = typeof fed === 'number' ? fed : clock ? Controller.wallMs(clock.tick()) : null;
+      const time = typeof fed === 'number' ? fed : clock ? wallMs(clock.tick()) : null;
       const date = real.construct(target, time === null ? [] : [time], subclass) as Date;
       const value = time ?? (real.apply(real.dateGetTime, date, []) as number);
       recorder.number(Api.dateConstruct, Tag.f64 | (typeof fed === 'number' ? REPLAYED : flags), site, value);
       return date;
     },
   });
-  const now = wrap(RealDate.now, numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => Controller.wallMs(clock.tick()) : undefined));
+  const now = wrap(RealDate.now, numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags));
   patcher.follow(RealDate, 'now', now, recordProgramStub(recorder, Api.dateNow, Tag.f64));
   patcher.value(globalThis, 'Date', DateWrapper);
   patcher.value(RealDate.prototype, 'constructor', DateWrapper);
 
   const performancePrototype = Object.getPrototypeOf(performance) as object;
-  patcher.method(performancePrototype, 'now', numberSource(recorder, Api.performanceNow, Tag.f64, clock ? () => clock.tick() / 1e6 : undefined));
-  patcher.getter(performancePrototype, 'timeOrigin', numberSource(recorder, Api.performanceTimeOrigin, Tag.f64, clock ? () => VIRTUAL_EPOCH_MS : undefined));
-  patcher.method(process, 'uptime', numberSource(recorder, Api.uptime, Tag.f64, clock ? () => clock.tick() / 1e9 : undefined));
+  patcher.method(performancePrototype, 'now', numberSource(recorder, Api.performanceNow, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e6 : undefined, flags));
+  patcher.getter(performancePrototype, 'timeOrigin', numberSource(recorder, Api.performanceTimeOrigin, Tag.f64, clock ? () => wallMs(0) : undefined, flags));
+  patcher.method(process, 'uptime', numberSource(recorder, Api.uptime, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e9 : undefined, flags));
 
   patcher.method(real.hrtime, 'bigint', {
     apply(target, thisArg, args) {
       const site = recorder.site(Api.hrtimeBigint);
       const fed = recorder.replay(Api.hrtimeBigint, site);
-      const value = typeof fed === 'bigint' ? fed : clock ? BigInt(clock.tick()) : (real.apply(target, thisArg, args) as bigint);
+      const value = typeof fed === 'bigint' ? fed : clock ? BigInt(monoNs(clock.tick())) : (real.apply(target, thisArg, args) as bigint);
       recorder.bigint(Api.hrtimeBigint, site, value, typeof fed === 'bigint' ? REPLAYED : flags);
       return value;
     },
@@ -67,7 +72,7 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
       const site = recorder.site(Api.hrtime);
       const fed = recorder.replay(Api.hrtime, site);
       if (Array.isArray(fed)) value = [fed[0] as number, fed[1] as number];
-      else if (clock) value = virtualHrtime(clock.tick(), args[0] as [number, number] | undefined);
+      else if (clock) value = virtualHrtime(monoNs(clock.tick()), args[0] as [number, number] | undefined);
       recorder.number(Api.hrtime, Tag.hrtime | (Array.isArray(fed) ? REPLAYED : flags), site, value[0] * 1e9 + value[1]);
       return value;
     },

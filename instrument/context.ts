@@ -33,16 +33,28 @@ export class ContextTracker {
   private lastAsyncId = -1;
   private lastId = 0;
 
-  constructor(private readonly define: (id: number, def: ContextDef) => void) {
+  /**
+   * `failed` hears of an error inside the async hook, which would otherwise end the process: Node
+   * treats a throw there as fatal. The hook is disabled first, so it is heard once.
+   */
+  constructor(
+    private readonly define: (id: number, def: ContextDef) => void,
+    failed: (error: unknown) => void = () => {},
+  ) {
     this.hook = createHook({
       init: (_asyncId, type, _trigger, resource) => {
-        const parent = this.nodes.get(real.executionAsyncResource()) ?? this.root;
-        const ordinal = ++parent.children;
-        let high = (parent.high ^ Math.imul(ordinal, 0x9e3779b1)) >>> 0;
-        let low = (parent.low ^ Math.imul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
-        high = fmix(high ^ low);
-        low = fmix(low ^ high);
-        this.nodes.set(resource, { high, low, type, children: 0, id: -1 });
+        try {
+          const parent = this.nodes.get(real.executionAsyncResource()) ?? this.root;
+          const ordinal = ++parent.children;
+          let high = (parent.high ^ imul(ordinal, 0x9e3779b1)) >>> 0;
+          let low = (parent.low ^ imul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
+          high = fmix(high ^ low);
+          low = fmix(low ^ high);
+          this.nodes.set(resource, { high, low, type, children: 0, id: -1 });
+        } catch (error) {
+          this.hook.disable();
+          failed(error);
+        }
       },
     });
   }
@@ -80,9 +92,12 @@ function keyOf(node: Node): string {
   return node.key;
 }
 
+// Saved when the hook loads: a program that replaces Math.imul must not reach inside the async hook.
+const imul = Math.imul;
+
 /** MurmurHash3's 32-bit finalizer: every input bit moves every output bit. */
 function fmix(value: number): number {
-  value = Math.imul(value ^ (value >>> 16), 0x85ebca6b);
-  value = Math.imul(value ^ (value >>> 13), 0xc2b2ae35);
+  value = imul(value ^ (value >>> 16), 0x85ebca6b);
+  value = imul(value ^ (value >>> 13), 0xc2b2ae35);
   return (value ^ (value >>> 16)) >>> 0;
 }

@@ -8,17 +8,23 @@ import type { Recorder } from './recorder.js';
 /** Records one result the program got; `args` are the arguments of the call that produced it. */
 export type RecordResult = (site: number, value: unknown, args: readonly unknown[]) => void;
 
+/** Perturb mode: the result the program gets instead of the real one (a listing in another order). */
+export type Substitute = (value: unknown) => unknown;
+
 /**
  * Calls `target` with the callback at `index` replaced by one that records a success first, then
  * calls the program's callback with the same receiver and arguments.
  */
-export function withCallback(recorder: Recorder, target: Native, thisArg: unknown, args: readonly unknown[], index: number, record: RecordResult, site: number): unknown {
+export function withCallback(recorder: Recorder, target: Native, thisArg: unknown, args: readonly unknown[], index: number, record: RecordResult, site: number, substitute?: Substitute): unknown {
   const callback = args[index] as Native;
   const copy: unknown[] = [];
   for (let i = 0; i < args.length; i++) copy[i] = args[i];
   // Named for the one frame it adds below the program's callback in stacks taken there.
   copy[index] = function recordThenCall(this: unknown, ...results: unknown[]) {
-    if (results[0] == null && recorder.on) guard(recorder, () => record(site, results[1], args));
+    if (results[0] == null && recorder.on) {
+      if (substitute) results[1] = substituted(recorder, substitute, results[1]);
+      guard(recorder, () => record(site, results[1], args));
+    }
     return real.apply(callback, this, results);
   };
   return real.apply(target, thisArg, copy);
@@ -28,10 +34,12 @@ export function withCallback(recorder: Recorder, target: Native, thisArg: unknow
  * The program's promise, followed by one that records its value. The program gets the follower,
  * so a rejection is handled, or not, exactly as the program handles it: one tick later.
  */
-export function withPromise(recorder: Recorder, promise: unknown, args: readonly unknown[], record: RecordResult, site: number): unknown {
+export function withPromise(recorder: Recorder, promise: unknown, args: readonly unknown[], record: RecordResult, site: number, substitute?: Substitute): unknown {
   if (!real.isPromise(promise)) return promise;
   const settle = (value: unknown) => {
-    if (recorder.on) guard(recorder, () => record(site, value, args));
+    if (!recorder.on) return value;
+    if (substitute) value = substituted(recorder, substitute, value);
+    guard(recorder, () => record(site, value, args));
     return value;
   };
   return real.apply(real.promiseThen, promise, [settle]);
@@ -44,6 +52,36 @@ export function guard(recorder: Recorder, record: () => void): void {
   } catch (error) {
     recorder.fail('ERR_DETDRIFT_FS', error);
   }
+}
+
+/** The substitute's value; on a failure inside it, the real one (and recording stops). */
+export function substituted(recorder: Recorder, substitute: Substitute, value: unknown): unknown {
+  try {
+    return substitute(value);
+  } catch (error) {
+    recorder.fail('ERR_DETDRIFT_PERTURB', error);
+    return value;
+  }
+}
+
+/**
+ * Perturb mode: a program's Dir (opened at `path` with `options`) hands out, one per real read, the
+ * entries of a snapshot of its directory in the perturbed order. The real read still runs, so the
+ * program's reads keep their async contexts and errors; the snapshot is taken at the first entry.
+ */
+export interface DirOrder {
+  readonly path: unknown;
+  readonly options: unknown;
+  entries: readonly unknown[] | null;
+  at: number;
+}
+
+function reordered(recorder: Recorder, order: DirOrder): Substitute {
+  return (dirent) => {
+    if (dirent === null || dirent === undefined) return dirent;
+    order.entries ??= recorder.perturber!.dirSnapshot(order.path, order.options);
+    return order.at < order.entries.length ? order.entries[order.at++] : dirent;
+  };
 }
 
 /**
@@ -68,7 +106,7 @@ function text(value: unknown): string {
  * a callback or a promise, `readSync`, and `entries()`/`for await`. Node's iterator reads through
  * private methods, so the generator it returns gets its own `next` that records each step.
  */
-export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<object>): void {
+export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<object>, orders: WeakMap<object, DirOrder>): void {
   const proto = fs.Dir.prototype as unknown as Record<PropertyKey, Native>;
   const pathOf = real.getOwnPropertyDescriptor(proto, 'path')!.get!;
   const recordFor = (dir: object): RecordResult => (site, dirent) => {
@@ -76,21 +114,28 @@ export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<obj
     else recorder.string(Api.dirRead, site, entryName(dirent, real.apply(pathOf, dir, [])));
   };
   const mine = (dir: unknown) => recorder.on && typeof dir === 'object' && dir !== null && dirs.has(dir);
+  const substituteFor = (dir: object): Substitute | undefined => {
+    const order = orders.get(dir);
+    return order && reordered(recorder, order);
+  };
 
   patcher.method(proto, 'read', {
     apply(target, dir, args) {
       if (!mine(dir)) return real.apply(target, dir, args);
       const site = recorder.site(Api.dirRead);
-      if (typeof args[0] === 'function') return withCallback(recorder, target, dir, args, 0, recordFor(dir), site);
-      return withPromise(recorder, real.apply(target, dir, args), args, recordFor(dir), site);
+      if (typeof args[0] === 'function') return withCallback(recorder, target, dir, args, 0, recordFor(dir), site, substituteFor(dir));
+      return withPromise(recorder, real.apply(target, dir, args), args, recordFor(dir), site, substituteFor(dir));
     },
   });
   patcher.method(proto, 'readSync', {
     apply(target, dir, args) {
       if (!mine(dir)) return real.apply(target, dir, args);
       const site = recorder.site(Api.dirRead);
-      const dirent = real.apply(target, dir, args);
-      if (recorder.on) guard(recorder, () => recordFor(dir)(site, dirent, args));
+      let dirent = real.apply(target, dir, args);
+      if (!recorder.on) return dirent;
+      const substitute = substituteFor(dir);
+      if (substitute) dirent = substituted(recorder, substitute, dirent);
+      guard(recorder, () => recordFor(dir)(site, dirent, args));
       return dirent;
     },
   });
@@ -98,7 +143,7 @@ export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<obj
   const iterate: ProxyHandler<Native> = {
     apply(target, dir, args) {
       const iterator = real.apply(target, dir, args) as { next: Native };
-      if (mine(dir)) guard(recorder, () => recordSteps(recorder, iterator, recordFor(dir)));
+      if (mine(dir)) guard(recorder, () => recordSteps(recorder, iterator, recordFor(dir), substituteFor(dir)));
       return iterator;
     },
   };
@@ -114,7 +159,7 @@ export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<obj
  * Gives one of Node's Dir generators an own `next` that records each step: an entry, or the end.
  * The site is taken when the program asks for the next entry, before the generator resumes.
  */
-function recordSteps(recorder: Recorder, iterator: { next: Native }, record: RecordResult): void {
+function recordSteps(recorder: Recorder, iterator: { next: Native }, record: RecordResult, substitute?: Substitute): void {
   const step: RecordResult = (site, result, args) => {
     const { done, value } = result as IteratorResult<unknown>;
     record(site, done ? null : value, args);
@@ -123,8 +168,16 @@ function recordSteps(recorder: Recorder, iterator: { next: Native }, record: Rec
     apply(target, thisArg, args) {
       if (!recorder.on) return real.apply(target, thisArg, args);
       const site = recorder.site(Api.dirRead);
-      return withPromise(recorder, real.apply(target, thisArg, args), args, step, site);
+      return withPromise(recorder, real.apply(target, thisArg, args), args, step, site, substitute && stepOf(substitute));
     },
   });
   real.defineProperty(iterator, 'next', { value: next, writable: true, enumerable: false, configurable: true });
+}
+
+/** A substitute for an iterator step's value. */
+function stepOf(substitute: Substitute): Substitute {
+  return (result) => {
+    const { done, value } = result as IteratorResult<unknown>;
+    return done ? result : { done, value: substitute(value) };
+  };
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import type { RawFrame } from '../tracer/stack.js';
-import { entryName, guard, patchDir, withCallback, withPromise, type RecordResult } from './fs-dir.js';
+import { entryName, guard, patchDir, substituted, withCallback, withPromise, type DirOrder, type RecordResult, type Substitute } from './fs-dir.js';
 import { family, type Native } from './patch.js';
 import { real } from './real.js';
 import type { Recorder } from './recorder.js';
@@ -25,8 +25,12 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
   const promises = fs.promises as unknown as Record<string, Native>;
   const exports = fs as unknown as Record<string, Native>;
   const dirs = new WeakSet<object>();
-  const patch = (target: Record<string, Native>, key: string, form: Form, api: number, record: RecordResult) =>
-    patcher.method(target, key, handler(recorder, form, api, record));
+  // Perturb mode (dir-order): listings reach the program in another order, and so do Dir reads.
+  const perturber = recorder.perturber?.variant('dir-order') ? recorder.perturber : null;
+  const orders = new WeakMap<object, DirOrder>();
+  const reorder = perturber && ((args: readonly unknown[]): Substitute => (names) => perturber.order(names as unknown[], (entry) => entryName(entry, args[0])));
+  const patch = (target: Record<string, Native>, key: string, form: Form, api: number, record: RecordResult, perturb?: Perturb | null) =>
+    patcher.method(target, key, handler(recorder, form, api, record, perturb ?? undefined));
 
   const listing = (api: number): RecordResult => (site, names, args) => {
     const list = names as readonly unknown[];
@@ -34,19 +38,20 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
     for (let i = 0; i < list.length; i++) copy[i] = entryName(list[i], args[0]);
     recorder.list(api, site, copy);
   };
-  patch(exports, 'readdir', 'callback', Api.readdir, listing(Api.readdir));
-  patch(exports, 'readdirSync', 'sync', Api.readdirSync, listing(Api.readdirSync));
-  patch(promises, 'readdir', 'promise', Api.readdirPromise, listing(Api.readdirPromise));
+  patch(exports, 'readdir', 'callback', Api.readdir, listing(Api.readdir), reorder);
+  patch(exports, 'readdirSync', 'sync', Api.readdirSync, listing(Api.readdirSync), reorder);
+  patch(promises, 'readdir', 'promise', Api.readdirPromise, listing(Api.readdirPromise), reorder);
 
   // The open is an event without a value; its Dir's reads are recorded from then on.
-  const opened = (api: number): RecordResult => (site, dir) => {
+  const opened = (api: number): RecordResult => (site, dir, args) => {
     dirs.add(dir as object);
+    if (perturber) orders.set(dir as object, { path: args[0], options: typeof args[1] === 'object' ? args[1] : undefined, entries: null, at: 0 });
     recorder.number(api, Tag.none, site, 0);
   };
   patch(exports, 'opendir', 'callback', Api.opendir, opened(Api.opendir));
   patch(exports, 'opendirSync', 'sync', Api.opendirSync, opened(Api.opendirSync));
   patch(promises, 'opendir', 'promise', Api.opendirPromise, opened(Api.opendirPromise));
-  patchDir(patcher, recorder, dirs);
+  patchDir(patcher, recorder, dirs, orders);
 
   // `statSync(path, { throwIfNoEntry: false })` gives undefined: an event without a value.
   const mtime = (api: number): RecordResult => (site, stats) => {
@@ -60,8 +65,14 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
   }
 });
 
-/** The Proxy handler of one form: the program's call passes through untouched, then its result is recorded. */
-function handler(recorder: Recorder, form: Form, api: number, record: RecordResult): ProxyHandler<Native> {
+/** Perturb mode: for one call's arguments, what the program gets instead of the real result. */
+type Perturb = (args: readonly unknown[]) => Substitute;
+
+/**
+ * The Proxy handler of one form: the program's call passes through untouched, then its result is
+ * recorded (in perturb mode, after `perturb` put it in another order).
+ */
+function handler(recorder: Recorder, form: Form, api: number, record: RecordResult, perturb?: Perturb): ProxyHandler<Native> {
   const self: ProxyHandler<Native> = {
     apply(target, thisArg, args) {
       // Node validates the callback as `typeof options === 'function' ? options : callback`.
@@ -70,10 +81,13 @@ function handler(recorder: Recorder, form: Form, api: number, record: RecordResu
         return real.apply(target, thisArg, args);
       }
       const site = recorder.site(api);
-      if (form === 'callback') return withCallback(recorder, target, thisArg, args, index, record, site);
-      if (form === 'promise') return withPromise(recorder, real.apply(target, thisArg, args), args, record, site);
-      const value = real.apply(target, thisArg, args);
-      if (recorder.on) guard(recorder, () => record(site, value, args));
+      const substitute = perturb?.(args);
+      if (form === 'callback') return withCallback(recorder, target, thisArg, args, index, record, site, substitute);
+      if (form === 'promise') return withPromise(recorder, real.apply(target, thisArg, args), args, record, site, substitute);
+      let value = real.apply(target, thisArg, args);
+      if (!recorder.on) return value;
+      if (substitute) value = substituted(recorder, substitute, value);
+      guard(recorder, () => record(site, value, args));
       return value;
     },
   };
@@ -83,15 +97,15 @@ function handler(recorder: Recorder, form: Form, api: number, record: RecordResu
 /**
  * False when the call comes from Node's own fs use rather than the program. The first frame with a
  * file (builtins like `Array.prototype.map` have none) above `trap` decides. One shallow capture per
- * call: cheap next to the system call it guards. A failure stops recording, never the program.
+ * call: cheap next to the system call it guards. A failure costs the sites, never the program.
  */
 function fromProgram(recorder: Recorder, trap: Native): boolean {
   try {
     const file = callerFile(trap);
     return file === null || !NODE_FS_CALLER.test(file);
   } catch (error) {
-    recorder.fail('ERR_DETDRIFT_STACK', error);
-    return false;
+    recorder.lostStacks(error); // a frozen Error: reported once; an unknown caller counts as the program
+    return true;
   }
 }
 

@@ -40,7 +40,9 @@ export function install(recorder: Recorder): Handle {
 
 const patch = family<{ recorder: Recorder; ours: Listener[] }>('lifecycle', (patcher, { recorder, ours }) => {
   const isOurs = (listener: unknown) => ours.some((entry) => entry.listener === listener);
-  ours.push({ event: 'exit', listener: (code: unknown) => recorder.finish(typeof code === 'number' ? code : 0) });
+  // Node exits with process.exitCode as the listeners after ours leave it: late end records follow it.
+  const exitCode = () => process.exitCode;
+  ours.push({ event: 'exit', listener: (code: unknown) => recorder.finish(typeof code === 'number' ? code : 0, exitCode) });
   ours.push({ event: 'uncaughtExceptionMonitor', listener: () => recorder.flush() });
   for (const signal of SIGNALS) {
     const onSignal = (received: unknown) => {

@@ -1,5 +1,6 @@
 import { join, relative, sep } from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
+import { makeDirectory, TRACE_FILE_MODE } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { real } from './real.js';
 
@@ -26,12 +27,12 @@ export interface Claimed {
  */
 export function claimTraceFile(traceDir: string, spawn: string | null): Claimed {
   const wanted = isMainThread ? processName(spawn) : workerName(spawn);
-  real.mkdirSync(traceDir, { recursive: true, mode: 0o700 });
+  makeDirectory(traceDir, (dir, mode) => real.mkdirSync(dir, mode));
   for (let attempt = 1; ; attempt++) {
     const lineage = attempt === 1 ? wanted : `${wanted}~${attempt}`;
     const file = join(traceDir, lineage + TRACE_EXTENSION);
     try {
-      const fd = real.openSync(file, 'wx', 0o600);
+      const fd = real.openSync(file, 'wx', TRACE_FILE_MODE);
       real.setEnvironmentData(LINEAGE_KEY, lineage);
       return { lineage, file, fd };
     } catch (error) {

@@ -46,8 +46,12 @@ function recordWrite(recorder: Recorder, api: number): ProxyHandler<Native> {
     apply(target, thisArg, args) {
       const chunk = args[0] as unknown;
       if (recorder.on && (typeof chunk === 'string' || ArrayBuffer.isView(chunk))) {
-        const head = typeof chunk === 'string' ? chunk.slice(0, HEAD) : decoder.decode(new Uint8Array(chunk.buffer, chunk.byteOffset, Math.min(HEAD, chunk.byteLength)));
-        recorder.chunk(api, recorder.site(api), chunk as string | ArrayBufferView, head);
+        try {
+          const head = typeof chunk === 'string' ? chunk.slice(0, HEAD) : decoder.decode(new Uint8Array(chunk.buffer, chunk.byteOffset, Math.min(HEAD, chunk.byteLength)));
+          recorder.chunk(api, recorder.site(api), chunk as string | ArrayBufferView, head);
+        } catch (error) {
+          recorder.fail('ERR_DETDRIFT_OUTPUT', error); // a view of a detached buffer, say: the write itself is Node's to judge
+        }
       }
       return real.apply(target, thisArg, args);
     },
@@ -60,7 +64,11 @@ function recordFile(recorder: Recorder, root: string): ProxyHandler<Native> {
     apply(target, thisArg, args) {
       const [file, data] = args as [unknown, unknown];
       if (recorder.on && (typeof file === 'string' || file instanceof URL) && (typeof data === 'string' || ArrayBuffer.isView(data))) {
-        recorder.chunk(Api.fileWrite, recorder.site(Api.fileWrite), data as string | ArrayBufferView, displayPath(file, root));
+        try {
+          recorder.chunk(Api.fileWrite, recorder.site(Api.fileWrite), data as string | ArrayBufferView, displayPath(file, root));
+        } catch (error) {
+          recorder.fail('ERR_DETDRIFT_OUTPUT', error);
+        }
       }
       return real.apply(target, thisArg, args);
     },

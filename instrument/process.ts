@@ -19,27 +19,53 @@ import type { Recorder } from './recorder.js';
  * the getter looks at its direct caller, a one-frame stack capture that pid reads can afford.
  */
 export const install = family<Recorder>('process', (patcher, recorder) => {
+  // Perturb mode: another machine's host name, temporary directory, CPU count or line ending.
+  const perturber = recorder.perturber;
+  const perturbs = {
+    hostname: perturber?.variant('hostname') ? (value: string) => perturber.hostname(value) : undefined,
+    tmpdir: perturber?.variant('tmpdir') ? (value: string) => perturber.tmpdir(value) : undefined,
+  };
   for (const [name, api] of [['hostname', Api.hostname], ['tmpdir', Api.tmpdir]] as const) {
-    const original = patcher.method(os, name, recordString(recorder, api));
+    const original = patcher.method(os, name, recordString(recorder, api, perturbs[name]));
     if (real.getOwnPropertyDescriptor(original, Symbol.toPrimitive) !== undefined) {
-      patcher.method(original, Symbol.toPrimitive, recordString(recorder, api));
+      patcher.method(original, Symbol.toPrimitive, recordString(recorder, api, perturbs[name]));
     }
   }
+  const cpuCount = perturber?.variant('cpus') ? (count: number) => perturber.cpuCount(count) : undefined;
   patcher.method(os, 'cpus', {
     apply(target, thisArg, args) {
-      const cpus = real.apply(target, thisArg, args) as unknown[];
-      if (recorder.on) recorder.number(Api.cpus, Tag.uint, recorder.site(Api.cpus), cpus.length);
+      let cpus = real.apply(target, thisArg, args) as unknown[];
+      if (!recorder.on) return cpus;
+      // The real entries, repeated or cut to the perturbed count: each still a CPU this machine has.
+      if (cpuCount && cpus.length > 0) cpus = withLength(cpus, cpuCount(cpus.length));
+      recorder.number(Api.cpus, Tag.uint, recorder.site(Api.cpus), cpus.length);
       return cpus;
     },
   });
+  if (perturber?.variant('eol')) patcher.value(os, 'EOL', '\r\n');
   patchPid(patcher, recorder);
 });
 
-function recordString(recorder: Recorder, api: number): ProxyHandler<Native> {
+function withLength(cpus: readonly unknown[], length: number): unknown[] {
+  const list: unknown[] = [];
+  for (let i = 0; i < length; i++) list.push(cpus[i % cpus.length]);
+  return list;
+}
+
+function recordString(recorder: Recorder, api: number, perturb?: (value: string) => string): ProxyHandler<Native> {
   return {
     apply(target, thisArg, args) {
-      const value = real.apply(target, thisArg, args) as string;
-      if (recorder.on) recorder.string(api, recorder.site(api), value);
+      let value = real.apply(target, thisArg, args) as string;
+      if (!recorder.on) return value;
+      if (perturb) {
+        try {
+          value = perturb(value);
+        } catch (error) {
+          recorder.fail('ERR_DETDRIFT_PERTURB', error); // the program gets the real value, unrecorded
+          return value;
+        }
+      }
+      recorder.string(api, recorder.site(api), value);
       return value;
     },
   };

@@ -37,6 +37,7 @@ export const real = Object.freeze({
   closeSync: fs.closeSync,
   readFileSync: fs.readFileSync,
   mkdirSync: fs.mkdirSync,
+  unlinkSync: fs.unlinkSync,
   existsSync: fs.existsSync,
   hostname: os.hostname,
   executionAsyncId: asyncHooks.executionAsyncId,
@@ -45,6 +46,8 @@ export const real = Object.freeze({
   promiseThen: Promise.prototype.then,
   isPromise: types.isPromise,
   Number,
+  // a program's own JSON.parse (a logging wrapper, say) must not see the hook's reads
+  jsonParse: JSON.parse,
   bufferToString: Buffer.prototype.toString,
   pathJoin: path.join,
   pathRelative: path.relative,
@@ -61,7 +64,7 @@ export const real = Object.freeze({
 /** Reads and parses a JSON file with the real fs; null when it is missing or not JSON. */
 export function readJsonFile(file: string): unknown {
   try {
-    return JSON.parse(real.readFileSync(file, 'utf8'));
+    return real.jsonParse(real.readFileSync(file, 'utf8'));
   } catch {
     return null; // a missing or broken package.json only costs the frame its version
   }

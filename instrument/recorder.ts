@@ -1,5 +1,5 @@
 import { Api } from '../tracer/apis.js';
-import { digestBytes, digestString } from '../tracer/digest.js';
+import { digestBytes, digestLines, digestString } from '../tracer/digest.js';
 import type { Mode, SiteDef } from '../tracer/format.js';
 import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
 
@@ -11,6 +11,7 @@ import { normalizeStack, stackKey, type RawFrame, type StackContext } from '../t
 import type { TraceWriter } from '../tracer/writer.js';
 import { ContextTracker } from './context.js';
 import type { Controller } from './control.js';
+import type { Perturber } from './perturb.js';
 import { siteKey, type Mismatch, type Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
 import { wrap, type Native } from './patch.js';
@@ -33,10 +34,15 @@ const encoder = new TextEncoder();
  * The one object every family records through. Taking a stack costs microseconds, so `site()`
  * takes one for the first calls of each API and a deterministic sample after that (DESIGN.md, The
  * trace); a recorded event costs a few column writes. Any failure inside stops recording, is
- * reported once on stderr, and never reaches the program.
+ * reported once on stderr, and never reaches the program; a stack that cannot be taken (a frozen
+ * `Error`) only stops the sites. While the recorder runs code that can call back into a wrapper
+ * (a program's `Object.prototype.toJSON` while site definitions are serialized), such calls are
+ * the tool's own: they pass through unrecorded instead of re-entering the writer.
  */
 export interface RecorderSources {
   readonly controller?: Controller | null;
+  /** perturb mode: what another machine would give in the dimensions it varies */
+  readonly perturber?: Perturber | null;
   readonly replayer?: Replayer | null;
   readonly hold?: boolean;
 }
@@ -49,6 +55,8 @@ export class Recorder {
   readonly controller: Controller | null;
   /** replay mode's recorded values; null otherwise */
   readonly replayer: Replayer | null;
+  /** perturb mode's decisions (perturb.ts); null otherwise */
+  readonly perturber: Perturber | null;
   /** keep raw values replay needs (crypto bytes, UUIDs) instead of digests */
   readonly hold: boolean;
   private readonly writer: TraceWriter;
@@ -62,16 +70,23 @@ export class Recorder {
   private lastSite = 0;
   private ended = false;
   private exitCode = 0;
+  /** after an `exit` event: the exit code as late listeners leave it (`process.exitCode = 9` in one) */
+  private currentExitCode: (() => unknown) | null = null;
+  /** true while the recorder runs its own work: calls that reach a wrapper then are not recorded */
+  private busy = false;
+  /** false once a stack could not be taken: events go on without sites */
+  private stacks = true;
 
   constructor(writer: TraceWriter, mode: Mode, stack: StackContext, policy: SitePolicy, sources: RecorderSources = {}) {
     this.writer = writer;
     this.mode = mode;
     this.controller = sources.controller ?? null;
     this.replayer = sources.replayer ?? null;
+    this.perturber = sources.perturber ?? null;
     this.hold = sources.hold ?? false;
     this.stack = stack;
     this.policy = policy;
-    this.contexts = new ContextTracker((id, def) => writer.defineContext(id, def));
+    this.contexts = new ContextTracker((id, def) => writer.defineContext(id, def), (error) => this.fail('ERR_DETDRIFT_CONTEXT', error));
     this.contexts.enable();
   }
 
@@ -82,102 +97,181 @@ export class Recorder {
    */
   replay(api: number, site: number): TraceValue | undefined {
     const replayer = this.replayer;
-    if (replayer === null || replayer.mismatch) return undefined;
-    const value = replayer.take(api, this.contexts.currentKey(), this.siteKeys.get(site) ?? null);
-    const mismatch = replayer.mismatch as Mismatch | null;
-    if (mismatch && this.on) {
-      this.string(Api.replayMismatch, site, `${mismatch.api}: the recording has ${mismatch.expected}, this run called it at ${mismatch.got}`);
+    if (replayer === null || replayer.mismatch || this.busy) return undefined;
+    try {
+      const value = replayer.take(api, this.contexts.currentKey(), this.siteKeys.get(site) ?? null);
+      const mismatch = replayer.mismatch as Mismatch | null;
+      if (mismatch && this.on) {
+        this.string(Api.replayMismatch, site, `${mismatch.api}: the recording has ${mismatch.expected}, this run called it at ${mismatch.got}`);
+      }
+      return value;
+    } catch (error) {
+      this.fail('ERR_DETDRIFT_REPLAY', error);
+      return undefined;
     }
-    return value;
   }
 
   /** The call site id for this call of `api`, or 0 when this call is not sampled. */
   site(api: number): number {
-    if (!this.on) return 0;
+    if (!this.on || this.busy) return 0;
     const count = this.calls[api]!++;
     if (count >= this.policy.first && count % this.policy.every !== 0) return 0;
-    return this.capture();
+    return this.stacks ? this.capture() : 0;
   }
 
   /**
    * The recording methods. `tag` (or `flags`) may carry who decided the value:
    * `CONTROLLED` (control mode) or `PROGRAM` (the program's own replacement of the source).
+   * Each catches what goes wrong inside (ERR_DETDRIFT_RECORD): a wrapper calls them bare.
    */
   number(api: number, tag: number, site: number, value: number): void {
-    if (this.on && this.writer.number(api, tag, site, this.contexts.current(), value)) this.flush();
+    if (!this.on || this.busy) return;
+    try {
+      if (this.writer.number(api, tag, site, this.contexts.current(), value)) this.flush();
+    } catch (error) {
+      this.fail('ERR_DETDRIFT_RECORD', error);
+    }
   }
 
   digest(api: number, site: number, value: ArrayBufferView | string, flags = 0): void {
-    if (!this.on) return;
-    const { high, low } = typeof value === 'string' ? digestString(value) : digestBytes(value);
-    if (this.writer.digest(api, site, this.contexts.current(), high, low, flags)) this.flush();
+    if (!this.on || this.busy) return;
+    try {
+      const { high, low } = typeof value === 'string' ? digestString(value) : digestBytes(value);
+      if (this.writer.digest(api, site, this.contexts.current(), high, low, flags)) this.flush();
+    } catch (error) {
+      this.fail('ERR_DETDRIFT_RECORD', error);
+    }
   }
 
   bigint(api: number, site: number, value: bigint, flags = 0): void {
-    if (this.on && this.writer.bigint(api, site, this.contexts.current(), value, flags)) this.flush();
+    if (!this.on || this.busy) return;
+    try {
+      if (this.writer.bigint(api, site, this.contexts.current(), value, flags)) this.flush();
+    } catch (error) {
+      this.fail('ERR_DETDRIFT_RECORD', error);
+    }
   }
 
   string(api: number, site: number, value: string, flags = 0): void {
-    if (this.on && this.writer.object(api, Tag.string | flags, site, this.contexts.current(), value)) this.flush();
+    if (!this.on || this.busy) return;
+    try {
+      if (this.writer.object(api, Tag.string | flags, site, this.contexts.current(), value)) this.flush();
+    } catch (error) {
+      this.fail('ERR_DETDRIFT_RECORD', error);
+    }
   }
 
   list(api: number, site: number, value: readonly string[], flags = 0): void {
-    if (this.on && this.writer.object(api, Tag.list | flags, site, this.contexts.current(), value)) this.flush();
+    if (!this.on || this.busy) return;
+    try {
+      if (this.writer.object(api, Tag.list | flags, site, this.contexts.current(), value)) this.flush();
+    } catch (error) {
+      this.fail('ERR_DETDRIFT_RECORD', error);
+    }
   }
 
   /** Raw bytes, only when `hold` asks for them (replay needs them; they can be secrets). */
   bytes(api: number, site: number, value: ArrayBufferView, flags = 0): void {
-    const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-    if (this.on && this.writer.bytes(api, site, this.contexts.current(), bytes, flags)) this.flush();
+    if (!this.on || this.busy) return;
+    try {
+      const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      if (this.writer.bytes(api, site, this.contexts.current(), bytes, flags)) this.flush();
+    } catch (error) {
+      this.fail('ERR_DETDRIFT_RECORD', error);
+    }
   }
 
-  /** An output: the bytes' digest and length, and a head (the text's start, or a file's path). */
+  /**
+   * An output: the bytes' digest and length, and a head (the text's start, or a file's path). The
+   * digest reads `\r\n` as `\n` (digestLines), so text printed with `os.EOL` compares across
+   * platforms; the length counts the bytes as written.
+   */
   chunk(api: number, site: number, bytes: ArrayBufferView | string, head: string): void {
-    if (!this.on) return;
-    const view = typeof bytes === 'string' ? encoder.encode(bytes) : bytes;
-    const { high, low } = digestBytes(view);
-    if (this.writer.chunk(api, site, this.contexts.current(), high, low, view.byteLength, head)) this.flush();
+    if (!this.on || this.busy) return;
+    try {
+      const view = typeof bytes === 'string' ? encoder.encode(bytes) : bytes;
+      const { high, low } = digestLines(view);
+      if (this.writer.chunk(api, site, this.contexts.current(), high, low, view.byteLength, head)) this.flush();
+    } catch (error) {
+      this.fail('ERR_DETDRIFT_RECORD', error);
+    }
   }
 
   /** Writes what is buffered; on failure, stops recording. */
   flush(): void {
-    if (!this.on) return;
+    if (!this.on || this.busy) return;
+    this.busy = true;
     try {
-      if (this.ended) this.writer.end(this.exitCode);
+      if (this.ended) this.writer.end(this.endCode());
       else this.writer.flush();
     } catch (error) {
       this.fail('ERR_DETDRIFT_WRITE', error);
+    } finally {
+      this.busy = false;
     }
   }
 
   /** Ends the trace with the exit code; events after this (late exit listeners) still land. */
-  finish(exitCode: number): void {
+  finish(exitCode: number, current: (() => unknown) | null = null): void {
     if (!this.ended && this.on) this.number(Api.exit, Tag.f64, 0, exitCode);
     this.exitCode = exitCode;
+    this.currentExitCode = current;
     this.ended = true;
     this.flush();
   }
 
-  /** Reports the first internal failure on stderr and stops recording; the program runs on. */
+  /**
+   * Reports the first internal failure on stderr and stops recording; the program runs on. What
+   * was buffered is still written unless writing is what failed, so the trace keeps every event
+   * before the failure (a readable prefix without an end record).
+   */
   fail(code: string, error: unknown): void {
     if (!this.on) return;
-    this.on = false;
-    this.contexts.disable();
-    const message = error instanceof Error ? error.message : String(error);
+    this.halt();
+    report(code, error, 'recording stopped; the program continues');
+    if (code === 'ERR_DETDRIFT_WRITE' || this.busy) return; // busy: the writer is mid-chunk
+    this.busy = true;
     try {
-      real.writeSync(real.stderrFd, `detdrift: ${code}: ${message} (recording stopped; the program continues)\n`);
+      this.writer.flush();
     } catch {
-      // stderr is gone too: nothing left to tell
+      // the writer is broken too: the failure that matters was reported above
+    } finally {
+      this.busy = false;
     }
   }
 
+  /** The code an end record carries: the one the run ends with, as far as it is known yet. */
+  private endCode(): number {
+    const current = this.currentExitCode?.();
+    return typeof current === 'number' && Number.isInteger(current) ? current : this.exitCode;
+  }
+
+  /** Stops recording without a word: wrappers pass straight through from now on. */
+  halt(): void {
+    this.on = false;
+    this.contexts.disable();
+  }
+
+  /**
+   * A stack that cannot be taken (a frozen `Error`, a throwing `prepareStackTrace` getter) costs
+   * the sites, not the recording: reported once, and events go on without a site.
+   */
+  lostStacks(error: unknown): void {
+    if (!this.stacks) return;
+    this.stacks = false;
+    if (this.on) report('ERR_DETDRIFT_STACK', error, 'call sites are no longer taken; values are still recorded');
+  }
+
   private capture(): number {
+    this.busy = true; // normalizing can read package.json files and call the program's getters
     try {
       const frames = captureFrames(CAPTURE_LIMIT);
       return frames ? this.intern(frames) : 0;
     } catch (error) {
-      this.fail('ERR_DETDRIFT_STACK', error); // a frozen Error, a throwing getter: stop, never throw
+      this.lostStacks(error);
       return 0;
+    } finally {
+      this.busy = false;
     }
   }
 
@@ -189,7 +283,7 @@ export class Recorder {
     try {
       def = normalizeStack(frames, this.stack);
     } catch (error) {
-      this.fail('ERR_DETDRIFT_STACK', error);
+      this.lostStacks(error);
       return 0;
     }
     id = ++this.lastSite;
@@ -200,13 +294,23 @@ export class Recorder {
   }
 }
 
+/** One line on stderr, with the saved real write: the only thing the hook ever says. */
+function report(code: string, error: unknown, consequence: string): void {
+  try {
+    const message = error instanceof Error ? error.message : String(error);
+    real.writeSync(real.stderrFd, `detdrift: ${code}: ${message} (${consequence})\n`);
+  } catch {
+    // an error that cannot be printed, or stderr is gone: nothing left to tell
+  }
+}
+
 /**
  * The Proxy handler for a source whose value is a number: the value the program gets is the
  * recorded one in replay, `substitute()` in control mode, else what the native returns. Whichever
- * it is, the program gets exactly what is recorded.
+ * it is, the program gets exactly what is recorded. `flags` says who decided a substituted value:
+ * control mode, or (0) nobody, when perturb mode stands in for the real source of another machine.
  */
-export function numberSource(recorder: Recorder, api: number, tag: number, substitute?: () => number): ProxyHandler<Native> {
-  const flags = substitute ? CONTROLLED : 0;
+export function numberSource(recorder: Recorder, api: number, tag: number, substitute?: () => number, flags = substitute ? CONTROLLED : 0): ProxyHandler<Native> {
   return {
     apply(target, thisArg, args) {
       const site = recorder.site(api);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { API_TABLE, Api } from '../tracer/apis.js';
 import { FORMAT_NAME, FORMAT_VERSION, TRACE_EXTENSION, type TraceHeader } from '../tracer/format.js';
 import { createPackageResolver } from '../tracer/stack.js';
-import { TraceWriter } from '../tracer/writer.js';
+import { TraceWriter, type Sink } from '../tracer/writer.js';
 import { install as installChildren } from './children.js';
 import { install as installClock } from './clock.js';
 import { install as installCrypto } from './crypto.js';
@@ -16,12 +16,15 @@ import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installTimers } from './timers.js';
 import { Controller } from './control.js';
-import { claimTraceFile } from './lineage.js';
-import { installToStringMask, type Handle } from './patch.js';
+import { Perturber } from './perturb.js';
+import { FAULT_VAR, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
+import { claimTraceFile, type Claimed } from './lineage.js';
+import { HookError, installToStringMask, type Handle } from './patch.js';
 import { real, readJsonFile } from './real.js';
 import { Recorder, type RecorderSources } from './recorder.js';
 import { Replayer } from './replay.js';
 import { readSettings, type HookSettings } from './settings.js';
+import { fileSink } from './sink.js';
 
 /** detdrift's own install directory (the parent of `dist/`): its frames never count as sites. */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -48,29 +51,60 @@ export function start(): Runtime | null {
   if (RUNTIME_KEY in global) return global[RUNTIME_KEY] ?? null;
   global[RUNTIME_KEY] = null;
   try {
-    const runtime = open(readSettings(process.env, process.cwd()));
+    const runtime = open(readSettings(process.env, process.cwd()), readFaults(process.env[FAULT_VAR]));
     global[RUNTIME_KEY] = runtime;
     return runtime;
   } catch (error) {
-    const code = (error as { code?: string }).code ?? 'ERR_DETDRIFT_START';
-    real.writeSync(real.stderrFd, `detdrift: ${code}: ${(error as Error).message} (not recording; the program continues)\n`);
+    const code = String((error as { code?: unknown } | null)?.code ?? '');
+    try {
+      const message = error instanceof Error ? error.message : String(error);
+      real.writeSync(real.stderrFd, `detdrift: ${code.startsWith('ERR_DETDRIFT_') ? code : 'ERR_DETDRIFT_START'}: ${message} (not recording; the program continues)\n`);
+    } catch {
+      // stderr is gone: the program still runs, unrecorded
+    }
     return null;
   }
 }
 
-function open(settings: HookSettings): Runtime {
-  const claimed = claimTraceFile(settings.traceDir, settings.spawn);
-  const sink = { write: (bytes: Uint8Array) => void real.writeSync(claimed.fd, bytes) };
-  const writer = new TraceWriter(sink, header(settings, claimed.lineage));
-  const recorder = new Recorder(writer, settings.mode, {
-    root: settings.root,
-    ownDir: OWN_DIR,
-    packageOf: createPackageResolver(readJsonFile),
-    depth: 16,
-  }, settings.sites, sources(settings, claimed.lineage));
-  const handles: Handle[] = [installToStringMask(undefined), installLifecycle(recorder), installChildren(claimed.lineage)];
-  for (const install of FAMILIES) handles.push(install(recorder));
-  handles.push(installOutput({ recorder, root: settings.root }));
+/**
+ * Claims the trace file, writes its header, then installs every family. A failure midway undoes
+ * what was done (handles uninstalled, the file closed and removed), so the program runs exactly as
+ * without the hook; the caller reports it.
+ */
+function open(settings: HookSettings, faults: Faults): Runtime {
+  const claimed = claimTrace(settings.traceDir, settings.spawn);
+  const handles: Handle[] = [];
+  let recorder: Recorder | null = null;
+  try {
+    const given = sources(settings, claimed.lineage);
+    const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), header(settings, claimed.lineage, given.perturber ?? null), claimed.file);
+    injectRecordFault(writer, faults.recordAt);
+    const active = new Recorder(writer, settings.mode, {
+      root: settings.root,
+      ownDir: OWN_DIR,
+      packageOf: createPackageResolver(readJsonFile),
+      depth: 16,
+    }, settings.sites, given);
+    recorder = active;
+    const step = installCounter(faults.installAt);
+    const installs = [
+      () => installToStringMask(undefined),
+      () => installLifecycle(active),
+      () => installChildren(claimed.lineage),
+      ...FAMILIES.map((install) => () => install(active)),
+      () => installOutput({ recorder: active, root: settings.root }),
+    ];
+    for (const install of installs) {
+      step();
+      handles.push(install());
+    }
+  } catch (error) {
+    recorder?.halt();
+    real.closeSync(claimed.fd);
+    real.unlinkSync(claimed.file);
+    for (const handle of handles.reverse()) handle.uninstall();
+    throw error;
+  }
   return {
     recorder,
     lineage: claimed.lineage,
@@ -79,10 +113,28 @@ function open(settings: HookSettings): Runtime {
     stop() {
       for (const handle of handles.reverse()) handle.uninstall();
       recorder.finish(0);
-      recorder.on = false; // a wrapper or listener left over must not write to a closed (or reused) descriptor
+      recorder.halt(); // a wrapper or listener left over must not write to a closed (or reused) descriptor
       real.closeSync(claimed.fd);
     },
   };
+}
+
+/** The trace file, or ERR_DETDRIFT_OPEN: a directory that cannot be made, a file that cannot be created. */
+function claimTrace(traceDir: string, spawn: string | null): Claimed {
+  try {
+    return claimTraceFile(traceDir, spawn);
+  } catch (error) {
+    throw new HookError('ERR_DETDRIFT_OPEN', `cannot create a trace file in ${traceDir}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** The writer, once the header is written; a disk full already then is ERR_DETDRIFT_OPEN. */
+function writeHeader(sink: Sink, traceHeader: TraceHeader, file: string): TraceWriter {
+  try {
+    return new TraceWriter(sink, traceHeader);
+  } catch (error) {
+    throw new HookError('ERR_DETDRIFT_OPEN', `cannot write the trace header to ${file}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /**
@@ -93,6 +145,8 @@ function sources(settings: HookSettings, lineage: string): RecorderSources {
   const hold = settings.hold;
   const seeded = () => new Controller(settings.seed ?? '0');
   if (settings.mode === 'control') return { controller: seeded(), hold };
+  // perturb: control mode's seeded sources, and what another machine would give in the named dimensions
+  if (settings.mode === 'perturb') return { controller: seeded(), hold, perturber: new Perturber(settings.seed ?? '0', settings.perturb) };
   if (settings.mode !== 'replay' || settings.replay === null) return { hold };
   const file = join(settings.replay, lineage + TRACE_EXTENSION);
   if (!existsSync(file)) return { hold: true }; // a process the recording did not have runs fresh
@@ -101,7 +155,7 @@ function sources(settings: HookSettings, lineage: string): RecorderSources {
   return { controller: replayer.mode === 'control' ? seeded() : null, replayer, hold: true };
 }
 
-function header(settings: HookSettings, lineage: string): TraceHeader {
+function header(settings: HookSettings, lineage: string, perturber: Perturber | null): TraceHeader {
   const own = readJsonFile(join(OWN_DIR, 'package.json')) as { version?: string } | null;
   const project = readJsonFile(join(settings.root, 'package.json')) as { name?: string; version?: string } | null;
   return {
@@ -120,6 +174,7 @@ function header(settings: HookSettings, lineage: string): TraceHeader {
     apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
     sites: settings.sites,
     holds: settings.hold || settings.mode === 'replay' ? ['bytes'] : [],
+    ...(perturber ? { perturb: perturber.describe(process.env) } : {}),
   };
 }
 
@@ -138,11 +193,18 @@ function lockfileDigest(root: string): TraceHeader['lockfile'] {
 
 function recordCheckpoint(recorder: Recorder, label: string, value: unknown): void {
   if (!recorder.on) return;
+  // Without the hook checkpoint() does nothing: whatever the program hands it, it must not throw here.
   let text: string;
+  let head: string;
   try {
     text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${item}n` : item)) ?? 'undefined';
   } catch (error) {
-    text = `unserializable: ${(error as Error).message}`;
+    text = `unserializable: ${error instanceof Error ? error.message : typeof error}`;
   }
-  recorder.chunk(Api.checkpoint, recorder.site(Api.checkpoint), text, String(label));
+  try {
+    head = String(label);
+  } catch {
+    head = '(a label that cannot be printed)';
+  }
+  recorder.chunk(Api.checkpoint, recorder.site(Api.checkpoint), text, head);
 }

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Mode } from '../tracer/format.js';
 import { HookError } from './patch.js';
+import { parsePerturbations, type Perturbation } from './perturb-dimensions.js';
 import type { SitePolicy } from './recorder.js';
 
 /** The hook's settings, read once from the environment (DESIGN.md, The hook). */
@@ -27,11 +28,13 @@ export interface HookSettings {
   readonly replayLimit: { readonly lineage: string; readonly count: number } | null;
   /** replay mode: DETDRIFT_REPLAY_FRESH=`real` (default) or `shift`: what values past the limit are */
   readonly replayFresh: 'real' | 'shift';
+  /** perturb mode: DETDRIFT_PERTURB=`dir-order,clock:dst`, what to vary (perturb-dimensions.ts); empty otherwise */
+  readonly perturb: readonly Perturbation[];
 }
 
 export const DEFAULT_TRACE_DIR = '.detdrift/trace';
 export const DEFAULT_SITES: SitePolicy = Object.freeze({ first: 64, every: 256 });
-const MODES: readonly Mode[] = ['observe', 'control', 'replay'];
+const MODES: readonly Mode[] = ['observe', 'control', 'replay', 'perturb'];
 
 export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings {
   const root = env.DETDRIFT_ROOT ? resolve(cwd, env.DETDRIFT_ROOT) : cwd;
@@ -56,7 +59,17 @@ export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings 
     replay,
     replayLimit: parseLimit(env.DETDRIFT_REPLAY_LIMIT),
     replayFresh: env.DETDRIFT_REPLAY_FRESH === 'shift' ? 'shift' : 'real',
+    perturb: mode === 'perturb' ? parsePerturb(env.DETDRIFT_PERTURB) : [],
   });
+}
+
+/** Read in perturb mode only, which needs at least one dimension. */
+function parsePerturb(value: string | undefined): Perturbation[] {
+  try {
+    return parsePerturbations(value ?? '');
+  } catch (error) {
+    throw new HookError('ERR_DETDRIFT_PERTURB', `DETDRIFT_PERTURB is ${JSON.stringify(value ?? '')}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 function parseSites(value: string | undefined): SitePolicy {

@@ -50,6 +50,7 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   patcher.value(live, 'on', true);
   const byTimer = new WeakMap<object, Scheduled>();
   let armed: Scheduled | null = null;
+  const perturber = recorder.perturber?.variant('timers') ? recorder.perturber : null;
 
   const record = (api: number, site: number, value: number): void => {
     try {
@@ -61,21 +62,45 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   const hook = createHook({
     init(_asyncId, type, _trigger, resource) {
       if (!live.on) return void hook.disable();
-      const scheduled = armed;
-      if (scheduled === null || scheduled.taken || type !== scheduled.type) return;
-      scheduled.taken = true;
-      byTimer.set(resource, scheduled);
-      record(scheduled.api, scheduled.site, delayOf(resource));
+      try {
+        initTimer(type, resource);
+      } catch (error) {
+        stop(error);
+      }
     },
     before() {
       if (!live.on) return void hook.disable();
-      // Node runs `before` with the timer as the execution resource, for callbacks and promises alike.
-      const scheduled = byTimer.get(real.executionAsyncResource());
-      if (scheduled !== undefined && recorder.on) record(scheduled.fire, scheduled.site, ++scheduled.fires);
+      try {
+        beforeTimer();
+      } catch (error) {
+        stop(error);
+      }
     },
     // Promise events are noise here: nodes that know this option skip them (24.22 does; 20, 22 ignore it).
     trackPromises: false,
   } as HookCallbacks);
+  // Node ends the process on a throw inside an async hook: any failure here stops recording instead.
+  const stop = (error: unknown) => {
+    hook.disable();
+    recorder.fail('ERR_DETDRIFT_TIMERS', error);
+  };
+  const initTimer = (type: string, resource: object) => {
+    const scheduled = armed;
+    if (scheduled === null || scheduled.taken || type !== scheduled.type) return;
+    scheduled.taken = true;
+    byTimer.set(resource, scheduled);
+    const delay = delayOf(resource);
+    record(scheduled.api, scheduled.site, delay);
+    // Perturb mode (timers): every timer of this delay falls due 1 ms later, so timers due together
+    // fire in another order while each delay's own timers keep theirs. Node inserts the timer by
+    // `_idleTimeout` right after this init; the program's delay is what the trace keeps.
+    if (perturber && type === 'Timeout' && delay > 0) (resource as { _idleTimeout: number })._idleTimeout = delay + perturber.timerJitter(delay);
+  };
+  const beforeTimer = () => {
+    // Node runs `before` with the timer as the execution resource, for callbacks and promises alike.
+    const scheduled = byTimer.get(real.executionAsyncResource());
+    if (scheduled !== undefined && recorder.on) record(scheduled.fire, scheduled.site, ++scheduled.fires);
+  };
   hook.enable();
 
   /** Calls the real scheduler with `scheduled` armed for the timer it creates; nests for valueOf. */

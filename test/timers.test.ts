@@ -90,15 +90,16 @@ test('every timer form is recorded with its delay, at its scheduling site, and e
 test('fires are recorded in firing order, not scheduling order, and two runs agree', () => {
   const dir = project({
     'order.cjs': [
-      "setTimeout(() => console.log('late'), 20);",
-      "setTimeout(() => console.log('early'), 5);",
+      // Far apart: on a loaded machine the two calls themselves may be milliseconds apart.
+      "setTimeout(() => console.log('late'), 300);",
+      "setTimeout(() => console.log('early'), 1);",
       "const t = setTimeout(() => console.log('never'), 10);",
       'clearTimeout(t);',
     ].join('\n'),
   });
   const expected = [
-    ['setTimeout', 'schedule', 20, 'order.cjs:1'],
-    ['setTimeout', 'schedule', 5, 'order.cjs:2'],
+    ['setTimeout', 'schedule', 300, 'order.cjs:1'],
+    ['setTimeout', 'schedule', 1, 'order.cjs:2'],
     ['setTimeout', 'schedule', 10, 'order.cjs:3'],
     ['setTimeout', 'fire', 1, 'order.cjs:2'],
     ['setTimeout', 'fire', 1, 'order.cjs:1'],

@@ -6,7 +6,12 @@
  * (sync, promise, the event of a timer firing) that two runs may legitimately differ in.
  */
 
-export type Family = 'clock' | 'random' | 'crypto' | 'timers' | 'fs' | 'process' | 'output' | 'meta';
+/**
+ * `output` is what the program shows the world and what runs are compared on; `log` (stderr) is
+ * recorded but not compared: a timestamped log line must not make two runs diverge; `meta` is
+ * detdrift's own note (a replay mismatch).
+ */
+export type Family = 'clock' | 'random' | 'crypto' | 'timers' | 'fs' | 'process' | 'output' | 'log' | 'meta';
 
 export interface ApiSpec {
   readonly key: string;
@@ -65,7 +70,7 @@ const SPECS = [
   { key: 'pid', api: 'process.pid', form: 'get', family: 'process' },
 
   { key: 'stdout', api: 'process.stdout', form: 'write', family: 'output' },
-  { key: 'stderr', api: 'process.stderr', form: 'write', family: 'output' },
+  { key: 'stderr', api: 'process.stderr', form: 'write', family: 'log' },
   { key: 'fileWrite', api: 'fs.writeFile', form: 'write', family: 'output' },
   { key: 'checkpoint', api: 'checkpoint', form: 'call', family: 'output' },
   { key: 'exit', api: 'process.exit', form: 'exit', family: 'output' },

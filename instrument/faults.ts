@@ -1,0 +1,60 @@
+/**
+ * DETDRIFT_TEST_FAULT: an internal setting for detdrift's own reliability tests, read once when
+ * the hook starts. It injects one failure into one layer so a test can check, in a real process,
+ * that the program runs on unchanged, that the failure is reported once on stderr with its code,
+ * and that the trace left behind is readable. Comma-separated; unknown entries are ignored, so a
+ * stray value never changes what a user's program does beyond what it names.
+ *
+ *   write:N    the trace file takes N bytes (header included), then writes fail as on a full
+ *              disk: a short write, then ENOSPC
+ *   record:N   the N-th event handed to the trace writer throws inside the writer
+ *   install:N  the N-th install step of the hook throws: start fails midway and is undone
+ */
+import type { TraceWriter } from '../tracer/writer.js';
+import { HookError } from './patch.js';
+
+export const FAULT_VAR = 'DETDRIFT_TEST_FAULT';
+
+export interface Faults {
+  /** write:N */
+  readonly writeLimit: number | null;
+  /** record:N, 1-based */
+  readonly recordAt: number | null;
+  /** install:N, 1-based */
+  readonly installAt: number | null;
+}
+
+export const NO_FAULTS: Faults = Object.freeze({ writeLimit: null, recordAt: null, installAt: null });
+
+export function readFaults(value: string | undefined): Faults {
+  if (!value) return NO_FAULTS;
+  const faults: { -readonly [K in keyof Faults]: Faults[K] } = { ...NO_FAULTS };
+  for (const entry of value.split(',')) {
+    const match = /^(write|record|install):(\d+)$/.exec(entry.trim());
+    if (!match) continue;
+    const count = Number(match[2]);
+    if (match[1] === 'write') faults.writeLimit = count;
+    else if (match[1] === 'record') faults.recordAt = count;
+    else faults.installAt = count;
+  }
+  return Object.freeze(faults);
+}
+
+/** record:N: the writer's N-th event throws, as a bug inside the writer would. */
+export function injectRecordFault(writer: TraceWriter, at: number | null): void {
+  if (at === null) return;
+  const number = writer.number;
+  let calls = 0;
+  writer.number = function (this: TraceWriter, ...args: Parameters<TraceWriter['number']>) {
+    if (++calls === at) throw new Error(`injected fault: event ${at} failed inside the writer (${FAULT_VAR})`);
+    return number.apply(this, args);
+  };
+}
+
+/** install:N: counts install steps and throws at the N-th, before it patches anything. */
+export function installCounter(at: number | null): () => void {
+  let steps = 0;
+  return () => {
+    if (++steps === at) throw new HookError('ERR_DETDRIFT_PATCH', `injected fault: install step ${at} failed (${FAULT_VAR})`);
+  };
+}
