@@ -5,6 +5,7 @@
  * cannot redirect the tool.
  */
 import fs from 'node:fs';
+import type { RawFrame } from '../tracer/stack.js';
 import os from 'node:os';
 import asyncHooks from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
@@ -70,15 +71,8 @@ export function readJsonFile(file: string): unknown {
   }
 }
 
-/** A V8 call site, as `Error.prepareStackTrace` hands it out. */
-export interface CallSite {
-  getFileName(): string | null | undefined;
-  getLineNumber(): number | null;
-  getColumnNumber(): number | null;
-  getFunctionName(): string | null;
-  getMethodName(): string | null;
-  getTypeName(): string | null;
-}
+/** A V8 call site, as `Error.prepareStackTrace` hands it out: the fields tracer/stack.ts reads. */
+export type CallSite = RawFrame;
 
 const returnFrames = (_error: Error, frames: CallSite[]): CallSite[] => frames;
 

@@ -5,28 +5,13 @@ import { after, test } from 'node:test';
 import { Api, API_TABLE } from '../tracer/apis.js';
 import { digestBytes, digestHex } from '../tracer/digest.js';
 import { TraceError } from '../tracer/errors.js';
-import { Control, CONTROL_SHIFT, FORMAT_NAME, FORMAT_VERSION, MAGIC_LINE, Tag, type TraceHeader } from '../tracer/format.js';
+import { Control, CONTROL_SHIFT, MAGIC_LINE, Tag, type TraceHeader } from '../tracer/format.js';
 import { TraceReader, type TraceEvent } from '../tracer/reader.js';
 import { TraceWriter } from '../tracer/writer.js';
 import { readTrace, tempDir, type Trace } from './helpers.js';
+import { header } from './synthetic.js';
 
-const HEADER: TraceHeader = {
-  format: FORMAT_NAME,
-  version: FORMAT_VERSION,
-  tool: { name: 'detdrift', version: '0.0.0-test' },
-  node: 'v20.19.0',
-  platform: 'linux',
-  arch: 'x64',
-  mode: 'observe',
-  seed: '42',
-  command: ['node', 'app.js'],
-  lineage: '0',
-  root: { name: 'fixture', version: '1.0.0' },
-  lockfile: null,
-  apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
-  sites: { first: 64, every: 256 },
-  holds: [],
-};
+const HEADER: TraceHeader = header({ node: 'v20.19.0', seed: '42' });
 
 /** Writes through a memory sink (no hook, no file descriptor); the writer reuses its buffer, so copy. */
 function write(capacity: number, fill: (writer: TraceWriter) => void): Uint8Array {

@@ -17,31 +17,16 @@ import { compare } from '../../diffing/compare.js';
 import { buildReport } from '../../report/build.js';
 import { renderJson } from '../../report/json.js';
 import { renderTerminal } from '../../report/terminal.js';
-import { Api, API_TABLE } from '../../tracer/apis.js';
+import { Api } from '../../tracer/apis.js';
 import { TraceError } from '../../tracer/errors.js';
 import { CHUNK_HEADER_BYTES, FORMAT_NAME, FORMAT_VERSION, Tag, type SiteDef, type TraceHeader } from '../../tracer/format.js';
 import { TraceReader } from '../../tracer/reader.js';
 import { TraceWriter } from '../../tracer/writer.js';
 import { CLI, runPlain, tempDir } from '../helpers.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
+import { header } from '../synthetic.js';
 
-const HEADER: TraceHeader = {
-  format: FORMAT_NAME,
-  version: FORMAT_VERSION,
-  tool: { name: 'detdrift', version: '0.0.0-fuzz' },
-  node: 'v20.19.0',
-  platform: 'linux',
-  arch: 'x64',
-  mode: 'observe',
-  seed: '7',
-  command: ['node', 'app.js'],
-  lineage: '0',
-  root: { name: 'fuzz', version: '1.0.0' },
-  lockfile: null,
-  apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
-  sites: { first: 64, every: 256 },
-  holds: ['bytes'],
-};
+const HEADER: TraceHeader = header({ tool: { name: 'detdrift', version: '0.0.0-fuzz' }, node: 'v20.19.0', seed: '7', root: { name: 'fuzz', version: '1.0.0' }, holds: ['bytes'] });
 
 const dir = tempDir('detdrift-fuzz-trace-');
 const root = tempDir('detdrift-fuzz-root-');
