@@ -70,7 +70,7 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     load: () => import('./matrix.js'),
   }),
   bump: define({
-    usage: 'detdrift bump --base REF [--head REF] [--base-trace DIR] [--seed N ...] [--mode observe|control] [--install CMD] [--json] -- CMD...',
+    usage: 'detdrift bump --base REF [--head REF] [--base-trace DIR] [--seed N ...] [--mode observe|control] [--install CMD] [--json] [--report FORMAT[=FILE]]... -- CMD...',
     options: {
       base: { type: 'string' },
       head: { type: 'string' },
@@ -79,6 +79,7 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
       mode: { type: 'string' },
       install: { type: 'string' },
       json: { type: 'boolean' },
+      ...REPORT,
       ...LOG_LEVEL,
     },
     normalize: normalizeBump,
@@ -193,7 +194,7 @@ function help(): string {
     'Usage:',
     ...Object.values(COMMANDS).map((entry) => `  ${entry.usage}`),
     '',
-    '--report FORMAT[=FILE] (check, diff; repeatable or comma-separated) writes another form of the report:',
+    '--report FORMAT[=FILE] (check, diff, bump; repeatable or comma-separated) writes another form of the report:',
     '  github   workflow-command annotations, on stdout after the report (on stderr with --json)',
     '  summary  job-summary Markdown, appended to $GITHUB_STEP_SUMMARY',
     '  sarif    SARIF 2.1.0 for code scanning, to detdrift.sarif',

@@ -69,7 +69,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     const changes = diffLockfiles(await baseLockfile(options, project.root, baseRoot, lockfile), readLockfile(join(headRoot, lockfile)));
     const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, logger) : new Map<LockfileChange, ScanDiff>();
     const attribution: Attribution = attribute(causeStack(comparison), changes, scans, comparison.diverging?.b ?? null);
-    const { status } = await emitReport(comparison, headRoot, options.json, { bump: { verdict, seed, attribution } });
+    const { status } = await emitReport(comparison, headRoot, options.json, { bump: { verdict, seed, attribution }, reports: options.reports });
     return verdict === 'unchanged' && status === AGREE ? AGREE : DIVERGE;
   } finally {
     for (const worktree of trees) await worktree.remove();

@@ -130,6 +130,8 @@ export interface BumpOptions extends CommonOptions {
   readonly install: readonly string[] | null;
   readonly command: readonly string[];
   readonly json: boolean;
+  /** `--report`: the other forms to write, in the order given */
+  readonly reports: readonly ReportTarget[];
 }
 
 export interface DemoOptions extends CommonOptions {
@@ -245,6 +247,7 @@ export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
     install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
     command: Object.freeze([...raw.command]),
     json: raw.values.json === true,
+    reports: validateReports(raw.values.report, cwd),
   });
 }
 

@@ -155,3 +155,16 @@ test('bad input: no lockfile, and a base ref that does not exist, exit 2 with th
   assert.equal(run.code, 2);
   assert.match(run.stderr, /ERR_GIT_REF: --base no-such-ref is not a commit/);
 });
+
+test('bump --report github annotates the first uncontrolled call and the bumped line in package.json', () => {
+  const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('dice', '1.0.0'), packages: { 'dice@1.0.0': 'exports.roll = () => 4;\n' } },
+    { tree: direct('dice', '1.0.1'), packages: { 'dice@1.0.1': 'exports.roll = () => 4 + Math.random();\n' } });
+  const run = detdrift(['bump', '--base', 'HEAD~1', '--install', `${process.execPath} materialize.cjs`, '--report', 'github', '--', process.execPath, 'app.js'], dir);
+  assert.equal(run.code, 1, run.stderr);
+  const errors = run.stdout.split('\n').filter((line) => line.startsWith('::error '));
+  assert.ok(errors.some((line) => line.startsWith('::error file=app.js,line=2,')), run.stdout);
+  assert.ok(errors.some((line) => line.startsWith('::error file=package.json,')), run.stdout);
+  assert.ok(errors.every((line) => line.includes('Math.random in dice@1.0.1')), run.stdout);
+});
