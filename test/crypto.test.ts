@@ -3,7 +3,7 @@ import cryptoModule from 'node:crypto';
 import { test } from 'node:test';
 import { install } from '../instrument/crypto.js';
 import type { Recorder } from '../instrument/recorder.js';
-import { eventsOf, project, runHooked, runPlain, siteOf, type HookedRun, type Trace } from './helpers.js';
+import { assertSameAsPlain, eventsOf, project, runHooked, siteOf, type HookedRun, type Trace } from './helpers.js';
 
 /** FNV-1a 64 in BigInt, written apart from tracer/digest.ts so that a bug there shows here. */
 function fnv1a(bytes: Uint8Array): string {
@@ -166,12 +166,7 @@ test('crypto stays transparent: results, argument errors, callbacks, shapes', ()
       process.exitCode = 3;
     `,
   });
-  const plain = runPlain(['transparent.mjs'], { cwd: dir });
-  const hooked = runHooked(['transparent.mjs'], { cwd: dir });
-  assert.equal(plain.code, 3, plain.stderr);
-  assert.equal(hooked.stdout, plain.stdout);
-  assert.equal(hooked.stderr, plain.stderr);
-  assert.equal(hooked.code, plain.code);
+  assertSameAsPlain(['transparent.mjs'], { cwd: dir }, 3);
 });
 
 test('uninstall puts back every descriptor it replaced, and a second install is refused', () => {

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { Recorder } from '../instrument/recorder.js';
 import { install } from '../instrument/fs.js';
 import type { TraceEvent } from '../tracer/reader.js';
-import { project, REPO, runHooked, runPlain, siteOf, type HookedRun, type Trace } from './helpers.js';
+import { assertSameAsPlain, project, REPO, runHooked, runPlain, siteOf, type HookedRun, type Trace } from './helpers.js';
 
 /** A directory of several files and a subdirectory, with fixed modification times. */
 const DATA = { 'data/b.txt': 'b', 'data/a.txt': 'a', 'data/c.txt': 'c', 'data/sub/x.txt': 'x', 'data/sub/y.txt': 'y' };
@@ -255,12 +255,7 @@ test('the program gets exactly what it got without the hook: values, errors, cal
       process.exitCode = 3;
     `,
   });
-  const plain = runPlain(['transparent.mjs'], { cwd: dir });
-  const hooked = runHooked(['transparent.mjs'], { cwd: dir });
-  assert.equal(plain.code, 3, plain.stderr);
-  assert.equal(hooked.stdout, plain.stdout);
-  assert.equal(hooked.stderr, plain.stderr);
-  assert.equal(hooked.code, plain.code);
+  const hooked = assertSameAsPlain(['transparent.mjs'], { cwd: dir }, 3);
   assert.ok(hooked.traces.get('0')!.events.some((event) => event.family === 'fs'));
 });
 

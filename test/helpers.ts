@@ -2,6 +2,7 @@
  * What every test file shares: fixture projects from object literals, running a program under the
  * real hook in a real child process, and reading the traces it wrote with the real reader.
  */
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -150,4 +151,18 @@ export function siteOf(trace: Trace, event: TraceEvent): Frame | undefined {
 /** The events of one API (canonical name), optionally of one form. */
 export function eventsOf(trace: Trace, api: string, form?: string): TraceEvent[] {
   return trace.events.filter((event) => event.api === api && (form === undefined || event.form === form));
+}
+
+/**
+ * Runs `args` without and with the hook and asserts the program cannot tell: the same stdout,
+ * stderr and exit status. Returns the hooked run for further checks.
+ */
+export function assertSameAsPlain(args: readonly string[], options: RunOptions, expectedCode: number): HookedRun {
+  const plain = runPlain(args, options);
+  const hooked = runHooked(args, options);
+  assert.equal(plain.code, expectedCode, plain.stderr);
+  assert.equal(hooked.stdout, plain.stdout);
+  assert.equal(hooked.stderr, plain.stderr);
+  assert.equal(hooked.code, plain.code);
+  return hooked;
 }

@@ -13,19 +13,7 @@ export interface Digest {
 }
 
 export function digestBytes(view: ArrayBufferView): Digest {
-  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  let high = OFFSET_HIGH;
-  let low = OFFSET_LOW;
-  for (let i = 0; i < bytes.length; i++) {
-    // `>>> 0`: a bare `^=` yields a signed int32, and a negative `low` would lose the carry below.
-    low = (low ^ bytes[i]!) >>> 0;
-    // (high:low) * 0x100000001b3, keeping 64 bits: the 2^40 part only touches the high half.
-    const lowProduct = low * PRIME_LOW;
-    const carry = Math.floor(lowProduct / 0x100000000);
-    high = (Math.imul(high, PRIME_LOW) + Math.imul(low, 0x100) + carry) >>> 0;
-    low = lowProduct >>> 0;
-  }
-  return { high, low };
+  return fnv1a(view, false);
 }
 
 /**
@@ -35,12 +23,18 @@ export function digestBytes(view: ArrayBufferView): Digest {
  * outputs record beside the digest, still tells the two apart on one platform.
  */
 export function digestLines(view: ArrayBufferView): Digest {
+  return fnv1a(view, true);
+}
+
+function fnv1a(view: ArrayBufferView, crlfAsLf: boolean): Digest {
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   let high = OFFSET_HIGH;
   let low = OFFSET_LOW;
   for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] === 0x0d && bytes[i + 1] === 0x0a) continue;
+    if (crlfAsLf && bytes[i] === 0x0d && bytes[i + 1] === 0x0a) continue;
+    // `>>> 0`: a bare `^=` yields a signed int32, and a negative `low` would lose the carry below.
     low = (low ^ bytes[i]!) >>> 0;
+    // (high:low) * 0x100000001b3, keeping 64 bits: the 2^40 part only touches the high half.
     const lowProduct = low * PRIME_LOW;
     const carry = Math.floor(lowProduct / 0x100000000);
     high = (Math.imul(high, PRIME_LOW) + Math.imul(low, 0x100) + carry) >>> 0;
