@@ -16,7 +16,7 @@ export function renderComment(report: Report, limit = COMMENT_LIMIT): string {
     (limits) => {
       const evidence = details(report, limits, '####');
       const folded = evidence.length > 0 ? ['<details><summary>First divergence, stacks and counts</summary>', ...evidence, '</details>'] : [];
-      return [COMMENT_MARKER, heading(report, '###'), ...overview(report), ...folded].join('\n\n') + '\n';
+      return [COMMENT_MARKER, heading(report, '###'), ...overview(report, limits), ...folded].join('\n\n') + '\n';
     },
     limit,
     (text) => text.length,

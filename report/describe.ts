@@ -2,7 +2,7 @@
  * Plain-text pieces the GitHub, SARIF and Markdown renderers share. Every string here may come
  * from a trace (a dependency is untrusted input): callers escape the result for their syntax.
  */
-import type { BumpView, CauseView, FrameView, Report, ValueView } from './types.js';
+import type { BumpSectionView, BumpView, CauseView, ConfirmationView, FrameView, Report, ValueView } from './types.js';
 
 /** `file:line:column fn` */
 export function describeFrame(frame: FrameView): string {
@@ -67,6 +67,33 @@ export function diskPath(frame: FrameView): string {
 export function repositoryPath(path: string, prefix: string): string {
   if (path.startsWith('/') || prefix === '' || prefix === '.') return path;
   return `${prefix.replace(/\/+$/, '')}/${path}`;
+}
+
+const BUMP_VERDICTS: Record<BumpSectionView['verdict'], string> = {
+  unchanged: 'the bump does not change how this seed runs',
+  changed: 'the bump changes how this seed runs, and head still runs it the same way every time',
+  'made-nondeterministic': 'the bump made this seed nondeterministic: head runs it differently twice, base did not',
+  'already-nondeterministic': 'this seed was already nondeterministic before the bump: base runs it differently twice',
+};
+
+/** What a bump did to one seed's run, as a sentence. */
+export function describeBumpVerdict(verdict: BumpSectionView['verdict']): string {
+  return BUMP_VERDICTS[verdict];
+}
+
+/** Replay's verdict on the cause, as a sentence. */
+export function describeConfirmation(confirmation: ConfirmationView): string {
+  const runs = `${confirmation.runs} re-run${confirmation.runs === 1 ? '' : 's'}`;
+  switch (confirmation.status) {
+    case 'confirmed':
+      return `confirmed in ${runs}: pinning run A's first ${confirmation.pinned} of ${confirmation.total} recorded values reproduces it, ${confirmation.pinned! - 1} do not`;
+    case 'outside':
+      return `pinning all ${confirmation.total} recorded values (${runs}) does not reproduce run A: the cause is outside the intercepted sources`;
+    case 'not-reproduced':
+      return `could not confirm: a run with no value pinned already reproduced run A (${runs}); the divergence did not happen again`;
+    case 'unstable':
+      return `could not confirm: verdicts flipped or the budget ran out (${runs}); best boundary ${confirmation.pinned} of ${confirmation.total}`;
+  }
 }
 
 /** Calls per API whose counts differ between the runs, as `Math.random 0 → 197`. */

@@ -4,9 +4,9 @@
  * per-platform table when the report has one. GitHub takes at most 1 MiB per step's summary: long
  * tables are cut, with a note, until the whole fits.
  */
-import { describeBump, describeDivergence, describeFrame, describeValue, sameFrame } from './describe.js';
+import { describeBump, describeBumpVerdict, describeConfirmation, describeDivergence, describeFrame, describeValue, sameFrame } from './describe.js';
 import { code, codeBlock, count, table } from './markdown.js';
-import type { CauseView, DivergenceView, EventView, FrameView, Report } from './types.js';
+import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report } from './types.js';
 
 /** 1 MiB, less room for what other steps append to the same summary file. */
 export const SUMMARY_LIMIT = 1_000_000;
@@ -21,7 +21,7 @@ export interface MarkdownLimits {
 
 /** The summary, at most `limit` bytes of UTF-8. */
 export function renderSummary(report: Report, limit = SUMMARY_LIMIT): string {
-  return fit((limits) => [heading(report, '##'), ...overview(report), ...details(report, limits, '###')].join('\n\n') + '\n', limit, Buffer.byteLength);
+  return fit((limits) => [heading(report, '##'), ...overview(report, limits), ...details(report, limits, '###')].join('\n\n') + '\n', limit, Buffer.byteLength);
 }
 
 /** Renders with fewer table rows until it fits; cut at a line as a last resort. */
@@ -40,19 +40,51 @@ export function heading(report: Report, level: string): string {
   return `${level} detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}`;
 }
 
-/** What every Markdown form starts with: the runs, the cause and the replay command. */
-export function overview(report: Report): string[] {
+/** What every Markdown form starts with: the runs, what a bump or a perturbation did, the cause, replay's verdict and command. */
+export function overview(report: Report, limits: MarkdownLimits): string[] {
   const { a } = report.runs;
   const out: string[] = [];
   if (a) out.push(`Run A: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`);
+  if (report.bump) out.push(...bump(report.bump, limits));
+  if (report.perturbation) out.push(...perturbation(report.perturbation));
   if (report.verdict === 'agree') {
     out.push(`${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${code(a?.mode ?? 'observe')} mode.`);
     if (report.ordering) out.push(`Async contexts ${report.ordering.contexts.map((context) => code(context)).join(' and ')} completed in a different order; the outputs did not depend on it.`);
     return out;
   }
   if (report.cause) out.push(...cause(report.cause));
+  if (report.confirmation) out.push(`**Replay**: ${describeConfirmation(report.confirmation)}.`);
   if (report.replay) out.push('Replay run A locally:', codeBlock([report.replay], 'sh'));
   return out;
+}
+
+/** `detdrift bump`: the verdict for the seed, the changed packages, and the clock and entropy sites the new versions added. */
+function bump(section: BumpSectionView, limits: MarkdownLimits): string[] {
+  const out = [`**Bump**: ${describeBumpVerdict(section.verdict)} (seed ${section.seed === null ? 'none' : code(section.seed)}).`];
+  const changes = section.changes.map((change) => [
+    code(change.name, { table: true }),
+    code(change.from ?? '(none)', { table: true }),
+    code(change.to ?? '(removed)', { table: true }),
+    code(change.kind, { table: true }),
+    change.direct ? 'direct' : code(change.path.join(' > '), { table: true }),
+  ]);
+  if (changes.length > 0) out.push(...capped(['package', 'from', 'to', 'kind', 'via'], changes, limits));
+  const sites = section.addedSites.map((site) => [
+    code(site.api, { table: true }),
+    code(`${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}`, { table: true }),
+    site.reached ? 'yes' : 'no',
+  ]);
+  if (sites.length > 0) out.push('Clock and entropy calls the new versions add:', ...capped(['API', 'site', 'reached by head'], sites, limits));
+  return out;
+}
+
+/** `detdrift check --perturb`: which perturbation run A had, and every one tried against the plain run. */
+function perturbation(section: PerturbationView): string[] {
+  const found = section.dimension
+    ? `**Perturbation**: ${code(section.dimension)} makes the runs part: run A had ${code(section.detail ?? '')}, run B is the plain run.`
+    : `**Perturbation**: none of the ${count(section.tried.length)} perturbations tried makes the runs part.`;
+  const rows = section.tried.map((tried) => [code(tried.dimension, { table: true }), code(tried.detail, { table: true }), tried.verdict]);
+  return rows.length > 0 ? [found, table(['perturbation', 'run A had', 'verdict'], rows)] : [found];
 }
 
 function cause(cause: CauseView): string[] {

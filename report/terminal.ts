@@ -1,4 +1,5 @@
-import type { BumpSectionView, CauseView, ConfirmationView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
+import { describeBumpVerdict, describeConfirmation } from './describe.js';
+import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
 
 export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
@@ -26,7 +27,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (report.bump) out.push(...renderBump(report.bump, paint), '');
   if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint), '');
   if (report.cause) out.push(...renderCause(report.cause, paint));
-  if (report.confirmation) out.push('', renderConfirmation(report.confirmation));
+  if (report.confirmation) out.push('', `replay  ${describeConfirmation(report.confirmation)}`);
   if (report.nearby.length > 0) {
     out.push('', paint(1, 'nearest I/O, timer and fs calls') + ' (run A, by distance from the first output divergence)');
     for (const event of report.nearby) out.push(`  #${event.index} ${formatEvent(event)}`);
@@ -86,15 +87,8 @@ function renderPerturbation(perturbation: PerturbationView, paint: Paint): strin
   return out;
 }
 
-const BUMP_VERDICTS: Record<BumpSectionView['verdict'], string> = {
-  unchanged: 'the bump does not change how this seed runs',
-  changed: 'the bump changes how this seed runs, and head still runs it the same way every time',
-  'made-nondeterministic': 'the bump made this seed nondeterministic: head runs it differently twice, base did not',
-  'already-nondeterministic': 'this seed was already nondeterministic before the bump: base runs it differently twice',
-};
-
 function renderBump(bump: BumpSectionView, paint: Paint): string[] {
-  const out = [paint(1, 'bump') + `   ${BUMP_VERDICTS[bump.verdict]} (seed ${bump.seed ?? 'none'})`];
+  const out = [paint(1, 'bump') + `   ${describeBumpVerdict(bump.verdict)} (seed ${bump.seed ?? 'none'})`];
   for (const change of bump.changes) {
     const via = change.direct ? 'direct' : `via ${change.path.join(' > ')}`;
     out.push(`       ${change.name} ${change.from ?? '(none)'} → ${change.to ?? '(removed)'} (${change.kind}, ${via})`);
@@ -103,20 +97,6 @@ function renderBump(bump: BumpSectionView, paint: Paint): string[] {
     out.push(`       + ${site.api} at ${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}${site.reached ? ' (reached by head)' : ''}`);
   }
   return out;
-}
-
-function renderConfirmation(confirmation: ConfirmationView): string {
-  const runs = `${confirmation.runs} re-run${confirmation.runs === 1 ? '' : 's'}`;
-  switch (confirmation.status) {
-    case 'confirmed':
-      return `replay  confirmed in ${runs}: pinning run A's first ${confirmation.pinned} of ${confirmation.total} recorded values reproduces it, ${confirmation.pinned! - 1} do not`;
-    case 'outside':
-      return `replay  pinning all ${confirmation.total} recorded values (${runs}) does not reproduce run A: the cause is outside the intercepted sources`;
-    case 'not-reproduced':
-      return `replay  could not confirm: a run with no value pinned already reproduced run A (${runs}); the divergence did not happen again`;
-    case 'unstable':
-      return `replay  could not confirm: verdicts flipped or the budget ran out (${runs}); best boundary ${confirmation.pinned} of ${confirmation.total}`;
-  }
 }
 
 function renderDivergence(title: string, divergence: DivergenceView, paint: Paint, width: number, stacks = true): string[] {

@@ -57,6 +57,34 @@ export const BUMP_REPORT: Report = {
   },
 };
 
+/** `detdrift bump`'s shape: the bump section, with replay's confirmation of the cause. */
+export const BUMP_SECTION_REPORT: Report = {
+  ...BUMP_REPORT,
+  confirmation: { status: 'confirmed', pinned: 3, total: 12, runs: 6 },
+  bump: {
+    verdict: 'changed',
+    seed: '42',
+    changes: [
+      { name: 'tick-queue', from: '1.0.0', to: '1.1.0', kind: 'minor', direct: true, path: ['tick-queue'] },
+      { name: 'left-pad', from: null, to: '1.3.0', kind: 'added', direct: false, path: ['tick-queue', 'left-pad'] },
+    ],
+    addedSites: [{ api: 'Math.random', package: 'tick-queue@1.1.0', file: 'index.js', line: 9, column: 43, fn: 'push', reached: true }],
+  },
+};
+
+/** `detdrift check --perturb`'s shape: run A is the perturbed run, and the runs agree otherwise. */
+export const PERTURB_REPORT: Report = {
+  ...BUMP_REPORT,
+  perturbation: {
+    dimension: 'dir-order',
+    detail: 'directory listings reversed',
+    tried: [
+      { dimension: 'dir-order', detail: 'directory listings reversed', verdict: 'diverge' },
+      { dimension: 'clock:dst', detail: 'TZ=Pacific/Chatham', verdict: 'agree' },
+    ],
+  },
+};
+
 export const AGREE_REPORT: Report = {
   ...BUMP_REPORT,
   verdict: 'agree',
@@ -99,5 +127,12 @@ export const EVIL_REPORT: Report = {
     bump: { name: `tick-queue\n::endgroup::`, from: '1.0.0%0A', to: EVIL.value, kind: EVIL.markdown },
   },
   replay: `npx detdrift replay 't\n::error::r' -- node ${EVIL.markdown}`,
+  bump: {
+    verdict: 'changed',
+    seed: EVIL.markdown,
+    changes: [{ name: EVIL.package, from: EVIL.value, to: EVIL.head, kind: EVIL.markdown, direct: false, path: [EVIL.file, EVIL.markdown] }],
+    addedSites: [{ api: EVIL.markdown, package: EVIL.package, file: EVIL.file, line: 1, column: 2, fn: EVIL.fn, reached: false }],
+  },
+  perturbation: { dimension: EVIL.markdown, detail: EVIL.head, tried: [{ dimension: EVIL.file, detail: EVIL.markdown, verdict: 'diverge' }] },
   differences: { ...BUMP_REPORT.differences, perApi: [{ key: EVIL.markdown, a: 1, b: 2 }, { key: EVIL.value, a: 0, b: 1 }] },
 };

@@ -6,7 +6,7 @@ import { COMMENT_LIMIT, COMMENT_MARKER, renderComment } from '../report/comment.
 import { renderSummary, SUMMARY_LIMIT } from '../report/summary.js';
 import type { Report } from '../report/types.js';
 import { CLI, REPO, project, runPlain } from './helpers.js';
-import { AGREE_REPORT, BUMP_REPORT, EVIL, EVIL_REPORT } from './report-fixture.js';
+import { AGREE_REPORT, BUMP_REPORT, BUMP_SECTION_REPORT, EVIL, EVIL_REPORT, PERTURB_REPORT } from './report-fixture.js';
 import { writeTrace } from './synthetic.js';
 
 /** Compares with test/data/NAME exactly; DETDRIFT_UPDATE_SNAPSHOTS=1 rewrites it instead. */
@@ -20,6 +20,8 @@ test('the job summary and the comment, as Markdown snapshots', () => {
   snapshot('summary-bump.md', renderSummary(BUMP_REPORT));
   snapshot('summary-agree.md', renderSummary(AGREE_REPORT));
   snapshot('comment-bump.md', renderComment(BUMP_REPORT));
+  snapshot('summary-bump-section.md', renderSummary(BUMP_SECTION_REPORT));
+  snapshot('summary-perturb.md', renderSummary(PERTURB_REPORT));
   assert.ok(renderComment(AGREE_REPORT).startsWith(`${COMMENT_MARKER}\n\n### detdrift: the runs agree\n`));
 });
 
