@@ -133,7 +133,7 @@ function withBump(cause: CauseView | null, change: LockfileChange | null): Cause
 }
 
 function bumpView(change: LockfileChange): BumpView {
-  return { name: change.name, from: change.from, to: change.to, kind: change.kind };
+  return { name: change.name, from: change.from, to: change.to, kind: change.kind, path: change.path };
 }
 
 function bumpSection({ verdict, seed, attribution }: NonNullable<BuildOptions['bump']>): BumpSectionView {

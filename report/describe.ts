@@ -33,11 +33,20 @@ export function projectFrame(report: Report): FrameView | null {
   return candidates.find((frame): frame is FrameView => frame !== null && frame !== undefined && frame.package === null) ?? null;
 }
 
-/** `tick-queue 1.0.0 → 1.1.0 (minor)`; an added or removed dependency says so. */
+/**
+ * `tick-queue 1.0.0 → 1.1.0 (minor)`; an added or removed dependency says so, and a transitive one
+ * names the chain it comes through: `left-pad 1.2.0 → 1.3.0 (minor, through app-dep > left-pad)`.
+ */
 export function describeBump(bump: BumpView): string {
   const change =
     bump.from === null ? `added at ${bump.to ?? '?'}` : bump.to === null ? `removed (was ${bump.from})` : `${bump.from} → ${bump.to}`;
-  return `${bump.name} ${change} (${bump.kind})`;
+  const through = bump.path && bump.path.length > 1 ? `, through ${bump.path.join(' > ')}` : '';
+  return `${bump.name} ${change} (${bump.kind}${through})`;
+}
+
+/** The dependency `package.json` lists for a bump: the package itself, or the direct dependency a transitive one comes through. */
+export function manifestDependency(bump: BumpView): string {
+  return bump.path?.[0] ?? bump.name;
 }
 
 /** What blamed the divergence, in one line: `Math.random in tick-queue@1.1.0`. */

@@ -8,7 +8,7 @@
  * or inject annotations, masks, outputs or environment changes.
  */
 import { randomUUID } from 'node:crypto';
-import { changedCounts, describeBump, describeCulprit, describeDivergence, describeFrame, diskPath, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import { changedCounts, describeBump, describeCulprit, describeDivergence, describeFrame, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
 
 export interface GithubOptions {
@@ -43,7 +43,7 @@ function annotations(report: Report, options: GithubOptions): Annotation[] {
   const here = projectFrame(report);
   const out: Annotation[] = [{ type: 'error', ...at(here, prefix), title, message: [lead(report, cause, here), ...details(report, cause, here)] }];
   const bump = cause?.bump;
-  const line = bump ? (options.dependencyLine?.(bump.name) ?? null) : null;
+  const line = bump ? (options.dependencyLine?.(manifestDependency(bump)) ?? null) : null;
   if (bump && line !== null) {
     const message = [`detdrift: this change (${describeBump(bump)}) makes seeded runs diverge: ${title}.`, ...details(report, cause, null, false)];
     out.push({ type: 'error', file: repositoryPath('package.json', prefix), line, title, message });

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { API_TABLE, type Family } from '../tracer/apis.js';
-import { describeBump, describeFrame, diskPath, repositoryPath, sameFrame } from './describe.js';
+import { describeBump, describeFrame, diskPath, manifestDependency, repositoryPath, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -83,7 +83,7 @@ function result(report: Report, options: SarifOptions): object {
   if (cause?.firstPartySite && !sameFrame(cause.firstPartySite, primary)) {
     related.push({ id: 1, ...location(cause.firstPartySite, prefix, `first project frame: ${describeFrame(cause.firstPartySite)}`) });
   }
-  const line = cause?.bump ? (options.dependencyLine?.(cause.bump.name) ?? null) : null;
+  const line = cause?.bump ? (options.dependencyLine?.(manifestDependency(cause.bump)) ?? null) : null;
   if (cause?.bump && line !== null) {
     related.push({ id: 2, physicalLocation: physical(repositoryPath('package.json', prefix), line, 1), message: { text: escapeText(`the bumped dependency: ${describeBump(cause.bump)}`) } });
   }

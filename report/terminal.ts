@@ -1,5 +1,5 @@
 import { describeBumpVerdict, describeConfirmation } from './describe.js';
-import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
+import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
 
 export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
@@ -63,7 +63,7 @@ function renderCause(cause: CauseView, paint: Paint): string[] {
     out.push(paint(1, 'cause') + `  ${paint(1, cause.api ?? '?')}${cause.form && cause.form !== 'call' ? ` (${cause.form})` : ''}${where}, seen in run ${cause.run.toUpperCase()}`);
     out.push(`       ${cause.rule} [${cause.confidence}]`);
     if (cause.value) out.push(`       value: run A ${formatValue(cause.value.a)}, run B ${formatValue(cause.value.b)}`);
-    if (cause.bump) out.push(`       brought by ${paint(33, cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind})`);
+    if (cause.bump) out.push(`       brought by ${paint(33, cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind}${through(cause.bump)})`);
   }
   if (cause.site) out.push(`       at ${formatFrame(cause.site)}`);
   if (cause.firstPartySite && !(cause.site && formatFrame(cause.site) === formatFrame(cause.firstPartySite))) out.push(`       first project frame: ${formatFrame(cause.firstPartySite)}`);
@@ -85,6 +85,11 @@ function renderPerturbation(perturbation: PerturbationView, paint: Paint): strin
     : [paint(1, 'perturbation') + `  none of the ${perturbation.tried.length} perturbations tried makes the runs part`];
   for (const tried of perturbation.tried) out.push(`  ${tried.verdict === 'diverge' ? paint(31, 'diverge') : paint(32, 'agree  ')}  ${tried.dimension.padEnd(18)} ${tried.detail}`);
   return out;
+}
+
+/** `, through app-dep > leaf` for a transitive bump; nothing for a direct one. */
+function through(bump: BumpView): string {
+  return bump.path && bump.path.length > 1 ? `, through ${bump.path.join(' > ')}` : '';
 }
 
 function renderBump(bump: BumpSectionView, paint: Paint): string[] {

@@ -75,6 +75,8 @@ export interface BumpView {
   readonly from: string | null;
   readonly to: string | null;
   readonly kind: string;
+  /** the chain of package names from a direct dependency to this one (`[name]` when direct); absent in older reports */
+  readonly path?: readonly string[];
 }
 
 /** A dependency bump's effect on one seed's run (`detdrift bump`). */

@@ -84,7 +84,7 @@ test('npm v3: a patch that adds a Math.random made the seed nondeterministic, bl
   assert.deepEqual(report.bump.changes, [{ name: 'dice', from: '1.0.0', to: '1.0.1', kind: 'patch', direct: true, path: ['dice'] }]);
   assert.equal(report.cause.api, 'Math.random');
   assert.deepEqual([report.cause.site.file, report.cause.site.line, report.cause.firstPartySite.file], ['dice@1.0.1/index.js', 2, 'app.js']);
-  assert.deepEqual(report.cause.bump, { name: 'dice', from: '1.0.0', to: '1.0.1', kind: 'patch' });
+  assert.deepEqual(report.cause.bump, { name: 'dice', from: '1.0.0', to: '1.0.1', kind: 'patch', path: ['dice'] });
   assert.deepEqual(report.bump.addedSites.map((site: { api: string; file: string; line: number; reached: boolean }) => [site.api, site.file, site.line, site.reached]), [['Math.random', 'index.js', 2, true]]);
 });
 
@@ -105,7 +105,7 @@ test('pnpm: a transitive bump two levels down is attributed to the leaf, with th
   const report = json(bump(dir), 1);
   assert.equal(report.cause.api, 'Date.now');
   assert.equal(report.cause.site.file, 'leaf@1.1.0/index.js');
-  assert.deepEqual(report.cause.bump, { name: 'leaf', from: '1.0.0', to: '1.1.0', kind: 'minor' });
+  assert.deepEqual(report.cause.bump, { name: 'leaf', from: '1.0.0', to: '1.1.0', kind: 'minor', path: ['app-dep', 'mid', 'leaf'] });
   const change = report.bump.changes.find((candidate: { name: string }) => candidate.name === 'leaf');
   assert.deepEqual([change.direct, change.path], [false, ['app-dep', 'mid', 'leaf']]);
 });
@@ -118,7 +118,7 @@ test('yarn classic: a bump that moves from a stubbed Date.now to performance.now
   const report = json(bump(dir), 1);
   assert.equal(report.bump.verdict, 'made-nondeterministic');
   assert.equal(report.cause.api, 'performance.now');
-  assert.deepEqual(report.cause.bump, { name: 'clock-id', from: '1.4.0', to: '2.0.0', kind: 'major' });
+  assert.deepEqual(report.cause.bump, { name: 'clock-id', from: '1.4.0', to: '2.0.0', kind: 'major', path: ['clock-id'] });
 });
 
 test('yarn berry: a bump that changes nothing the seed runs is no alarm', () => {
@@ -144,7 +144,7 @@ test('npm v2: a downgrade that removes a draw is a downgrade, and base was the n
   assert.equal(report.cause.api, 'Math.random');
   assert.equal(report.cause.run, 'a');
   assert.equal(report.cause.site.file, 'dice@1.1.0/index.js');
-  assert.deepEqual(report.cause.bump, { name: 'dice', from: '1.1.0', to: '1.0.0', kind: 'downgrade' });
+  assert.deepEqual(report.cause.bump, { name: 'dice', from: '1.1.0', to: '1.0.0', kind: 'downgrade', path: ['dice'] });
 });
 
 test('bad input: no lockfile, and a base ref that does not exist, exit 2 with their codes', () => {

@@ -26,6 +26,17 @@ test('a bump gets an error on the first project frame and on its package.json li
   assert.equal(renderGithub(BUMP_REPORT, { pathPrefix: 'packages/sim', dependencyLine: () => 7 }), [...BUMP_LINES('packages/sim/', 7), ''].join('\n'));
 });
 
+test('a transitive bump is annotated on the package.json line of the direct dependency it comes through', () => {
+  const transitive = { name: 'left-pad', from: '1.2.0', to: '1.3.0', kind: 'minor', path: ['tick-queue', 'left-pad'] };
+  const report: Report = { ...BUMP_REPORT, cause: { ...BUMP_REPORT.cause!, bump: transitive } };
+  const asked: string[] = [];
+  const lines = renderGithub(report, { dependencyLine: (name) => (asked.push(name), name === 'tick-queue' ? 7 : null) }).split('\n');
+  assert.deepEqual(asked, ['tick-queue']);
+  const manifest = lines.find((line) => line.startsWith('::error file=package.json,line=7,'));
+  assert.ok(manifest?.includes('this change (left-pad 1.2.0 → 1.3.0 (minor, through tick-queue > left-pad))'), manifest);
+  assert.match(renderTerminal(report, { color: false }), /brought by left-pad 1\.2\.0 → 1\.3\.0 \(minor, through tick-queue > left-pad\)/);
+});
+
 test('without a package.json line, only the project frame is annotated; agreeing runs get one notice', () => {
   assert.deepEqual(renderGithub(BUMP_REPORT).split('\n').map((line) => line.slice(0, 14)), ['::error file=s', '::notice title', '']);
   assert.equal(renderGithub(AGREE_REPORT), '::notice title=detdrift::the runs agree: 5 calls and 1 outputs matched\n');

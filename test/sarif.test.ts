@@ -56,6 +56,14 @@ test('one rule per API family, and the cause located at its call site with the p
   assert.match(result!.partialFingerprints['detdriftCause/v1'], /^[0-9a-f]{32}$/);
 });
 
+test('a transitive bump relates the package.json line of the direct dependency it comes through', () => {
+  const bump = { name: 'left-pad', from: '1.2.0', to: '1.3.0', kind: 'minor', path: ['tick-queue', 'left-pad'] };
+  const { log } = sarif({ ...BUMP_REPORT, cause: { ...BUMP_REPORT.cause!, bump } }, (name) => (name === 'tick-queue' ? 12 : null));
+  const related = log.runs[0]!.results[0]!.relatedLocations.find((entry: any) => entry.id === 2);
+  assert.equal(related.physicalLocation.region.startLine, 12);
+  assert.match(related.message.text, /left-pad 1\.2\.0 → 1\.3\.0 \(minor, through tick-queue > left-pad\)/);
+});
+
 test('agreeing runs give a valid log with no result, which closes an earlier alert', () => {
   const { log } = sarif(AGREE_REPORT);
   assert.deepEqual(log.runs[0]!.results, []);
