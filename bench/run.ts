@@ -16,3 +16,4 @@ if (!values.only || values.only === 'record') benchRecord(Number(values.rounds))
 if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').map(Number));
 if (!values.only || values.only === 'bisect') benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);
 if (!values.only || values.only === 'scan') benchScan();
+if (!values.only || values.only === 'startup') (await import('./startup.js')).benchStartup(Number(values.rounds));

@@ -3,12 +3,21 @@ import workerThreads from 'node:worker_threads';
 import { PARENT_VAR, WORKER_KEY } from './lineage.js';
 import { family, wrap, type Patcher } from './patch.js';
 import { real } from './real.js';
-import { readSettings } from './settings.js';
+import type { TraceHeader } from '../tracer/format.js';
+import { lockfileVariable, type HookSettings } from './settings.js';
 
 const SPAWN_VAR = 'DETDRIFT_SPAWN';
 const TRACE_VAR = 'DETDRIFT_TRACE';
 
 type Options = { env?: NodeJS.ProcessEnv } | null | undefined;
+
+interface Session {
+  /** this process's lineage name: its children's are `<lineage>.<n>` and `<lineage>.w<n>` */
+  readonly lineage: string;
+  readonly settings: HookSettings;
+  /** the digest this process's header holds, passed on so no child reads and hashes the lockfile again */
+  readonly lockfile: TraceHeader['lockfile'];
+}
 
 /**
  * Gives every child process and worker thread its lineage name, so its hook (carried by
@@ -21,9 +30,9 @@ type Options = { env?: NodeJS.ProcessEnv } | null | undefined;
  * this process's settings with the trace directory and project root made absolute, so a child in
  * another cwd writes to the same place.
  */
-export const install = family<string>('children', (patcher, lineage) => {
+export const install = family<Session>('children', (patcher, { lineage, settings, lockfile }) => {
   let spawned = 0;
-  const session = sessionVars();
+  const session = sessionVars(settings, lockfile);
   const original = process.env[TRACE_VAR];
   const ours = (trace: string | undefined) => trace === undefined || trace === original;
   const childVars = () => ({ ...session, [SPAWN_VAR]: `${lineage}.${++spawned}` });
@@ -87,12 +96,15 @@ function nameWorkers(patcher: Patcher, lineage: string): void {
   patcher.value(Worker.prototype, 'constructor', named);
 }
 
-/** This process's hook settings as a child should get them, and our pid: every DETDRIFT_* but the spawn name. */
-function sessionVars(): Record<string, string> {
-  const settings = readSettings(process.env, process.cwd());
+/**
+ * This process's hook settings as a child should get them, and our pid: every DETDRIFT_* but the
+ * spawn name, and the lockfile digest (the same root's, so the same file).
+ */
+function sessionVars(settings: HookSettings, lockfile: TraceHeader['lockfile']): Record<string, string> {
   const vars: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (key.startsWith('DETDRIFT_') && key !== SPAWN_VAR && value !== undefined) vars[key] = value;
   }
+  if (lockfile) vars.DETDRIFT_LOCKFILE = lockfileVariable(lockfile);
   return { ...vars, [TRACE_VAR]: settings.traceDir, DETDRIFT_ROOT: settings.root, [PARENT_VAR]: String(real.pid) };
 }

@@ -12,7 +12,7 @@ import type { TraceWriter } from '../tracer/writer.js';
 import { ContextTracker } from './context.js';
 import type { Controller } from './control.js';
 import type { Perturber } from './perturb.js';
-import { siteKey, type Mismatch, type Replayer } from './replay.js';
+import type { Mismatch, Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
 import { wrap, type Native } from './patch.js';
 import { captureFrames, real } from './real.js';
@@ -288,7 +288,7 @@ export class Recorder {
     }
     id = ++this.lastSite;
     this.siteIds.set(key, id);
-    if (this.replayer) this.siteKeys.set(id, siteKey(def));
+    if (this.replayer) this.siteKeys.set(id, this.replayer.siteKey(def));
     this.writer.defineSite(id, def);
     return id;
   }

@@ -77,6 +77,11 @@ export class Replayer {
     if (recorded.rank < this.limit) return recorded.value;
     return this.fresh === 'shift' ? shift(recorded.value) : undefined;
   }
+
+  /** The key `take` matches a site of this run by; a method so the recorder need not load this module. */
+  siteKey(def: SiteDef): string | null {
+    return siteKey(def);
+  }
 }
 
 /**

@@ -16,13 +16,12 @@ import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installTimers } from './timers.js';
 import { Controller } from './control.js';
-import { Perturber } from './perturb.js';
+import type { Perturber } from './perturb.js';
 import { FAULT_VAR, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
-import { HookError, installToStringMask, type Handle } from './patch.js';
+import { batched, HookError, installToStringMask, type Handle } from './patch.js';
 import { real, readJsonFile } from './real.js';
 import { Recorder, type RecorderSources } from './recorder.js';
-import { Replayer } from './replay.js';
 import { readSettings, type HookSettings } from './settings.js';
 import { fileSink } from './sink.js';
 
@@ -41,17 +40,22 @@ export interface Runtime {
   stop(): void;
 }
 
+/** Where values come from besides the real sources, once this process's lineage is known. */
+type Sources = (lineage: string) => RecorderSources;
+
 /**
- * Starts recording in this process: settings, lineage, the trace file, then every family. Runs
- * once per realm even when the hook is imported twice (NODE_OPTIONS and an explicit --import).
- * A failure here is reported on stderr with its code, and the program runs on unrecorded.
+ * Starts recording in this process: settings, the modules its mode needs, lineage, the trace
+ * file, then every family; the hook awaits it before the program runs. Runs once per realm even
+ * when the hook is imported twice (NODE_OPTIONS and an explicit --import). A failure here is
+ * reported on stderr with its code, and the program runs on unrecorded.
  */
-export function start(): Runtime | null {
+export async function start(): Promise<Runtime | null> {
   const global = globalThis as { [RUNTIME_KEY]?: Runtime | null };
   if (RUNTIME_KEY in global) return global[RUNTIME_KEY] ?? null;
   global[RUNTIME_KEY] = null;
   try {
-    const runtime = open(readSettings(process.env, process.cwd()), readFaults(process.env[FAULT_VAR]));
+    const settings = readSettings(process.env, process.cwd());
+    const runtime = open(settings, await loadSources(settings), readFaults(process.env[FAULT_VAR]));
     global[RUNTIME_KEY] = runtime;
     return runtime;
   } catch (error) {
@@ -71,13 +75,15 @@ export function start(): Runtime | null {
  * what was done (handles uninstalled, the file closed and removed), so the program runs exactly as
  * without the hook; the caller reports it.
  */
-function open(settings: HookSettings, faults: Faults): Runtime {
+function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime {
   const claimed = claimTrace(settings.traceDir, settings.spawn);
   const handles: Handle[] = [];
   let recorder: Recorder | null = null;
   try {
-    const given = sources(settings, claimed.lineage);
-    const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), header(settings, claimed.lineage, given.perturber ?? null), claimed.file);
+    const given = sources(claimed.lineage);
+    // The CLI computes the digest once per run; a bare hook, once per traced tree (children.ts passes it on).
+    const lockfile = settings.lockfile ?? lockfileDigest(settings.root);
+    const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), header(settings, claimed.lineage, lockfile, given.perturber ?? null), claimed.file);
     injectRecordFault(writer, faults.recordAt);
     const active = new Recorder(writer, settings.mode, {
       root: settings.root,
@@ -90,14 +96,16 @@ function open(settings: HookSettings, faults: Faults): Runtime {
     const installs = [
       () => installToStringMask(undefined),
       () => installLifecycle(active),
-      () => installChildren(claimed.lineage),
+      () => installChildren({ lineage: claimed.lineage, settings, lockfile }),
       ...FAMILIES.map((install) => () => install(active)),
       () => installOutput({ recorder: active, root: settings.root }),
     ];
-    for (const install of installs) {
-      step();
-      handles.push(install());
-    }
+    batched(() => {
+      for (const install of installs) {
+        step();
+        handles.push(install());
+      }
+    });
   } catch (error) {
     recorder?.halt();
     real.closeSync(claimed.fd);
@@ -140,22 +148,31 @@ function writeHeader(sink: Sink, traceHeader: TraceHeader, file: string): TraceW
 /**
  * Where values come from besides the real sources: control mode's seeded streams and clock, or the
  * recorded run that replay feeds back (whose own mode decides what a fresh value is after it).
+ * Perturb's and replay's modules (replay's brings the trace reader) are loaded only in their mode:
+ * an observed run's start-up pays for the modules it uses.
  */
-function sources(settings: HookSettings, lineage: string): RecorderSources {
+async function loadSources(settings: HookSettings): Promise<Sources> {
   const hold = settings.hold;
   const seeded = () => new Controller(settings.seed ?? '0');
-  if (settings.mode === 'control') return { controller: seeded(), hold };
-  // perturb: control mode's seeded sources, and what another machine would give in the named dimensions
-  if (settings.mode === 'perturb') return { controller: seeded(), hold, perturber: new Perturber(settings.seed ?? '0', settings.perturb) };
-  if (settings.mode !== 'replay' || settings.replay === null) return { hold };
-  const file = join(settings.replay, lineage + TRACE_EXTENSION);
-  if (!existsSync(file)) return { hold: true }; // a process the recording did not have runs fresh
-  const limit = settings.replayLimit && settings.replayLimit.lineage === lineage ? settings.replayLimit.count : Infinity;
-  const replayer = new Replayer(file, limit, settings.replayFresh);
-  return { controller: replayer.mode === 'control' ? seeded() : null, replayer, hold: true };
+  if (settings.mode === 'control') return () => ({ controller: seeded(), hold });
+  if (settings.mode === 'perturb') {
+    // control mode's seeded sources, and what another machine would give in the named dimensions
+    const { Perturber } = await import('./perturb.js');
+    return () => ({ controller: seeded(), hold, perturber: new Perturber(settings.seed ?? '0', settings.perturb) });
+  }
+  if (settings.mode !== 'replay' || settings.replay === null) return () => ({ hold });
+  const { Replayer } = await import('./replay.js');
+  const recorded = settings.replay;
+  return (lineage) => {
+    const file = join(recorded, lineage + TRACE_EXTENSION);
+    if (!existsSync(file)) return { hold: true }; // a process the recording did not have runs fresh
+    const limit = settings.replayLimit && settings.replayLimit.lineage === lineage ? settings.replayLimit.count : Infinity;
+    const replayer = new Replayer(file, limit, settings.replayFresh);
+    return { controller: replayer.mode === 'control' ? seeded() : null, replayer, hold: true };
+  };
 }
 
-function header(settings: HookSettings, lineage: string, perturber: Perturber | null): TraceHeader {
+function header(settings: HookSettings, lineage: string, lockfile: TraceHeader['lockfile'], perturber: Perturber | null): TraceHeader {
   const own = readJsonFile(join(OWN_DIR, 'package.json')) as { version?: string } | null;
   const project = readJsonFile(join(settings.root, 'package.json')) as { name?: string; version?: string } | null;
   return {
@@ -170,7 +187,7 @@ function header(settings: HookSettings, lineage: string, perturber: Perturber | 
     command: process.argv.map((arg, index) => (index === 0 ? 'node' : projectRelative(arg, settings.root))),
     lineage,
     root: { name: project?.name ?? null, version: project?.version ?? null },
-    lockfile: settings.lockfile ?? lockfileDigest(settings.root),
+    lockfile,
     apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
     sites: settings.sites,
     holds: settings.hold || settings.mode === 'replay' ? ['bytes'] : [],

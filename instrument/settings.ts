@@ -82,6 +82,11 @@ function parseSites(value: string | undefined): SitePolicy {
   return Object.freeze({ first: Number(match[1]), every });
 }
 
+/** DETDRIFT_LOCKFILE's `file:sha256` form, which parseLockfile reads at its last colon. */
+export function lockfileVariable(lockfile: NonNullable<HookSettings['lockfile']>): string {
+  return `${lockfile.file}:${lockfile.sha256}`;
+}
+
 function parseLockfile(value: string | undefined): HookSettings['lockfile'] {
   if (!value) return null;
   const at = value.lastIndexOf(':');

@@ -1,0 +1,64 @@
+/**
+ * Start-up cost of the hook: `node --import detdrift/register` against the same command without
+ * it, in alternating child processes, in one run. Prints medians and the ratio hooked/plain for
+ * `node -e 0` and for a small ESM program that imports the builtins the hook patches (so a hook
+ * that merely deferred its work to the program's first import would show it there), and two
+ * floors for `node -e 0`: `--import` of an empty module, what any import hook costs before it
+ * does anything, and of one that loads the builtins the hook must patch before the program runs.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BENCH_FIXTURES, REGISTER, REPO, median, table } from './common.js';
+
+/** Runs of each command per round: one start-up is tens of milliseconds, so medians need many. */
+const RUNS_PER_ROUND = 6;
+
+const PROGRAMS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['node -e 0', ['-e', '0']],
+  ['ESM importing child_process, fs, crypto', [join(BENCH_FIXTURES, 'startup-imports.mjs')]],
+];
+
+/** What any hook pays: `node --import` of a module that does nothing, and of one that loads what ours patches. */
+const FLOORS: ReadonlyArray<readonly [string, string]> = [
+  ['floor: --import of an empty module', 'empty.mjs'],
+  ['floor: --import loading the builtins patched', 'builtins.mjs'],
+];
+
+export function benchStartup(rounds: number): void {
+  const traceDir = mkdtempSync(join(tmpdir(), 'detdrift-bench-startup-'));
+  try {
+    const runs = rounds * RUNS_PER_ROUND;
+    const rows = FLOORS.map(([name, fixture]) => row(name, measure(runs, [['plain', ['-e', '0']], [name, ['--import', join(BENCH_FIXTURES, fixture), '-e', '0']]], traceDir)));
+    for (const [name, args] of PROGRAMS) {
+      rows.push(row(name, measure(runs, [['plain', args], ['hooked', ['--import', REGISTER, ...args]]], traceDir)));
+    }
+    console.log(`\nStart-up (observe mode, cwd ${REPO}, median of ${runs} alternating runs)`);
+    console.log(table(['program', 'plain ms', 'with --import ms', 'ratio'], rows));
+  } finally {
+    rmSync(traceDir, { recursive: true, force: true });
+  }
+}
+
+/** Wall-clock milliseconds of each command, the commands alternating so load drifts hit both alike. */
+function measure(runs: number, commands: ReadonlyArray<readonly [string, readonly string[]]>, traceDir: string): number[] {
+  const env: NodeJS.ProcessEnv = { ...process.env, DETDRIFT_TRACE: traceDir };
+  delete env.NODE_OPTIONS;
+  const times = commands.map((): number[] => []);
+  for (let run = 0; run < runs; run++) {
+    commands.forEach(([name, args], index) => {
+      const started = process.hrtime.bigint();
+      const child = spawnSync(process.execPath, args, { cwd: REPO, env, encoding: 'utf8' });
+      times[index]!.push(Number(process.hrtime.bigint() - started) / 1e6);
+      if (child.status !== 0 || child.stderr !== '') throw new Error(`${name} ${args.join(' ')} failed (${child.status}): ${child.stderr}`);
+      // each run starts from an empty directory, as a recording does: no `0~N` names to step over
+      for (const file of readdirSync(traceDir)) rmSync(join(traceDir, file));
+    });
+  }
+  return times.map(median);
+}
+
+function row(name: string, [plain, hooked]: number[]): string[] {
+  return [name, plain!.toFixed(1), hooked!.toFixed(1), `${(hooked! / plain!).toFixed(2)}x`];
+}

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import { assertSameAsPlain, eventsOf, project, runHooked } from './helpers.js';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+test('the families are in place before the program runs: named ESM imports, CJS require and dynamic import all see them', () => {
+  const dir = project({
+    'app.mjs': `
+      import { randomUUID } from 'node:crypto';
+      import { createRequire } from 'node:module';
+      const required = createRequire(import.meta.url)('node:crypto');
+      const imported = await import('node:crypto');
+      console.log(randomUUID().length, required.randomUUID().length, imported.randomUUID().length);
+      await import('./late.cjs');
+    `,
+    'late.cjs': "console.log(typeof require('node:os').hostname());\n",
+  });
+  const hooked = assertSameAsPlain(['app.mjs'], { cwd: dir }, 0);
+  const trace = hooked.traces.get('0')!;
+  assert.equal(eventsOf(trace, 'crypto.randomUUID').length, 3);
+  assert.equal(eventsOf(trace, 'os.hostname').length, 1);
+});
+
+test("a bare hook digests the lockfile once per traced tree: children carry the root's digest", () => {
+  const lock = '{"lockfileVersion":3}\n';
+  const dir = project({
+    'package-lock.json': lock,
+    // The lockfile changes before the child starts: a child that hashed it again would disagree.
+    'root.mjs': `
+      import { execFileSync } from 'node:child_process';
+      import { writeFileSync } from 'node:fs';
+      writeFileSync('package-lock.json', '{"lockfileVersion":3,"changed":true}\\n');
+      execFileSync(process.execPath, ['-e', '0']);
+    `,
+  });
+  const run = runHooked(['root.mjs'], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  const digest = { file: 'package-lock.json', sha256: sha256(lock) };
+  assert.deepEqual(run.traces.get('0')!.header.lockfile, digest);
+  assert.deepEqual(run.traces.get('0.1')!.header.lockfile, digest);
+});
