@@ -5,7 +5,7 @@
  * inline, allowed by hash in a Content-Security-Policy that allows nothing else.
  */
 import { createHash } from 'node:crypto';
-import { describeBump, describeCulprit, describeValue, sameFrame } from './describe.js';
+import { describeBump, describeBumpVerdict, describeConfirmation, describeCulprit, describeValue, sameFrame } from './describe.js';
 import { SCRIPT, STYLE } from './html-assets.js';
 import { count, countsSection, familyClass, familyOfApi, frame, stacksSection } from './html-evidence.js';
 import { html, Markup } from './html-markup.js';
@@ -40,7 +40,7 @@ function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
   const where = a ? `${report.firstDivergence ? `process ${report.firstDivergence.process}, ` : ''}${a.mode} mode, seed ${a.seed ?? 'none'}` : '';
   if (report.verdict === 'agree') {
     const ordering = report.ordering ? ` Async contexts ${report.ordering.contexts.join(' and ')} completed in a different order; the outputs did not depend on it.` : '';
-    return html`<header id="verdict" class="verdict agree">${title}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p></header>`;
+    return html`<header id="verdict" class="verdict agree">${title}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report)}</header>`;
   }
   return html`<header id="verdict" class="verdict diverge">${title}<p class="muted">${where}</p>
 ${report.cause ? cause(report.cause) : html`<p class="culprit">No cause found.</p>`}${confirmation(report)}${replay(report.replay)}${perturbation(report)}</header>${bumpSection(report.bump)}`;
@@ -68,11 +68,8 @@ function source({ source: code }: CauseView): Markup | null {
   return html`<p class="muted"><code>${code.file}</code>:</p><pre class="source">${lines}</pre>`;
 }
 
-function confirmation(report: Report): Markup | null {
-  const found = report.confirmation;
-  if (!found) return null;
-  const pinned = found.pinned === null ? '' : `: pinning run A's first ${found.pinned} of ${found.total} recorded values reproduces it`;
-  return html`<p>Replay: <span class="badge">${found.status}</span> after ${found.runs} re-run${found.runs === 1 ? '' : 's'}${found.status === 'confirmed' ? pinned : ''}</p>`;
+function confirmation({ confirmation: found }: Report): Markup | null {
+  return found ? html`<p>Replay: <span class="badge">${found.status}</span> ${describeConfirmation(found)}</p>` : null;
 }
 
 function replay(command: string | null): Markup | null {
@@ -80,19 +77,20 @@ function replay(command: string | null): Markup | null {
   return html`<p>Replay run A locally:</p><div class="replay"><code id="replay-command">${command}</code><button type="button" data-copy="replay-command">Copy</button></div>`;
 }
 
-function perturbation(report: Report): Markup | null {
-  const found = report.perturbation;
+function perturbation({ perturbation: found }: Report): Markup | null {
   if (!found) return null;
-  return found.dimension
+  const verdict = found.dimension
     ? html`<p>Perturbation <code>${found.dimension}</code> makes the runs part: run A had <code>${found.detail ?? ''}</code>, run B is the plain run.</p>`
     : html`<p>None of the ${found.tried.length} perturbations tried makes the runs part.</p>`;
+  return html`${verdict}<ul>${found.tried.map((tried) => html`<li><code>${tried.dimension}</code> ${tried.detail}: ${tried.verdict}</li>`)}</ul>`;
 }
 
 function bumpSection(bump: BumpSectionView | null): Markup | null {
   if (!bump) return null;
-  const changes = bump.changes.map((change) => html`<li><code>${describeBump(change)}</code> ${change.direct ? 'direct' : html`via <code>${change.path.join(' > ')}</code>`}</li>`);
+  // A transitive change's description names the chain it comes through.
+  const changes = bump.changes.map((change) => html`<li><code>${describeBump(change)}</code>${change.direct ? ' direct' : null}</li>`);
   const added = bump.addedSites.map((site) => html`<li><code>${site.api}</code> at <code>${site.package}/${site.file}:${site.line}:${site.column}</code>${site.reached ? ' (reached by head)' : ''}</li>`);
-  return html`<section id="bump"><h2>Dependency bump: ${bump.verdict}</h2><ul>${changes}</ul>${added.length > 0 ? html`<p>Clock and entropy call sites the new versions added:</p><ul>${added}</ul>` : null}</section>`;
+  return html`<section id="bump"><h2>Dependency bump</h2><p>${describeBumpVerdict(bump.verdict)} (seed ${bump.seed ?? 'none'}).</p><ul>${changes}</ul>${added.length > 0 ? html`<p>Clock and entropy call sites the new versions added:</p><ul>${added}</ul>` : null}</section>`;
 }
 
 function runsSection({ runs }: Report): Markup | null {

@@ -14,7 +14,7 @@ import { renderHtml } from '../report/html.js';
 import { detdrift, reportOf } from './cli-fixtures.js';
 import { REPO, project, tempDir } from './helpers.js';
 import { program, writeRun } from './platform-traces.js';
-import { BUMP_REPORT, EVIL_REPORT } from './report-fixture.js';
+import { AGREE_REPORT, BUMP_REPORT, BUMP_SECTION_REPORT, EVIL_REPORT, PERTURB_REPORT } from './report-fixture.js';
 import { writeTrace, type SyntheticEvent } from './synthetic.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -76,6 +76,16 @@ test('the cause at the top: API, package, call site and code frame, the bump, th
   }
   assert.match(top, /<button type="button" data-copy="replay-command">Copy<\/button>/);
   assert.ok(!page.includes('id="timeline"'), 'a report without a timeline (an older saved one) has no lanes');
+});
+
+test('what a bump, replay and a perturbation did, and runs that agree', () => {
+  const bump = renderHtml(BUMP_SECTION_REPORT);
+  for (const shown of ['the bump changes how this seed runs', 'left-pad added at 1.3.0 (added, through tick-queue &gt; left-pad)', 'confirmed in 6 re-runs', '<code>Math.random</code> at <code>tick-queue@1.1.0/index.js:9:43</code> (reached by head)']) {
+    assert.ok(bump.includes(shown), `shows ${shown}`);
+  }
+  assert.match(renderHtml(PERTURB_REPORT), /<code>dir-order<\/code> makes the runs part: run A had <code>directory listings reversed<\/code>/);
+  const agree = renderHtml(AGREE_REPORT);
+  assert.ok(agree.includes('<header id="verdict" class="verdict agree"><h1>detdrift: the runs agree</h1><p>control mode, seed 42: 5 calls and 1 outputs matched; 2 uncontrolled values differ'));
 });
 
 test('a long trace renders from a bounded window: the page is as small as for a short one', () => {
