@@ -10,7 +10,7 @@ import { SCRIPT, STYLE } from './html-assets.js';
 import { count, countsSection, familyClass, familyOfApi, frame, stacksSection } from './html-evidence.js';
 import { html, Markup } from './html-markup.js';
 import { timelineSection } from './html-timeline.js';
-import type { BumpSectionView, CauseView, Report, RunView } from './types.js';
+import type { BumpSectionView, CauseView, EventView, Report, RunView } from './types.js';
 
 export function renderHtml(report: Report): string {
   return page(`detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}`, reportBody(report, 'h1'));
@@ -43,7 +43,7 @@ function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
     return html`<header id="verdict" class="verdict agree">${title}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report)}</header>`;
   }
   return html`<header id="verdict" class="verdict diverge">${title}<p class="muted">${where}</p>
-${report.cause ? cause(report.cause) : html`<p class="culprit">No cause found.</p>`}${confirmation(report)}${replay(report.replay)}${perturbation(report)}</header>${bumpSection(report.bump)}`;
+${report.cause ? cause(report.cause) : html`<p class="culprit">No cause found.</p>`}${nearby(report)}${confirmation(report)}${replay(report.replay)}${perturbation(report)}</header>${bumpSection(report.bump)}`;
 }
 
 function cause(found: CauseView): Markup {
@@ -66,6 +66,13 @@ function source({ source: code }: CauseView): Markup | null {
   const width = String(code.lines.at(-1)?.[0] ?? 0).length;
   const lines = code.lines.map(([line, text]) => html`<span class="${line === code.line ? 'hit' : ''}">${line === code.line ? '>' : ' '} ${String(line).padStart(width)} | ${text}</span>`);
   return html`<p class="muted"><code>${code.file}</code>:</p><pre class="source">${lines}</pre>`;
+}
+
+/** When the cause is outside the hook: run A's I/O, timer and fs calls nearest where the outputs part. */
+function nearby({ nearby: events }: Report): Markup | null {
+  if (events.length === 0) return null;
+  const item = (event: EventView) => html`<li>#${event.index} <code>${event.api}</code> ${describeValue(event.value)}${event.site ? html` at ${frame(event.site)}` : null}</li>`;
+  return html`<p>Run A's I/O, timer and fs calls nearest the first output divergence:</p><ul>${events.map(item)}</ul>`;
 }
 
 function confirmation({ confirmation: found }: Report): Markup | null {

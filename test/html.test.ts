@@ -83,6 +83,8 @@ test('what a bump, replay and a perturbation did, and runs that agree', () => {
   for (const shown of ['the bump changes how this seed runs', 'left-pad added at 1.3.0 (added, through tick-queue &gt; left-pad)', 'confirmed in 6 re-runs', '<code>Math.random</code> at <code>tick-queue@1.1.0/index.js:9:43</code> (reached by head)']) {
     assert.ok(bump.includes(shown), `shows ${shown}`);
   }
+  const outside = renderHtml({ ...BUMP_REPORT, nearby: [BUMP_REPORT.firstDivergence!.b!] });
+  assert.ok(outside.includes('<li>#0 <code>Math.random</code> 0.25 at <code>tick-queue@1.1.0/index.js:9:43 push</code></li>'), 'the I/O nearest an unexplained divergence');
   assert.match(renderHtml(PERTURB_REPORT), /<code>dir-order<\/code> makes the runs part: run A had <code>directory listings reversed<\/code>/);
   const agree = renderHtml(AGREE_REPORT);
   assert.ok(agree.includes('<header id="verdict" class="verdict agree"><h1>detdrift: the runs agree</h1><p>control mode, seed 42: 5 calls and 1 outputs matched; 2 uncontrolled values differ'));
