@@ -13,7 +13,7 @@ import { TraceWriter } from '../tracer/writer.js';
 import { header } from '../test/synthetic.js';
 import { REPO, table } from './common.js';
 
-type Shape = 'once-near-end' | 'one-percent';
+export type Shape = 'once-near-end' | 'one-percent';
 
 export function benchDiff(sizes: readonly number[]): void {
   const rows: string[][] = [];
@@ -47,7 +47,7 @@ export function benchDiff(sizes: readonly number[]): void {
  * A simulation-like trace: Math.random draws, clock reads and a few directory reads from a
  * handful of sites, an output every 1000 events. Run 1 differs from run 0 as `shape` says.
  */
-function writeSynthetic(file: string, size: number, shape: Shape, run: number): string {
+export function writeSynthetic(file: string, size: number, shape: Shape, run: number): string {
   const fd = openSync(file, 'w');
   const writer = new TraceWriter({ write: (bytes) => void writeSync(fd, bytes) }, header());
   for (let site = 1; site <= 8; site++) {

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { benchBisect } from './bisect.js';
 import { benchDiff } from './diff.js';
+import { benchHtml } from './html.js';
 import { benchRecord } from './record.js';
 import { benchScan } from './scan.js';
 
@@ -17,3 +18,4 @@ if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').ma
 if (!values.only || values.only === 'bisect') benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);
 if (!values.only || values.only === 'scan') benchScan();
 if (!values.only || values.only === 'startup') (await import('./startup.js')).benchStartup(Number(values.rounds));
+if (!values.only || values.only === 'html') benchHtml([1e4, 1e5, 1e6]);

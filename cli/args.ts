@@ -29,7 +29,7 @@ interface Entry {
 
 const LOG_LEVEL = { 'log-level': { type: 'string' } } as const satisfies OptionTable;
 
-/** check, diff: `--report FORMAT[=FILE]`, repeatable and comma-separated */
+/** check, diff, bump, matrix: `--report FORMAT[=FILE]`, repeatable and comma-separated */
 const REPORT = { report: { type: 'string', multiple: true } } as const satisfies OptionTable;
 
 const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
@@ -64,8 +64,8 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     load: () => import('./check.js'),
   }),
   matrix: define({
-    usage: 'detdrift matrix DIR [--reference NAME] [--json] [--summary FILE]   (DIR: one trace directory per platform, Node and seed, e.g. linux-20-seed42)',
-    options: { reference: { type: 'string' }, json: { type: 'boolean' }, summary: { type: 'string' }, ...LOG_LEVEL },
+    usage: 'detdrift matrix DIR [--reference NAME] [--json] [--summary FILE] [--report html[=FILE]]   (DIR: one trace directory per platform, Node and seed, e.g. linux-20-seed42)',
+    options: { reference: { type: 'string' }, json: { type: 'boolean' }, summary: { type: 'string' }, ...REPORT, ...LOG_LEVEL },
     normalize: normalizeMatrix,
     load: () => import('./matrix.js'),
   }),
@@ -92,7 +92,7 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     load: () => import('./replay.js'),
   }),
   report: define({
-    usage: 'detdrift report REPORT.json [--format terminal|json|github|summary|sarif|comment] [-o FILE]   (render a saved --json report; - reads stdin)',
+    usage: 'detdrift report REPORT.json|A B [--format terminal|json|github|summary|sarif|comment|html] [-o FILE]   (render a saved --json report, - reads stdin; or compare traces A and B)',
     options: { format: { type: 'string' }, out: { type: 'string', short: 'o' }, ...LOG_LEVEL },
     normalize: normalizeReport,
     load: () => import('./report.js'),
@@ -194,12 +194,13 @@ function help(): string {
     'Usage:',
     ...Object.values(COMMANDS).map((entry) => `  ${entry.usage}`),
     '',
-    '--report FORMAT[=FILE] (check, diff, bump; repeatable or comma-separated) writes another form of the report:',
+    '--report FORMAT[=FILE] (check, diff, bump; matrix takes html; repeatable or comma-separated) writes another form of the report:',
     '  github   workflow-command annotations, on stdout after the report (on stderr with --json)',
     '  summary  job-summary Markdown, appended to $GITHUB_STEP_SUMMARY',
     '  sarif    SARIF 2.1.0 for code scanning, to detdrift.sarif',
     '  comment  pull-request comment Markdown (marked <!-- detdrift-report -->), to detdrift-comment.md',
     '  json     the JSON report, to detdrift-report.json',
+    '  html     one self-contained page (cause, aligned timeline, stacks, counts; matrix: the grid), to detdrift-report.html',
     '  =FILE writes that file instead.',
     '',
     '--perturb [DIM,...] (check) runs the seed once plain and once per dimension with what another machine',

@@ -19,16 +19,18 @@ export const DEFAULTS = Object.freeze({
   /** the most re-runs one bisection may spend (a search over n values needs about log2(n) + 4) */
   maxReplayRuns: 48,
   /** check, diff: the file `--report FORMAT` writes when no `=FILE` follows (github goes to stdout, summary to $GITHUB_STEP_SUMMARY) */
-  reportFiles: Object.freeze({ sarif: 'detdrift.sarif', comment: 'detdrift-comment.md', json: 'detdrift-report.json' }),
+  reportFiles: Object.freeze({ sarif: 'detdrift.sarif', comment: 'detdrift-comment.md', json: 'detdrift-report.json', html: 'detdrift-report.html' }),
   /** report: the format `detdrift report` renders when `--format` is not given */
   reportFormat: 'terminal' as ReportFormat,
 });
 
 /** Every form a report renders to; `detdrift report --format` takes any of them. */
-export const REPORT_FORMATS = ['terminal', 'json', 'github', 'summary', 'sarif', 'comment'] as const;
+export const REPORT_FORMATS = ['terminal', 'json', 'github', 'summary', 'sarif', 'comment', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
-/** The forms `check` and `diff` write besides their own report (`--report`). */
-export const EXTRA_REPORT_FORMATS: readonly ReportFormat[] = ['github', 'summary', 'sarif', 'comment', 'json'];
+/** The forms `check`, `diff` and `bump` write besides their own report (`--report`). */
+export const EXTRA_REPORT_FORMATS: readonly ReportFormat[] = ['github', 'summary', 'sarif', 'comment', 'json', 'html'];
+/** The forms `matrix` writes besides its own table (`--report`): the page with its platform × seed grid. */
+export const MATRIX_REPORT_FORMATS: readonly ReportFormat[] = ['html'];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

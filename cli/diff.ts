@@ -3,12 +3,11 @@ import { dirname, join } from 'node:path';
 import { compare } from '../diffing/compare.js';
 import type { CommandContext } from './args.js';
 import { confirmByReplay, replayCommand } from './confirm.js';
-import { CliError } from './errors.js';
 import type { DiffOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { emitReport } from './report-output.js';
-import { listTraceFiles } from './traces.js';
+import { assertTraces } from './traces.js';
 
 /**
  * `detdrift diff A B`: where two recorded runs part, and the call that made them. When run A's
@@ -16,12 +15,7 @@ import { listTraceFiles } from './traces.js';
  * by replay, as `check` does.
  */
 export async function run(options: DiffOptions, { logger }: CommandContext): Promise<number> {
-  for (const path of [options.a, options.b]) {
-    const stats = statSync(path, { throwIfNoEntry: false });
-    if (!stats) throw new CliError('ERR_NO_TRACES', `no trace at ${path}`);
-    // Two empty directories would otherwise "agree": there is nothing to compare.
-    if (stats.isDirectory() && listTraceFiles(path).length === 0) throw new CliError('ERR_NO_TRACES', `${path} holds no trace file (*.ddtrace)`);
-  }
+  assertTraces(options.a, options.b);
   for (const warning of options.configWarnings) logger.warn(warning);
   const comparison = compare(options.a, options.b, { ignore: options.ignore });
   logger.debug({ processes: comparison.processes.length, verdict: comparison.verdict }, 'compared');

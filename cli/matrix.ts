@@ -4,7 +4,9 @@ import { labelOf, planMatrix, readMatrix, referenceOf, type MatrixRun } from '..
 import { buildReport } from '../report/build.js';
 import { relayUntrusted } from '../report/github.js';
 import type { CommandContext } from './args.js';
+import { DEFAULTS } from './defaults.js';
 import { CliError } from './errors.js';
+import { renderMatrixHtml, type MatrixDetail } from './matrix-html.js';
 import { renderMatrixMarkdown, renderMatrixText, type MatrixReport, type MatrixRow } from './matrix-render.js';
 import type { MatrixOptions } from './options.js';
 import { findProject } from './project.js';
@@ -17,7 +19,8 @@ import { AGREE, DIVERGE, writeReportFile } from './report-output.js';
  * host name, CPU count, stat times). Per run: agree, or the first divergence and its cause, and a
  * label: a divergence only between platforms, while each platform's runs of the seed agree, is
  * platform-specific. Text, or `--json` (schema `detdrift.matrix/1`); `--summary FILE` appends a
- * Markdown table (the job summary). Exit status 1 when any run diverges.
+ * Markdown table (the job summary); `--report html[=FILE]` writes the grid as a page, with the
+ * first diverging run's whole report. Exit status 1 when any run diverges.
  */
 export async function run(options: MatrixOptions, { logger }: CommandContext): Promise<number> {
   if (!statSync(options.dir, { throwIfNoEntry: false })?.isDirectory()) throw new CliError('ERR_NO_TRACES', `no matrix directory at ${options.dir}`);
@@ -44,10 +47,11 @@ export async function run(options: MatrixOptions, { logger }: CommandContext): P
   };
   const agrees = (a: MatrixRun, b: MatrixRun) => comparisonOf(a, b).verdict === 'agree';
   const plan = planMatrix(runs, reference);
+  let detail: MatrixDetail | null = null;
   const rows: MatrixRow[] = plan.pairs.map(({ run: entry, reference: against }) => {
     const comparison = comparisonOf(against, entry);
     const report = comparison.verdict === 'diverge' ? buildReport(comparison, { root }) : null;
-    return {
+    const row: MatrixRow = {
       name: entry.name,
       platform: entry.platform,
       node: entry.node,
@@ -58,6 +62,8 @@ export async function run(options: MatrixOptions, { logger }: CommandContext): P
       firstDivergence: report?.firstDivergence ?? null,
       cause: report?.cause ?? null,
     };
+    if (report && !detail) detail = { row, report };
+    return row;
   });
   const result: MatrixReport = {
     schema: 'detdrift.matrix/1',
@@ -70,5 +76,6 @@ export async function run(options: MatrixOptions, { logger }: CommandContext): P
   // Trace strings come from dependencies: inside GitHub Actions the text is fenced from the runner.
   process.stdout.write(!options.json && process.env.GITHUB_ACTIONS === 'true' ? relayUntrusted(text) : text);
   if (options.summary) writeReportFile(options.summary, renderMatrixMarkdown(result), true);
+  for (const target of options.reports) writeReportFile(target.file ?? DEFAULTS.reportFiles.html, renderMatrixHtml(result, detail), target.append);
   return result.verdict === 'agree' ? AGREE : DIVERGE;
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Mode } from '../tracer/format.js';
-import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_LEVELS, MODES, RECORDABLE_MODES, REPORT_FORMATS, type LogLevel, type ReportFormat } from './defaults.js';
+import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_LEVELS, MATRIX_REPORT_FORMATS, MODES, RECORDABLE_MODES, REPORT_FORMATS, type LogLevel, type ReportFormat } from './defaults.js';
 import { CONFIG_FILE, projectConfig } from './config.js';
 import type { IgnoreRules, ProjectConfig } from './config-schema.js';
 import { CliError } from './errors.js';
@@ -45,8 +45,12 @@ export interface ReportTarget {
 }
 
 export interface ReportOptions extends CommonOptions {
-  /** absolute: a report written by `--json` or `--report json`; null: read it from stdin (`-`) */
+  /** absolute: a report written by `--json` or `--report json`; null: read it from stdin (`-`), or compare `traces` */
   readonly input: string | null;
+  /** absolute: two traces (files or directories) to compare instead of reading a report; null: read one */
+  readonly traces: { readonly a: string; readonly b: string } | null;
+  /** the config's `ignore`, for comparing `traces` */
+  readonly ignore: IgnoreRules;
   readonly format: ReportFormat;
   /** absolute: where the rendering goes; null: stdout */
   readonly out: string | null;
@@ -114,6 +118,8 @@ export interface MatrixOptions extends CommonOptions {
   readonly json: boolean;
   /** absolute: a file to append the Markdown table to (`$GITHUB_STEP_SUMMARY`); null: none */
   readonly summary: string | null;
+  /** `--report html[=FILE]`: the page with the platform × seed grid */
+  readonly reports: readonly ReportTarget[];
 }
 
 export interface BumpOptions extends CommonOptions {
@@ -212,17 +218,21 @@ export function normalizeMatrix(raw: RawInvocation, cwd: string): MatrixOptions 
     reference: typeof reference === 'string' && reference !== '' ? reference : null,
     json: raw.values.json === true,
     summary: typeof summary === 'string' && summary !== '' ? resolve(cwd, summary) : null,
+    reports: validateReports(raw.values.report, cwd, MATRIX_REPORT_FORMATS),
   });
 }
 
 export function normalizeReport(raw: RawInvocation, cwd: string): ReportOptions {
   if (raw.command !== null) throw usage('report takes no command after "--"');
-  if (raw.positionals.length !== 1) throw usage(`report needs one REPORT.json (written by --json), or - for stdin, got ${raw.positionals.length}`);
-  const input = raw.positionals[0]!;
+  const paths = raw.positionals;
+  if (paths.length !== 1 && paths.length !== 2) throw usage(`report needs one REPORT.json (written by --json), - for stdin, or two traces A and B, got ${paths.length}`);
+  const traces = paths.length === 2 ? { a: resolve(cwd, paths[0]!), b: resolve(cwd, paths[1]!) } : null;
   const out = raw.values.out;
   return Object.freeze({
     ...common(raw, cwd),
-    input: input === '-' ? null : resolve(cwd, input),
+    input: traces || paths[0] === '-' ? null : resolve(cwd, paths[0]!),
+    traces,
+    ignore: traces ? fromConfig(cwd).ignore : { sites: [], packages: [] },
     format: validateFormat(raw.values.format),
     out: typeof out === 'string' && out !== '' ? resolve(cwd, out) : null,
   });
@@ -361,19 +371,20 @@ function validateFormat(value: unknown): ReportFormat {
 }
 
 /**
- * `--report FORMAT[=FILE]`, repeatable and comma-separated. Without a file: github goes to stdout,
- * summary is appended to $GITHUB_STEP_SUMMARY (an error outside GitHub Actions, where it is not
- * set), and sarif, comment and json go to their default files in the working directory.
+ * `--report FORMAT[=FILE]`, repeatable and comma-separated, of `formats`. Without a file: github
+ * goes to stdout, summary is appended to $GITHUB_STEP_SUMMARY (an error outside GitHub Actions,
+ * where it is not set), and sarif, comment, json and html go to their default files in the
+ * working directory.
  */
-function validateReports(value: unknown, cwd: string, env: NodeJS.ProcessEnv = process.env): ReportTarget[] {
+function validateReports(value: unknown, cwd: string, formats = EXTRA_REPORT_FORMATS, env: NodeJS.ProcessEnv = process.env): ReportTarget[] {
   if (value === undefined) return [];
   const specs = (Array.isArray(value) ? value : [value]).flatMap((entry) => String(entry).split(','));
-  const allowed = `allowed: ${EXTRA_REPORT_FORMATS.join(', ')}, each optionally =FILE`;
+  const allowed = `allowed: ${formats.join(', ')}, each optionally =FILE`;
   return specs.map((spec) => {
     const at = spec.indexOf('=');
     const format = (at < 0 ? spec : spec.slice(0, at)).trim() as ReportFormat;
     const file = at < 0 ? null : spec.slice(at + 1);
-    if (!EXTRA_REPORT_FORMATS.includes(format)) throw new CliError('ERR_OPTION_VALUE', `--report got ${JSON.stringify(spec)}; ${allowed}`);
+    if (!formats.includes(format)) throw new CliError('ERR_OPTION_VALUE', `--report got ${JSON.stringify(spec)}; ${allowed}`);
     if (file === '') throw new CliError('ERR_OPTION_VALUE', `--report got ${JSON.stringify(spec)}: the file after "=" is empty; ${allowed}`);
     if (file !== null) return Object.freeze({ format, file: resolve(cwd, file), append: false });
     if (format === 'github') return Object.freeze({ format, file: null, append: false });

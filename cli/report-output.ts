@@ -5,6 +5,7 @@ import type { Comparison } from '../diffing/compare.js';
 import { buildReport, type BuildOptions } from '../report/build.js';
 import { renderComment } from '../report/comment.js';
 import { relayUntrusted, renderGithub } from '../report/github.js';
+import { renderHtml } from '../report/html.js';
 import { renderJson } from '../report/json.js';
 import { manifestLines } from '../report/manifest-line.js';
 import { renderSarif } from '../report/sarif.js';
@@ -83,6 +84,8 @@ export function render(report: Report, format: ReportFormat, context: RenderCont
       return renderComment(report);
     case 'sarif':
       return renderSarif(report, { toolVersion: MANIFEST.version, pathPrefix: context.pathPrefix, dependencyLine: context.dependencyLine });
+    case 'html':
+      return renderHtml(report);
   }
 }
 

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { compare } from '../diffing/compare.js';
+import { buildReport } from '../report/build.js';
 import { REPORT_SCHEMA, type Report } from '../report/types.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
@@ -6,16 +8,20 @@ import type { ReportOptions } from './options.js';
 import { LineOutput } from './output.js';
 import { findProject } from './project.js';
 import { forLog, render, renderContext, writeReportFile } from './report-output.js';
+import { assertTraces } from './traces.js';
 
 /**
  * `detdrift report REPORT.json --format F [-o FILE]`: renders a report that `--json` (or
  * `--report json`) wrote, in another form: a later workflow step can annotate, summarize, upload
- * SARIF or comment from one saved report. Paths in annotations and SARIF are the project's, found
- * from the working directory. Exits 0 once rendered: the verdict was the comparing step's status.
+ * SARIF, comment or publish a page from one saved report. `detdrift report A B` compares two
+ * traces first, as `diff --no-confirm` would. Paths in annotations and SARIF are the project's,
+ * found from the working directory. Exits 0 once rendered: the verdict is the comparing step's
+ * status, not this one's.
  */
 export async function run(options: ReportOptions, { logger }: CommandContext): Promise<number> {
-  const report = readReport(options.input);
-  const context = renderContext(findProject(options.cwd).root);
+  const root = findProject(options.cwd).root;
+  const report = options.traces ? compareTraces(options.traces, options.ignore, root) : readReport(options.input);
+  const context = renderContext(root);
   logger.debug({ format: options.format, verdict: report.verdict }, 'rendering');
   const text = render(report, options.format, context);
   if (options.out !== null) {
@@ -26,6 +32,11 @@ export async function run(options: ReportOptions, { logger }: CommandContext): P
   output.line(forLog(text, options.format, context).trimEnd());
   await output.flush();
   return 0;
+}
+
+function compareTraces({ a, b }: NonNullable<ReportOptions['traces']>, ignore: ReportOptions['ignore'], root: string): Report {
+  assertTraces(a, b);
+  return buildReport(compare(a, b, { ignore }), { root });
 }
 
 /** Reads and checks a saved report: the renderers may then trust its shape and its enumerated fields. */
@@ -55,6 +66,12 @@ function shapeProblem(value: unknown): string | null {
   const differences = value.differences;
   if (!isObject(differences) || !Array.isArray(differences.processes) || !Array.isArray(differences.perApi) || !Array.isArray(differences.perSite)) {
     return 'differences lacks its processes, perApi and perSite lists';
+  }
+  const timeline = value.timeline;
+  if (timeline !== undefined && timeline !== null) {
+    if (!isObject(timeline) || !Array.isArray(timeline.ops) || !isObject(timeline.before) || !isObject(timeline.after) || typeof timeline.at !== 'number') {
+      return 'timeline lacks its ops list, before, after or at';
+    }
   }
   const cause = value.cause;
   if (isObject(cause)) {

@@ -1,4 +1,4 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDirectory } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
@@ -17,6 +17,15 @@ export function listTraceFiles(dir: string): TraceFile[] {
     .filter((entry) => entry.isFile() && entry.name.endsWith(TRACE_EXTENSION))
     .map((entry) => ({ lineage: entry.name.slice(0, -TRACE_EXTENSION.length), file: join(dir, entry.name) }))
     .sort((a, b) => compareLineage(a.lineage, b.lineage));
+}
+
+/** Refuses a trace path that is missing, or a directory with no trace: two empty directories would otherwise "agree". */
+export function assertTraces(...paths: readonly string[]): void {
+  for (const path of paths) {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (!stats) throw new CliError('ERR_NO_TRACES', `no trace at ${path}`);
+    if (stats.isDirectory() && listTraceFiles(path).length === 0) throw new CliError('ERR_NO_TRACES', `${path} holds no trace file (*.ddtrace)`);
+  }
 }
 
 /**

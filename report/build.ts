@@ -8,6 +8,7 @@ import type { LockfileChange } from '../diffing/lockfile/index.js';
 import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import { bytesToHex } from '../tracer/digest.js';
 import { sourceOf } from './source.js';
+import { buildTimeline } from './timeline.js';
 import {
   REPORT_SCHEMA,
   type BumpSectionView,
@@ -67,6 +68,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     replay: options.replay ?? null,
     bump: options.bump ? bumpSection(options.bump) : null,
     perturbation: options.perturbation ?? null,
+    timeline: focus ? buildTimeline(focus, (row, side) => eventView(row, side === 'a' ? focus.a! : focus.b!, names)) : null,
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
       perApi: counts(focus, (row) => names[row.api]!, Infinity),

@@ -153,6 +153,47 @@ export interface CountView {
   readonly b: number;
 }
 
+/** One call in a timeline lane. */
+export interface TimelineCall {
+  /** index among the run's calls */
+  readonly index: number;
+  readonly api: string;
+  /** the API family (`clock`, `random`, `crypto`, `timers`, `fs`, `process`): what the lanes are colored by */
+  readonly family: string;
+  readonly site: FrameView | null;
+  /** the value as text, clipped (a trace string may be any length) */
+  readonly value: string;
+}
+
+/**
+ * One step of the two lanes: the same call in both runs (`equal`, or `changed` when its value
+ * should agree and does not), or a call only run A made (`removed`) or only run B (`inserted`).
+ */
+export interface TimelineOp {
+  readonly kind: 'equal' | 'changed' | 'removed' | 'inserted';
+  readonly a: TimelineCall | null;
+  readonly b: TimelineCall | null;
+}
+
+/**
+ * The diverging process's two call streams, aligned in a bounded window around the first
+ * divergence: the calls before and after the window are only counted, so a trace of millions of
+ * events gives a timeline of a few hundred steps.
+ */
+export interface TimelineView {
+  readonly process: string;
+  /** calls of each run before the window: they precede the first divergence */
+  readonly before: { readonly a: number; readonly b: number };
+  readonly ops: readonly TimelineOp[];
+  /**
+   * where in `ops` the first divergence is: `ops[at]` is the diverging call; for an output
+   * divergence, the outputs part after the calls before `ops[at]`. `ops.length` when it is past them.
+   */
+  readonly at: number;
+  /** calls of each run after the window, not aligned here */
+  readonly after: { readonly a: number; readonly b: number };
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly verdict: 'agree' | 'diverge';
@@ -171,6 +212,8 @@ export interface Report {
   readonly bump: BumpSectionView | null;
   /** `detdrift check --perturb`: run A is the perturbed run, run B the plain one; null (or absent) otherwise */
   readonly perturbation?: PerturbationView | null;
+  /** the two runs' calls around the first divergence, aligned; null (or absent) when the runs agree */
+  readonly timeline?: TimelineView | null;
   readonly differences: {
     readonly processes: ReadonlyArray<{ readonly process: string; readonly verdict: 'agree' | 'diverge'; readonly inA: boolean; readonly inB: boolean }>;
     readonly perApi: readonly CountView[];

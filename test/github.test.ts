@@ -129,11 +129,15 @@ test('--report takes FORMAT[=FILE], repeated or comma-separated, and names what 
     ]);
     assert.throws(() => parseCommandLine(['diff', 'a', 'b', '--report', 'xml'], '/w'), {
       code: 'ERR_OPTION_VALUE',
-      message: '--report got "xml"; allowed: github, summary, sarif, comment, json, each optionally =FILE',
+      message: '--report got "xml"; allowed: github, summary, sarif, comment, json, html, each optionally =FILE',
     });
+    const matrix = parseCommandLine(['matrix', 'runs', '--report', 'html'], '/w');
+    assert.equal(matrix.kind, 'run');
+    assert.deepEqual((matrix.options as unknown as { reports: unknown }).reports, [{ format: 'html', file: '/w/detdrift-report.html', append: false }]);
+    assert.throws(() => parseCommandLine(['matrix', 'runs', '--report', 'sarif'], '/w'), { code: 'ERR_OPTION_VALUE', message: '--report got "sarif"; allowed: html, each optionally =FILE' });
     assert.throws(() => parseCommandLine(['check', '--report', 'summary', '--', 'node', 'x.js'], '/w'), { code: 'ERR_OPTION_VALUE', message: /\$GITHUB_STEP_SUMMARY is not set.*summary=FILE/ });
-    assert.throws(() => parseCommandLine(['report', 'r.json', '--format', 'html'], '/w'), {
-      message: '--format got "html"; allowed: terminal, json, github, summary, sarif, comment',
+    assert.throws(() => parseCommandLine(['report', 'r.json', '--format', 'xml'], '/w'), {
+      message: '--format got "xml"; allowed: terminal, json, github, summary, sarif, comment, html',
     });
   } finally {
     if (saved !== undefined) process.env.GITHUB_STEP_SUMMARY = saved;

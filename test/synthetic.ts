@@ -69,8 +69,12 @@ export function writeTrace(dir: string, name: string, events: readonly Synthetic
     const ctx = contextId(event.ctx ?? []);
     const control = (event.control ?? 0) << 4;
     const api = Api[event.api];
-    if (typeof event.value === 'string') writer.object(api, Tag.string | control, site, ctx, event.value);
-    else writer.number(api, (event.value === undefined ? Tag.none : Tag.f64) | control, site, ctx, event.value ?? 0);
+    const full =
+      typeof event.value === 'string'
+        ? writer.object(api, Tag.string | control, site, ctx, event.value)
+        : writer.number(api, (event.value === undefined ? Tag.none : Tag.f64) | control, site, ctx, event.value ?? 0);
+    // The writer never flushes by itself: past its buffer, events would be lost.
+    if (full) writer.flush();
   }
   if (options.complete === false) writer.flush();
   else writer.end(0);

@@ -1,0 +1,110 @@
+/**
+ * The report as one self-contained HTML page: the verdict and the cause at the top (API, call site
+ * with its code frame, package, bump, first project frame, the replay command with a copy button),
+ * the aligned timeline, both stacks, and the counts. No network: the style and the script are
+ * inline, allowed by hash in a Content-Security-Policy that allows nothing else.
+ */
+import { createHash } from 'node:crypto';
+import { describeBump, describeBumpVerdict, describeConfirmation, describeCulprit, describeValue, sameFrame } from './describe.js';
+import { SCRIPT, STYLE } from './html-assets.js';
+import { count, countsSection, familyClass, familyOfApi, frame, stacksSection } from './html-evidence.js';
+import { html, Markup } from './html-markup.js';
+import { timelineSection } from './html-timeline.js';
+import type { BumpSectionView, CauseView, EventView, Report, RunView } from './types.js';
+
+export function renderHtml(report: Report): string {
+  return page(`detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}`, reportBody(report, 'h1'));
+}
+
+/** A whole page around `body`; the matrix page uses it too. */
+export function page(title: string, body: Markup): string {
+  const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+  const policy = `default-src 'none'; style-src ${hash(STYLE)}; script-src ${hash(SCRIPT)}; base-uri 'none'; form-action 'none'`;
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${policy}">
+<meta name="referrer" content="no-referrer"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title><style>${new Markup(STYLE)}</style></head>
+<body>${body}<script>${new Markup(SCRIPT)}</script></body></html>
+`.text;
+}
+
+/** The sections of one report; `heading` is its title's level (the matrix page nests a report under its own title). */
+export function reportBody(report: Report, heading: 'h1' | 'h2'): Markup {
+  return html`${verdict(report, heading)}${timelineSection(report)}${stacksSection(report.firstDivergence)}${countsSection(report)}${runsSection(report)}`;
+}
+
+function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
+  const { a } = report.runs;
+  const title = html`<${heading}>detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}</${heading}>`;
+  const where = a ? `${report.firstDivergence ? `process ${report.firstDivergence.process}, ` : ''}${a.mode} mode, seed ${a.seed ?? 'none'}` : '';
+  if (report.verdict === 'agree') {
+    const ordering = report.ordering ? ` Async contexts ${report.ordering.contexts.join(' and ')} completed in a different order; the outputs did not depend on it.` : '';
+    return html`<header id="verdict" class="verdict agree">${title}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report)}</header>`;
+  }
+  return html`<header id="verdict" class="verdict diverge">${title}<p class="muted">${where}</p>
+${report.cause ? cause(report.cause) : html`<p class="culprit">No cause found.</p>`}${nearby(report)}${confirmation(report)}${replay(report.replay)}${perturbation(report)}</header>${bumpSection(report.bump)}`;
+}
+
+function cause(found: CauseView): Markup {
+  const what = found.kind === 'call'
+    ? html`<span class="chip ${familyClass(familyOfApi(found.api ?? ''))}"></span><code>${found.api ?? '?'}</code>${found.form && found.form !== 'call' ? ` (${found.form})` : ''} in <code>${found.package ?? 'the project'}</code>, seen in run ${found.run.toUpperCase()}`
+    : describeCulprit(found);
+  const facts: Array<[string, Markup | string]> = [];
+  if (found.site) facts.push(['call site', frame(found.site)]);
+  if (found.firstPartySite && !sameFrame(found.firstPartySite, found.site)) facts.push(['first project frame', frame(found.firstPartySite)]);
+  if (found.bump) facts.push(['brought by', html`<code>${describeBump(found.bump)}</code>`]);
+  if (found.value) facts.push(['value', html`run A <code>${describeValue(found.value.a)}</code>, run B <code>${describeValue(found.value.b)}</code>`]);
+  if (found.contexts) facts.push(['async contexts', html`<code>${found.contexts.join(', ')}</code>`]);
+  facts.push(['why', found.rule]);
+  return html`<p class="culprit" id="cause">Cause: ${what} <span class="badge">${found.confidence}</span></p>
+<dl class="facts">${facts.map(([term, detail]) => html`<dt>${term}</dt><dd>${detail}</dd>`)}</dl>${source(found)}`;
+}
+
+function source({ source: code }: CauseView): Markup | null {
+  if (!code) return null;
+  const width = String(code.lines.at(-1)?.[0] ?? 0).length;
+  const lines = code.lines.map(([line, text]) => html`<span class="${line === code.line ? 'hit' : ''}">${line === code.line ? '>' : ' '} ${String(line).padStart(width)} | ${text}</span>`);
+  return html`<p class="muted"><code>${code.file}</code>:</p><pre class="source">${lines}</pre>`;
+}
+
+/** When the cause is outside the hook: run A's I/O, timer and fs calls nearest where the outputs part. */
+function nearby({ nearby: events }: Report): Markup | null {
+  if (events.length === 0) return null;
+  const item = (event: EventView) => html`<li>#${event.index} <code>${event.api}</code> ${describeValue(event.value)}${event.site ? html` at ${frame(event.site)}` : null}</li>`;
+  return html`<p>Run A's I/O, timer and fs calls nearest the first output divergence:</p><ul>${events.map(item)}</ul>`;
+}
+
+function confirmation({ confirmation: found }: Report): Markup | null {
+  return found ? html`<p>Replay: <span class="badge">${found.status}</span> ${describeConfirmation(found)}</p>` : null;
+}
+
+function replay(command: string | null): Markup | null {
+  if (!command) return null;
+  return html`<p>Replay run A locally:</p><div class="replay"><code id="replay-command">${command}</code><button type="button" data-copy="replay-command">Copy</button></div>`;
+}
+
+function perturbation({ perturbation: found }: Report): Markup | null {
+  if (!found) return null;
+  const verdict = found.dimension
+    ? html`<p>Perturbation <code>${found.dimension}</code> makes the runs part: run A had <code>${found.detail ?? ''}</code>, run B is the plain run.</p>`
+    : html`<p>None of the ${found.tried.length} perturbations tried makes the runs part.</p>`;
+  return html`${verdict}<ul>${found.tried.map((tried) => html`<li><code>${tried.dimension}</code> ${tried.detail}: ${tried.verdict}</li>`)}</ul>`;
+}
+
+function bumpSection(bump: BumpSectionView | null): Markup | null {
+  if (!bump) return null;
+  // A transitive change's description names the chain it comes through.
+  const changes = bump.changes.map((change) => html`<li><code>${describeBump(change)}</code>${change.direct ? ' direct' : null}</li>`);
+  const added = bump.addedSites.map((site) => html`<li><code>${site.api}</code> at <code>${site.package}/${site.file}:${site.line}:${site.column}</code>${site.reached ? ' (reached by head)' : ''}</li>`);
+  return html`<section id="bump"><h2>Dependency bump</h2><p>${describeBumpVerdict(bump.verdict)} (seed ${bump.seed ?? 'none'}).</p><ul>${changes}</ul>${added.length > 0 ? html`<p>Clock and entropy call sites the new versions added:</p><ul>${added}</ul>` : null}</section>`;
+}
+
+function runsSection({ runs }: Report): Markup | null {
+  if (!runs.a && !runs.b) return null;
+  const row = (label: string, cell: (run: RunView) => string) => html`<tr><th>${label}</th><td>${runs.a ? cell(runs.a) : ''}</td><td>${runs.b ? cell(runs.b) : ''}</td></tr>`;
+  return html`<section id="runs"><h2>Runs</h2><table><thead><tr><th></th><th>run A</th><th>run B</th></tr></thead><tbody>
+${row('trace', (run) => run.trace)}${row('Node', (run) => `${run.node} on ${run.platform}-${run.arch}`)}${row('mode, seed', (run) => `${run.mode}, ${run.seed ?? 'none'}`)}
+${row('calls, outputs', (run) => `${count(run.calls)}, ${count(run.outputs)}`)}${row('ended', (run) => (run.complete ? `exit code ${run.exitCode ?? '?'}` : 'cut short'))}</tbody></table></section>`;
+}
+
