@@ -4,6 +4,7 @@ import { benchBisect } from './bisect.js';
 import { benchDiff } from './diff.js';
 import { benchRecord } from './record.js';
 import { benchScan } from './scan.js';
+import { benchWorkload } from './workload.js';
 
 const { values } = parseArgs({
   options: {
@@ -16,3 +17,4 @@ if (!values.only || values.only === 'record') benchRecord(Number(values.rounds))
 if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').map(Number));
 if (!values.only || values.only === 'bisect') benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);
 if (!values.only || values.only === 'scan') benchScan();
+if (!values.only || values.only === 'workload') benchWorkload(Number(values.rounds));

@@ -191,9 +191,9 @@ export class TraceReader {
   /** A controlled event's value is drawn again whether it was written or left out, to keep the generators in step. */
   private decodeValue(cursor: Cursor, kind: number, tagByte: number, control: number): TraceValue {
     const tag = tagByte & TAG_MASK;
-    const derived = control === Control.detdrift ? this.derivation.next(kind, tag) : undefined;
+    const derived = control === Control.detdrift ? this.derivation.next(kind, tag) : NaN;
     if (!(tagByte & DERIVED)) return cursor.value(tag);
-    if (derived === undefined) this.fail(cursor.at(), `a value: the event is marked derived, but ${this.apis[kind]!.api} under tag ${tag} does not follow from the seed`);
+    if (Number.isNaN(derived)) this.fail(cursor.at(), `a value: the event is marked derived, but ${this.apis[kind]!.api} under tag ${tag} does not follow from the seed`);
     return presented(tag, derived);
   }
 
@@ -337,11 +337,11 @@ class Cursor {
   }
 }
 
-/** A stored number as the event shows it: process.hrtime's nanoseconds as [seconds, nanoseconds]. */
-function presented(tag: number, value: number | bigint): TraceValue {
-  if (tag !== Tag.hrtime) return value;
-  const nanoseconds = Number(value);
-  return [Math.floor(nanoseconds / 1e9), nanoseconds % 1e9];
+/** A derived or stored number as the event shows it: process.hrtime's nanoseconds as [seconds, nanoseconds]. */
+function presented(tag: number, value: number): TraceValue {
+  if (tag === Tag.bigint) return BigInt(value);
+  if (tag === Tag.hrtime) return [Math.floor(value / 1e9), value % 1e9];
+  return value;
 }
 
 function readFully(fd: number, into: Uint8Array, position: number, file: string): void {

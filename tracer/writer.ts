@@ -215,8 +215,8 @@ export class TraceWriter {
     if (((tagByte >> CONTROL_SHIFT) & CONTROL_MASK) === Control.detdrift) {
       const tag = tagByte & TAG_MASK;
       const derived = this.derivation.next(this.api[i]!, tag);
-      const value = tag === Tag.bigint ? this.big[i]! : this.num[i]!;
-      if (derived !== undefined && Object.is(derived, value)) tagByte |= DERIVED;
+      const same = tag === Tag.bigint ? derived === derived && this.big[i] === BigInt(derived) : Object.is(derived, this.num[i]);
+      if (same) tagByte |= DERIVED; // NaN, "not derivable", is never the same
     }
     this.tag[i] = tagByte;
   }
