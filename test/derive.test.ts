@@ -5,8 +5,14 @@ import { Controller } from '../instrument/control.js';
 import { Api } from '../tracer/apis.js';
 import { Derivation } from '../tracer/derive.js';
 import { Control, Tag } from '../tracer/format.js';
+import { Stream } from '../tracer/generator.js';
 import { project, runHooked } from './helpers.js';
 import { header } from './synthetic.js';
+
+test('the generator draws the same words as ever: a reader draws again the values older traces left out', () => {
+  const stream = new Stream('42', 'Math.random');
+  assert.deepEqual([stream.next(), stream.next(), stream.double()], [1264157261, 2344483395, 0.030389171941915816]);
+});
 
 test('the derivation draws what control mode draws: Math.random from its stream, every clock from one virtual clock', () => {
   const controller = new Controller('s');

@@ -210,15 +210,16 @@ export class TraceWriter {
    * control mode drew is left out once the derivation has given the same value (DERIVED).
    */
   private settleTag(i: number): void {
-    let tagByte = this.tag[i]!;
-    if ((tagByte & TAG_MASK) === Tag.uint && !isVarint(this.num[i]!)) tagByte = (tagByte & ~TAG_MASK) | Tag.f64;
-    if (((tagByte >> CONTROL_SHIFT) & CONTROL_MASK) === Control.detdrift) {
-      const tag = tagByte & TAG_MASK;
-      const derived = this.derivation.next(this.api[i]!, tag);
-      const same = tag === Tag.bigint ? derived === derived && this.big[i] === BigInt(derived) : Object.is(derived, this.num[i]);
-      if (same) tagByte |= DERIVED; // NaN, "not derivable", is never the same
-    }
-    this.tag[i] = tagByte;
+    const tagByte = this.tag[i]!;
+    const tag = tagByte & TAG_MASK;
+    if (tag === Tag.uint && !isVarint(this.num[i]!)) this.tag[i] = (tagByte & ~TAG_MASK) | Tag.f64;
+    else if ((tagByte & CONTROL_BITS) === CONTROLLED && this.derived(i, tag)) this.tag[i] = tagByte | DERIVED;
+  }
+
+  /** Whether event i's value is the one the derivation draws next (NaN, "not derivable", never is). */
+  private derived(i: number, tag: number): boolean {
+    const value = this.derivation.next(this.api[i]!, tag);
+    return tag === Tag.bigint ? value === value && this.big[i] === BigInt(value) : Object.is(value, this.num[i]);
   }
 
   private encodeValue(out: ByteWriter, i: number): void {
@@ -275,6 +276,8 @@ export class TraceWriter {
 }
 
 const encoder = new TextEncoder();
+const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
+const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 
 function isVarint(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0;
