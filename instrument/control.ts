@@ -8,6 +8,8 @@ export { Stream, VIRTUAL_EPOCH_MS } from '../tracer/generator.js';
  * shift `crypto.randomUUID`), and one virtual clock for every clock API. The clock starts at
  * VIRTUAL_EPOCH_MS, moves CLOCK_STEP_NS at every read, and jumps to a timer's due time when the
  * timer fires later than the clock has reached, so elapsed times around a timer look right.
+ * A trace leaves out what this draws (tracer/derive.ts draws it again, one step per read): a jump
+ * by `reach` is not drawn there, so the clock values after one are written out in full.
  */
 export class Controller {
   readonly seed: string;

@@ -256,6 +256,17 @@ test('a controlled value that is not the seed\'s next draw (the hook drew one un
   assert.ok(dataBytes(bytes) > rest.length * 8, 'the values after the missed draw are stored');
 });
 
+test('a controlled "count" stored as a double (not a varint) keeps writer and reader drawing in step', () => {
+  const random = new Controller(HEADER.seed!).stream('Math.random');
+  const draws = [random.double(), random.double()];
+  const bytes = write(8, (writer) => {
+    writer.number(Api.mathRandom, Tag.uint | CONTROLLED, 0, 0, 0.5); // written as f64, which the reader draws for
+    for (const value of draws) writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value);
+    writer.end(0);
+  });
+  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), [0.5, ...draws]);
+});
+
 test('a loop of uncontrolled draws costs its values: a run record repeats api, tag and context', () => {
   const values = Array.from({ length: 1000 }, (_value, index) => index / 1000);
   const bytes = write(1000, (writer) => {

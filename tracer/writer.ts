@@ -210,10 +210,11 @@ export class TraceWriter {
    * control mode drew is left out once the derivation has given the same value (DERIVED).
    */
   private settleTag(i: number): void {
-    const tagByte = this.tag[i]!;
-    const tag = tagByte & TAG_MASK;
-    if (tag === Tag.uint && !isVarint(this.num[i]!)) this.tag[i] = (tagByte & ~TAG_MASK) | Tag.f64;
-    else if ((tagByte & CONTROL_BITS) === CONTROLLED && this.derived(i, tag)) this.tag[i] = tagByte | DERIVED;
+    let tagByte = this.tag[i]!;
+    if ((tagByte & TAG_MASK) === Tag.uint && !isVarint(this.num[i]!)) tagByte = (tagByte & ~TAG_MASK) | Tag.f64;
+    // The derivation sees the tag as written, as the reader will: both draw for exactly the same events.
+    if ((tagByte & CONTROL_BITS) === CONTROLLED && this.derived(i, tagByte & TAG_MASK)) tagByte |= DERIVED;
+    this.tag[i] = tagByte;
   }
 
   /** Whether event i's value is the one the derivation draws next (NaN, "not derivable", never is). */
