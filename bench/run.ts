@@ -5,6 +5,8 @@ import { benchDiff } from './diff.js';
 import { benchHtml } from './html.js';
 import { benchRecord } from './record.js';
 import { benchScan } from './scan.js';
+import { benchStartup } from './startup.js';
+import { benchWorkload } from './workload.js';
 
 const { values } = parseArgs({
   options: {
@@ -17,5 +19,6 @@ if (!values.only || values.only === 'record') benchRecord(Number(values.rounds))
 if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').map(Number));
 if (!values.only || values.only === 'bisect') benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);
 if (!values.only || values.only === 'scan') benchScan();
-if (!values.only || values.only === 'startup') (await import('./startup.js')).benchStartup(Number(values.rounds));
+if (!values.only || values.only === 'startup') benchStartup(Number(values.rounds));
 if (!values.only || values.only === 'html') benchHtml([1e4, 1e5, 1e6]);
+if (!values.only || values.only === 'workload') benchWorkload(Number(values.rounds));

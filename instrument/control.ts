@@ -1,94 +1,15 @@
-import { digestString } from '../tracer/digest.js';
+import { CLOCK_STEP_NS, Stream, wallMs } from '../tracer/generator.js';
 
-/** The virtual clock's epoch: 2024-01-01T00:00:00Z, the same in every run and on every machine. */
-export const VIRTUAL_EPOCH_MS = 1_704_067_200_000;
-/** How far one clock read moves the virtual clock: reads are distinct, and elapsed time is a count of reads. */
-export const CLOCK_STEP_NS = 1_000_000;
-
-/**
- * xoshiro128** (Blackman and Vigna), seeded through SplitMix32 from an FNV-1a digest of the seed and
- * the stream's name. Small, fast, well studied, and the same sequence on every platform.
- */
-export class Stream {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
-
-  constructor(seed: string, name: string) {
-    const { high, low } = digestString(`${seed}\u0000${name}`);
-    let state = (high ^ Math.imul(low, 0x9e3779b9)) >>> 0;
-    const splitmix = () => {
-      state = (state + 0x9e3779b9) >>> 0;
-      let z = state;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-      return (z ^ (z >>> 16)) >>> 0;
-    };
-    this.a = splitmix();
-    this.b = splitmix();
-    this.c = splitmix();
-    this.d = splitmix() || 1;
-  }
-
-  /** 32 random bits. */
-  next(): number {
-    const result = Math.imul(rotl(Math.imul(this.b, 5), 7), 9) >>> 0;
-    const t = this.b << 9;
-    this.c ^= this.a;
-    this.d ^= this.b;
-    this.b ^= this.c;
-    this.a ^= this.d;
-    this.c ^= t;
-    this.d = rotl(this.d, 11);
-    return result;
-  }
-
-  /** A double in [0, 1) with 53 random bits, as Math.random gives. */
-  double(): number {
-    return ((this.next() >>> 5) * 0x4000000 + (this.next() >>> 6)) / 0x20000000000000;
-  }
-
-  fill(bytes: Uint8Array): void {
-    for (let i = 0; i < bytes.length; i += 4) {
-      let word = this.next();
-      for (let j = i; j < Math.min(i + 4, bytes.length); j++) {
-        bytes[j] = word & 0xff;
-        word >>>= 8;
-      }
-    }
-  }
-
-  /** An integer in [min, max), unbiased (rejection sampling on 48 bits, crypto.randomInt's range limit). */
-  int(min: number, max: number): number {
-    const range = max - min;
-    const limit = 0x1000000000000 - (0x1000000000000 % range);
-    for (;;) {
-      const draw = (this.next() >>> 8) * 0x1000000 + (this.next() >>> 8);
-      if (draw < limit) return min + (draw % range);
-    }
-  }
-
-  /** A version 4 UUID from 16 drawn bytes. */
-  uuid(): string {
-    const bytes = new Uint8Array(16);
-    this.fill(bytes);
-    bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-    bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-    const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  }
-}
-
-function rotl(value: number, bits: number): number {
-  return ((value << bits) | (value >>> (32 - bits))) >>> 0;
-}
+// The generators live in tracer/ so a trace reader can run them again; the hook's files take them from here.
+export { Stream, VIRTUAL_EPOCH_MS } from '../tracer/generator.js';
 
 /**
  * Control mode's sources: one generator stream per API (a new draw from `Math.random` does not
  * shift `crypto.randomUUID`), and one virtual clock for every clock API. The clock starts at
  * VIRTUAL_EPOCH_MS, moves CLOCK_STEP_NS at every read, and jumps to a timer's due time when the
  * timer fires later than the clock has reached, so elapsed times around a timer look right.
+ * A trace leaves out what this draws (tracer/derive.ts draws it again, one step per read): a jump
+ * by `reach` is not drawn there, so the clock values after one are written out in full.
  */
 export class Controller {
   readonly seed: string;
@@ -123,6 +44,6 @@ export class Controller {
 
   /** The virtual wall clock in milliseconds, as Date.now gives. */
   static wallMs(nanoseconds: number): number {
-    return VIRTUAL_EPOCH_MS + Math.floor(nanoseconds / 1e6);
+    return wallMs(nanoseconds);
   }
 }

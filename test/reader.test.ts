@@ -5,9 +5,11 @@ import { after, test } from 'node:test';
 import { Api, API_TABLE } from '../tracer/apis.js';
 import { digestBytes, digestHex } from '../tracer/digest.js';
 import { TraceError } from '../tracer/errors.js';
-import { Control, CONTROL_SHIFT, MAGIC_LINE, Tag, type TraceHeader } from '../tracer/format.js';
+import { Control, CONTROL_SHIFT, DERIVED, MAGIC_LINE, Rec, Tag, type TraceHeader } from '../tracer/format.js';
+import { crc32 } from '../tracer/crc32.js';
 import { TraceReader, type TraceEvent } from '../tracer/reader.js';
 import { TraceWriter } from '../tracer/writer.js';
+import { Controller } from '../instrument/control.js';
 import { readTrace, tempDir, type Trace } from './helpers.js';
 import { header } from './synthetic.js';
 
@@ -49,6 +51,33 @@ const EVENTS: Array<[(w: TraceWriter) => boolean, number, number, unknown]> = [
   [(w) => w.chunk(Api.stdout, 1, 2, digest.high, digest.low, 3, 'hé'), Api.stdout, Tag.chunk, { digest: digestHex(digest.high, digest.low), length: 3, head: 'hé' }],
   [(w) => w.number(Api.mathRandom, Tag.f64 | (Control.detdrift << CONTROL_SHIFT), 0, 0, 0.5), Api.mathRandom, Tag.f64, 0.5],
 ];
+/**
+ * Control mode's values for seed 42, drawn as the hook draws them (instrument/control.ts): the
+ * writer leaves them out and the reader draws them again. They come first in `sample`, so the
+ * controlled 0.5 of EVENTS, which is not the seed's next draw, is written out.
+ */
+function controlled(): Array<[(w: TraceWriter) => boolean, number, number, unknown]> {
+  const controller = new Controller(HEADER.seed!);
+  const random = controller.stream('Math.random');
+  const draws = Array.from({ length: 5 }, () => random.double());
+  const wall = Controller.wallMs(controller.tick());
+  const mono = controller.tick();
+  const big = BigInt(controller.tick());
+  const hr = controller.tick();
+  controller.tick(); // Date(): its string is kept, its read moves the clock
+  const later = Controller.wallMs(controller.tick());
+  return [
+    ...draws.map((value): [(w: TraceWriter) => boolean, number, number, unknown] => [(w) => w.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 2, value), Api.mathRandom, Tag.f64, value]),
+    [(w) => w.number(Api.dateNow, Tag.f64 | CONTROLLED, 1, 2, wall), Api.dateNow, Tag.f64, wall],
+    [(w) => w.number(Api.performanceNow, Tag.f64 | CONTROLLED, 0, 2, mono / 1e6), Api.performanceNow, Tag.f64, mono / 1e6],
+    [(w) => w.bigint(Api.hrtimeBigint, 0, 2, big, CONTROLLED), Api.hrtimeBigint, Tag.bigint, big],
+    [(w) => w.number(Api.hrtime, Tag.hrtime | CONTROLLED, 0, 2, hr), Api.hrtime, Tag.hrtime, [Math.floor(hr / 1e9), hr % 1e9]],
+    [(w) => w.object(Api.dateCall, Tag.string | CONTROLLED, 0, 2, 'Mon Jan 01 2024'), Api.dateCall, Tag.string, 'Mon Jan 01 2024'],
+    [(w) => w.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 2, later), Api.dateNow, Tag.f64, later],
+  ];
+}
+const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
+const ALL = [...controlled(), ...EVENTS];
 const SITE = { frames: [{ file: 'dep@1.0.0/index.js', line: 3, column: 9, fn: 'read', package: 'dep@1.0.0' }], skipped: 2 };
 const CONTEXT = { key: '0123456789abcdef', type: 'PROMISE' };
 
@@ -57,7 +86,7 @@ function sample(): Uint8Array {
   return write(4, (writer) => {
     writer.defineSite(1, SITE);
     writer.defineContext(2, CONTEXT);
-    for (const [record] of EVENTS) if (record(writer)) writer.flush();
+    for (const [record] of ALL) if (record(writer)) writer.flush();
     writer.end(7);
   });
 }
@@ -72,7 +101,7 @@ function chunksOf(bytes: Uint8Array): { start: number; chunks: number[] } {
 }
 
 test('the format constant is what the writer writes first', () => {
-  assert.equal(MAGIC_LINE, 'DETDRIFT-TRACE 1\n', 'changing the format version must be deliberate');
+  assert.equal(MAGIC_LINE, 'DETDRIFT-TRACE 2\n', 'changing the format version must be deliberate');
   const text = Buffer.from(write(4, (writer) => writer.end(0))).toString('latin1');
   assert.ok(text.startsWith(MAGIC_LINE));
   const headerLine = text.slice(MAGIC_LINE.length, text.indexOf('\n', MAGIC_LINE.length));
@@ -86,17 +115,19 @@ test('every value tag round-trips through TraceWriter and TraceReader', () => {
   assert.deepEqual(trace.header, HEADER);
   assert.deepEqual(
     trace.events.map(({ apiId, tag, value }) => [apiId, tag, value]),
-    EVENTS.map(([, api, tag, value]) => [api, tag, value]),
+    ALL.map(([, api, tag, value]) => [api, tag, value]),
   );
   trace.events.forEach((event, index) => {
     assert.equal(event.seq, index);
     assert.deepEqual([event.api, event.form, event.family], [API_TABLE[event.apiId]!.api, API_TABLE[event.apiId]!.form, API_TABLE[event.apiId]!.family]);
   });
-  assert.deepEqual(trace.events.slice(0, 2).map(({ site, ctx }) => [site, ctx]), [[1, 2], [0, 2]]);
-  assert.deepEqual(trace.events.map((event) => event.control), EVENTS.map((_event, index) => (index === EVENTS.length - 1 ? Control.detdrift : Control.none)));
+  const uncontrolled = trace.events.slice(ALL.length - EVENTS.length);
+  assert.deepEqual(uncontrolled.slice(0, 2).map(({ site, ctx }) => [site, ctx]), [[1, 2], [0, 2]]);
+  const controls = ALL.map((_event, index) => (index < ALL.length - EVENTS.length || index === ALL.length - 1 ? Control.detdrift : Control.none));
+  assert.deepEqual(trace.events.map((event) => event.control), controls);
   assert.deepEqual(trace.sites.get(1), SITE);
   assert.deepEqual(trace.contexts.get(2), CONTEXT);
-  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: EVENTS.length });
+  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length });
 });
 
 test('events after the end record (late exit listeners) land, and the trace stays complete', () => {
@@ -176,18 +207,93 @@ test('a flipped byte inside a chunk is ERR_TRACE_CORRUPT at that chunk, after th
   });
 });
 
-test('a foreign file is ERR_TRACE_FOREIGN and a newer format ERR_TRACE_VERSION, at their byte offset', () => {
+test('a foreign file is ERR_TRACE_FOREIGN, and an older or newer format ERR_TRACE_VERSION, at their byte offset', () => {
   for (const content of ['hello\n', '\x89PNG\r\n\x1a\n', '{"format":"DETDRIFT-TRACE"}\n', 'DETDRIFT-TRACE one\n{}\n', 'DETDRIFT-TRACES 1\n{}\n']) {
     assert.throws(() => readBytes(Buffer.from(content, 'latin1')), { name: 'TraceError', code: 'ERR_TRACE_FOREIGN', offset: 0 }, JSON.stringify(content));
   }
-  for (const version of [2, 10]) {
+  for (const [version, remedy] of [[1, 'record it again'], [3, 'newer detdrift'], [10, 'newer detdrift']] as const) {
     const content = `DETDRIFT-TRACE ${version}\n${JSON.stringify({ ...HEADER, version })}\n`;
     assert.throws(() => readBytes(Buffer.from(content)), (error: unknown) => {
       assert.ok(error instanceof TraceError);
       assert.equal(error.code, 'ERR_TRACE_VERSION');
       assert.equal(error.offset, 'DETDRIFT-TRACE '.length);
-      assert.match(error.message, new RegExp(`version 1 or older, found ${version}`));
+      assert.match(error.message, new RegExp(`expected trace format version 2, found ${version}: .*${remedy}`));
       return true;
     });
+  }
+});
+
+/** The bytes after the header: what the events cost. */
+function dataBytes(bytes: Uint8Array): number {
+  return bytes.length - chunksOf(bytes).start;
+}
+
+test('control mode values are left out of the trace and drawn again by the reader, in trace order', () => {
+  const controller = new Controller(HEADER.seed!);
+  const random = controller.stream('Math.random');
+  const values = Array.from({ length: 3000 }, (_value, index) => (index % 10 === 9 ? Controller.wallMs(controller.tick()) : random.double()));
+  const bytes = write(1024, (writer) => {
+    values.forEach((value, index) => {
+      if (writer.number(index % 10 === 9 ? Api.dateNow : Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value)) writer.flush();
+    });
+    writer.end(0);
+  });
+  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), values);
+  // Each switch of api costs a full event header (4 bytes) and a run record (2): here one byte an event.
+  assert.ok(dataBytes(bytes) < values.length * 1.1, `${dataBytes(bytes)} bytes for ${values.length} events`);
+});
+
+test('a controlled value that is not the seed\'s next draw (the hook drew one unrecorded) is written out, and so are those after it', () => {
+  const random = new Controller(HEADER.seed!).stream('Math.random');
+  const first = random.double();
+  random.double(); // drawn while recording was paused: the trace never sees it
+  const rest = Array.from({ length: 20 }, () => random.double());
+  const bytes = write(8, (writer) => {
+    for (const value of [first, ...rest]) if (writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value)) writer.flush();
+    writer.end(0);
+  });
+  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), [first, ...rest]);
+  assert.ok(dataBytes(bytes) > rest.length * 8, 'the values after the missed draw are stored');
+});
+
+test('a controlled "count" stored as a double (not a varint) keeps writer and reader drawing in step', () => {
+  const random = new Controller(HEADER.seed!).stream('Math.random');
+  const draws = [random.double(), random.double()];
+  const bytes = write(8, (writer) => {
+    writer.number(Api.mathRandom, Tag.uint | CONTROLLED, 0, 0, 0.5); // written as f64, which the reader draws for
+    for (const value of draws) writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value);
+    writer.end(0);
+  });
+  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), [0.5, ...draws]);
+});
+
+test('a loop of uncontrolled draws costs its values: a run record repeats api, tag and context', () => {
+  const values = Array.from({ length: 1000 }, (_value, index) => index / 1000);
+  const bytes = write(1000, (writer) => {
+    for (const value of values) writer.number(Api.mathRandom, Tag.f64, 0, 3, value);
+    writer.flush();
+  });
+  const events = readBytes(bytes).events;
+  assert.deepEqual(events.map(({ value, ctx, site }) => [value, ctx, site]), values.map((value) => [value, 3, 0]));
+  assert.ok(dataBytes(bytes) <= values.length * 8 + 20, `${dataBytes(bytes)} bytes for ${values.length} doubles`);
+});
+
+test('a run record without an event before it, an oversized run, or a derived mark on a value that does not follow from the seed is ERR_TRACE_CORRUPT', () => {
+  const chunk = (payload: number[]) => {
+    const body = new Uint8Array(payload);
+    const head = new DataView(new ArrayBuffer(9));
+    head.setUint8(0, 0xdd);
+    head.setUint32(1, body.length, true);
+    head.setUint32(5, crc32(body), true);
+    return Buffer.concat([Buffer.from(MAGIC_LINE + JSON.stringify(HEADER) + '\n'), new Uint8Array(head.buffer), body]);
+  };
+  const derived = Tag.f64 | DERIVED;
+  for (const [payload, expected] of [
+    [[Rec.run, 1], /an event before a run record/],
+    [[Api.setImmediate, Tag.none, 0, 0, Rec.run, 0x80, 0x80, 0x04], /a run of 1 to 65535 events, found 65536/],
+    [[Api.mathRandom, derived, 0, 0], /marked derived, but Math.random/],
+    [[Api.setTimeout, Tag.uint | DERIVED | CONTROLLED, 0, 0], /marked derived, but setTimeout/],
+  ] as const) {
+    assert.throws(() => readBytes(chunk([...payload])), { name: 'TraceError', code: 'ERR_TRACE_CORRUPT', message: expected });
   }
 });

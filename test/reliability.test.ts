@@ -72,8 +72,8 @@ function baseline(files: Record<string, string>, args: readonly string[]): { dir
 test('a disk that fills up mid-run: one ERR_DETDRIFT_WRITE, the program runs on, the trace is a readable prefix', () => {
   const { dir, plain } = baseline({ 'work.mjs': WORK }, ['work.mjs', '20000']);
   assert.equal(plain.code, 3, plain.stderr);
-  // The first chunk (8192 events, about 100 kB) fits; the second is cut short, as on a full disk.
-  const hooked = runHooked(['work.mjs', '20000'], { cwd: dir, env: { DETDRIFT_TEST_FAULT: 'write:150000' } });
+  // The first chunk (8192 events, a run of doubles: about 66 kB) fits; the second is cut short, as on a full disk.
+  const hooked = runHooked(['work.mjs', '20000'], { cwd: dir, env: { DETDRIFT_TEST_FAULT: 'write:100000' } });
   assertProgramWins(plain, hooked, ['ERR_DETDRIFT_WRITE']);
   const trace = rootTrace(hooked);
   assert.deepEqual([trace.ending.complete, trace.ending.truncated, trace.events.length], [false, true, 8192]);

@@ -1,7 +1,7 @@
 /**
- * The trace file format, version 1.
+ * The trace file format, version 2.
  *
- *   DETDRIFT-TRACE 1\n        magic line: format name and version
+ *   DETDRIFT-TRACE 2\n        magic line: format name and version
  *   {...header JSON...}\n     one line: TraceHeader
  *   chunk*                    binary, each written whole by one write call
  *
@@ -9,22 +9,34 @@
  * leaves at most one incomplete chunk at the end, which the reader drops and reports as truncated.
  * The payload is a sequence of records; its first byte tells which:
  *
- *   1..0xEF   an event: api id, value tag (low nibble) and control (high nibble), site id
- *             (varint, 0 = no site taken), context id (varint), value (by tag)
+ *   1..0xEF   an event: api id, tag byte, site id (varint, 0 = no site taken), context id (varint),
+ *             value (by tag)
+ *   0xF0      a run: count (varint, 1..MAX_RUN), then that many events with the api, tag byte and
+ *             context of the event before it in the chunk and no site, each written as its value
+ *             alone: a loop of draws costs its values and nothing else
  *   0xF1      a call site definition: id, JSON of the normalized stack
  *   0xF2      an async context definition: id, key (its lineage folded into 64 bits, hex), type
  *   0xFE      end of run: event count, exit code (zigzag); a complete trace ends with one
+ *
+ * The tag byte holds the value tag (bits 0-3), who decided the value (Control, bits 4-5) and
+ * DERIVED (bit 7): the value is not written because control mode drew it from the seed, and the
+ * reader draws it again (tracer/derive.ts). A chunk's payload only refers to the chunks before it
+ * (definitions, the generators' state), so a readable prefix stays readable.
+ *
+ * Version 1 (no runs, no DERIVED) is refused with ERR_TRACE_VERSION, as a newer version is.
  */
 
 export const FORMAT_NAME = 'DETDRIFT-TRACE';
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 export const MAGIC_LINE = `${FORMAT_NAME} ${FORMAT_VERSION}\n`;
 export const TRACE_EXTENSION = '.ddtrace';
 
 export const CHUNK_MARK = 0xdd;
 export const CHUNK_HEADER_BYTES = 9;
 
-export const Rec = Object.freeze({ site: 0xf1, context: 0xf2, end: 0xfe });
+export const Rec = Object.freeze({ run: 0xf0, site: 0xf1, context: 0xf2, end: 0xfe });
+/** The longest run record: a reader meets no run of derived values (no bytes each) longer than this. */
+export const MAX_RUN = 0xffff;
 export const MAX_API_ID = 0xef;
 
 /** How an event's value is stored. */
@@ -53,7 +65,10 @@ export const Tag = Object.freeze({
 /** Who decided an event's value: the real source, detdrift's control mode, or the program's own stub. */
 export const Control = Object.freeze({ none: 0, detdrift: 1, program: 2, replay: 3 });
 export const CONTROL_SHIFT = 4;
+export const CONTROL_MASK = 0x03;
 export const TAG_MASK = 0x0f;
+/** In a tag byte: the value is left out, it follows from the seed (tracer/derive.ts). */
+export const DERIVED = 0x80;
 
 export type Mode = 'observe' | 'control' | 'replay' | 'perturb';
 

@@ -6,7 +6,11 @@ import {
   CHUNK_MARK,
   FORMAT_NAME,
   FORMAT_VERSION,
+  Control,
+  CONTROL_MASK,
   CONTROL_SHIFT,
+  DERIVED,
+  MAX_RUN,
   Rec,
   Tag,
   TAG_MASK,
@@ -16,6 +20,7 @@ import {
   type SiteDef,
   type TraceHeader,
 } from './format.js';
+import { Derivation } from './derive.js';
 import { digestHex } from './digest.js';
 import { headerProblem, toSiteDef } from './validate.js';
 
@@ -70,6 +75,8 @@ export class TraceReader {
   private readonly size: number;
   private readonly dataStart: number;
   private readonly apis: readonly ApiRow[];
+  /** control mode's generators, run again over the controlled events in trace order */
+  private readonly derivation: Derivation;
 
   static open(file: string): TraceReader {
     let fd: number;
@@ -95,6 +102,7 @@ export class TraceReader {
     const { header, end } = this.readHeader();
     this.header = header;
     this.apis = header.apis;
+    this.derivation = new Derivation(header);
     this.dataStart = end;
   }
 
@@ -138,10 +146,17 @@ export class TraceReader {
   private *decodeChunk(payload: Uint8Array, base: number, firstSeq: number): Generator<TraceEvent> {
     const cursor = new Cursor(payload, base, this);
     let seq = firstSeq;
+    /** the api, tag byte and context a run record repeats: the chunk's last event */
+    let last: { kind: number; tagByte: number; ctx: number } | null = null;
     while (cursor.pos < payload.length) {
       const at = cursor.pos;
       const kind = cursor.u8();
-      if (kind === Rec.site) {
+      if (kind === Rec.run) {
+        const count = cursor.varint();
+        if (last === null) this.fail(base + at, 'an event before a run record in its chunk');
+        if (count < 1 || count > MAX_RUN) this.fail(base + at, `a run of 1 to ${MAX_RUN} events, found ${count}`);
+        for (let i = 0; i < count; i++) yield this.decodeEvent(cursor, seq++, last.kind, last.tagByte, 0, last.ctx);
+      } else if (kind === Rec.site) {
         const id = cursor.varint();
         const def = toSiteDef(cursor.json());
         if (def === null) this.fail(base + at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
@@ -155,18 +170,31 @@ export class TraceReader {
         this.ending.exitCode = unzigzag(cursor.varint());
         this.ending.complete = true;
       } else if (kind > 0 && kind < this.apis.length) {
-        const row = this.apis[kind]!;
         const tagByte = cursor.u8();
-        const tag = tagByte & TAG_MASK;
         const site = cursor.varint();
-        const ctx = cursor.varint();
-        const value = cursor.value(tag);
-        const control = tagByte >> CONTROL_SHIFT;
-        yield { seq: seq++, apiId: kind, api: row.api, form: row.form, family: row.family, site, ctx, tag, control, value };
+        last = { kind, tagByte, ctx: cursor.varint() };
+        yield this.decodeEvent(cursor, seq++, kind, tagByte, site, last.ctx);
       } else {
-        this.fail(base + at, `a record kind (an api id below ${this.apis.length}, or 0xf1, 0xf2, 0xfe), found 0x${kind.toString(16)}`);
+        this.fail(base + at, `a record kind (an api id below ${this.apis.length}, or 0xf0, 0xf1, 0xf2, 0xfe), found 0x${kind.toString(16)}`);
       }
     }
+  }
+
+  private decodeEvent(cursor: Cursor, seq: number, kind: number, tagByte: number, site: number, ctx: number): TraceEvent {
+    const row = this.apis[kind]!;
+    const tag = tagByte & TAG_MASK;
+    const control = (tagByte >> CONTROL_SHIFT) & CONTROL_MASK;
+    const value = this.decodeValue(cursor, kind, tagByte, control);
+    return { seq, apiId: kind, api: row.api, form: row.form, family: row.family, site, ctx, tag, control, value };
+  }
+
+  /** A controlled event's value is drawn again whether it was written or left out, to keep the generators in step. */
+  private decodeValue(cursor: Cursor, kind: number, tagByte: number, control: number): TraceValue {
+    const tag = tagByte & TAG_MASK;
+    const derived = control === Control.detdrift ? this.derivation.next(kind, tag) : NaN;
+    if (!(tagByte & DERIVED)) return cursor.value(tag);
+    if (Number.isNaN(derived)) this.fail(cursor.at(), `a value: the event is marked derived, but ${this.apis[kind]!.api} under tag ${tag} does not follow from the seed`);
+    return presented(tag, derived);
   }
 
   fail(offset: number, expected: string): never {
@@ -183,8 +211,9 @@ export class TraceReader {
     if (name !== FORMAT_NAME || version === undefined || !/^\d+$/.test(version)) {
       throw new TraceError('ERR_TRACE_FOREIGN', this.file, 0, `expected a detdrift trace starting "${FORMAT_NAME} ${FORMAT_VERSION}", found ${JSON.stringify(magic.slice(0, 32))}`);
     }
-    if (Number(version) > FORMAT_VERSION) {
-      throw new TraceError('ERR_TRACE_VERSION', this.file, FORMAT_NAME.length + 1, `expected trace format version ${FORMAT_VERSION} or older, found ${version}: read it with a newer detdrift`);
+    if (Number(version) !== FORMAT_VERSION) {
+      const remedy = Number(version) > FORMAT_VERSION ? 'read it with a newer detdrift' : 'an older detdrift wrote it: record it again';
+      throw new TraceError('ERR_TRACE_VERSION', this.file, FORMAT_NAME.length + 1, `expected trace format version ${FORMAT_VERSION}, found ${version}: ${remedy}`);
     }
     const headerEnd = bytes.indexOf(0x0a, magicEnd + 1);
     if (headerEnd < 0) {
@@ -213,6 +242,11 @@ class Cursor {
     private readonly reader: TraceReader,
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** The offset in the file of what comes next. */
+  at(): number {
+    return this.base + this.pos;
   }
 
   private need(count: number): void {
@@ -267,12 +301,10 @@ class Cursor {
         this.need(8);
         this.pos += 8;
         return this.view.getBigInt64(this.pos - 8, true);
-      case Tag.hrtime: {
+      case Tag.hrtime:
         this.need(8);
         this.pos += 8;
-        const nanoseconds = this.view.getFloat64(this.pos - 8, true);
-        return [Math.floor(nanoseconds / 1e9), nanoseconds % 1e9];
-      }
+        return presented(tag, this.view.getFloat64(this.pos - 8, true));
       case Tag.string:
         return this.string();
       case Tag.digest: {
@@ -303,6 +335,13 @@ class Cursor {
         return this.reader.fail(this.base + this.pos - 1, `a value tag from 0 to 9, found ${tag}`);
     }
   }
+}
+
+/** A derived or stored number as the event shows it: process.hrtime's nanoseconds as [seconds, nanoseconds]. */
+function presented(tag: number, value: number): TraceValue {
+  if (tag === Tag.bigint) return BigInt(value);
+  if (tag === Tag.hrtime) return [Math.floor(value / 1e9), value % 1e9];
+  return value;
 }
 
 function readFully(fd: number, into: Uint8Array, position: number, file: string): void {

@@ -1,9 +1,15 @@
 import { crc32 } from './crc32.js';
+import { Derivation } from './derive.js';
 import {
   ByteWriter,
   CHUNK_HEADER_BYTES,
   CHUNK_MARK,
+  Control,
+  CONTROL_MASK,
+  CONTROL_SHIFT,
+  DERIVED,
   MAGIC_LINE,
+  MAX_RUN,
   Rec,
   Tag,
   TAG_MASK,
@@ -40,6 +46,8 @@ export class TraceWriter {
   private pending: Array<[number, number, SiteDef | ContextDef]> = [];
   private readonly out = new ByteWriter();
   private readonly sink: Sink;
+  /** control mode's generators, run again over the controlled events as they are encoded */
+  private readonly derivation: Derivation;
 
   constructor(sink: Sink, header: TraceHeader, capacity = 8192) {
     this.sink = sink;
@@ -53,6 +61,7 @@ export class TraceWriter {
     this.aux = new Float64Array(capacity);
     this.big = new BigInt64Array(capacity);
     this.obj = new Array(capacity);
+    this.derivation = new Derivation(header);
     sink.write(encoder.encode(MAGIC_LINE + JSON.stringify(header) + '\n'));
   }
 
@@ -167,73 +176,109 @@ export class TraceWriter {
     this.pending = [];
   }
 
+  /**
+   * An event that repeats the api, tag byte and context of the one before it, with no site, goes
+   * into a run record: a loop of draws costs its values alone (format.ts).
+   */
   private encodeEvents(out: ByteWriter): void {
-    for (let i = 0; i < this.count; i++) {
-      let tagByte = this.tag[i]!;
-      let tag = tagByte & TAG_MASK;
-      if (tag === Tag.uint && !isVarint(this.num[i]!)) {
-        // A negative, fractional or huge "count" would corrupt the varint; keep it exact as a double.
-        tag = Tag.f64;
-        tagByte = (tagByte & ~TAG_MASK) | Tag.f64;
+    for (let i = 0; i < this.count; i++) this.settleTag(i);
+    let i = 0;
+    while (i < this.count) {
+      let end = i + 1;
+      if (i > 0 && this.repeats(i - 1, i)) {
+        while (end < this.count && end - i < MAX_RUN && this.repeats(i, end)) end++;
+        out.u8(Rec.run);
+        out.varint(end - i);
+      } else {
+        out.u8(this.api[i]!);
+        out.u8(this.tag[i]!);
+        out.varint(this.site[i]!);
+        out.varint(this.ctx[i]!);
       }
-      out.u8(this.api[i]!);
-      out.u8(tagByte);
-      out.varint(this.site[i]!);
-      out.varint(this.ctx[i]!);
-      switch (tag) {
-        case Tag.none:
-          break;
-        case Tag.f64:
-        case Tag.hrtime:
-          out.f64(this.num[i]!);
-          break;
-        case Tag.uint:
-          out.varint(this.num[i]!);
-          break;
-        case Tag.bigint:
-          out.i64(this.big[i]!);
-          break;
-        case Tag.digest:
-          out.u32(this.num[i]!);
-          out.u32(this.aux[i]!);
-          break;
-        case Tag.string:
-          out.string(this.obj[i] as string);
-          this.obj[i] = undefined;
-          break;
-        case Tag.list: {
-          const list = this.obj[i] as readonly string[];
-          out.varint(list.length);
-          for (const item of list) out.string(item);
-          this.obj[i] = undefined;
-          break;
-        }
-        case Tag.bytes: {
-          const bytes = this.obj[i] as Uint8Array;
-          out.varint(bytes.length);
-          out.reserve(bytes.length);
-          out.bytes.set(bytes, out.length);
-          out.length += bytes.length;
-          this.obj[i] = undefined;
-          break;
-        }
-        case Tag.chunk:
-          out.u32(this.num[i]!);
-          out.u32(this.aux[i]!);
-          out.varint(Number(this.big[i]!));
-          out.string(this.obj[i] as string);
-          this.obj[i] = undefined;
-          break;
-        default:
-          throw new Error(`unknown value tag ${tag}`);
-      }
+      for (; i < end; i++) this.encodeValue(out, i);
     }
     this.written += this.count;
     this.count = 0;
   }
+
+  private repeats(previous: number, i: number): boolean {
+    return this.site[i] === 0 && this.api[i] === this.api[previous] && this.tag[i] === this.tag[previous] && this.ctx[i] === this.ctx[previous];
+  }
+
+  /**
+   * The tag byte as written: a "count" that is not a varint is kept exact as a double, and a value
+   * control mode drew is left out once the derivation has given the same value (DERIVED).
+   */
+  private settleTag(i: number): void {
+    let tagByte = this.tag[i]!;
+    if ((tagByte & TAG_MASK) === Tag.uint && !isVarint(this.num[i]!)) tagByte = (tagByte & ~TAG_MASK) | Tag.f64;
+    // The derivation sees the tag as written, as the reader will: both draw for exactly the same events.
+    if ((tagByte & CONTROL_BITS) === CONTROLLED && this.derived(i, tagByte & TAG_MASK)) tagByte |= DERIVED;
+    this.tag[i] = tagByte;
+  }
+
+  /** Whether event i's value is the one the derivation draws next (NaN, "not derivable", never is). */
+  private derived(i: number, tag: number): boolean {
+    const value = this.derivation.next(this.api[i]!, tag);
+    return tag === Tag.bigint ? value === value && this.big[i] === BigInt(value) : Object.is(value, this.num[i]);
+  }
+
+  private encodeValue(out: ByteWriter, i: number): void {
+    const tagByte = this.tag[i]!;
+    if (tagByte & DERIVED) return;
+    switch (tagByte & TAG_MASK) {
+      case Tag.none:
+        break;
+      case Tag.f64:
+      case Tag.hrtime:
+        out.f64(this.num[i]!);
+        break;
+      case Tag.uint:
+        out.varint(this.num[i]!);
+        break;
+      case Tag.bigint:
+        out.i64(this.big[i]!);
+        break;
+      case Tag.digest:
+        out.u32(this.num[i]!);
+        out.u32(this.aux[i]!);
+        break;
+      case Tag.string:
+        out.string(this.obj[i] as string);
+        this.obj[i] = undefined;
+        break;
+      case Tag.list: {
+        const list = this.obj[i] as readonly string[];
+        out.varint(list.length);
+        for (const item of list) out.string(item);
+        this.obj[i] = undefined;
+        break;
+      }
+      case Tag.bytes: {
+        const bytes = this.obj[i] as Uint8Array;
+        out.varint(bytes.length);
+        out.reserve(bytes.length);
+        out.bytes.set(bytes, out.length);
+        out.length += bytes.length;
+        this.obj[i] = undefined;
+        break;
+      }
+      case Tag.chunk:
+        out.u32(this.num[i]!);
+        out.u32(this.aux[i]!);
+        out.varint(Number(this.big[i]!));
+        out.string(this.obj[i] as string);
+        this.obj[i] = undefined;
+        break;
+      default:
+        throw new Error(`unknown value tag ${tagByte & TAG_MASK}`);
+    }
+  }
 }
 
 const encoder = new TextEncoder();
+const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
+const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 
 function isVarint(value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0;

@@ -19,7 +19,8 @@ import { renderJson } from '../../report/json.js';
 import { renderTerminal } from '../../report/terminal.js';
 import { Api } from '../../tracer/apis.js';
 import { TraceError } from '../../tracer/errors.js';
-import { CHUNK_HEADER_BYTES, FORMAT_NAME, FORMAT_VERSION, Tag, type SiteDef, type TraceHeader } from '../../tracer/format.js';
+import { CHUNK_HEADER_BYTES, Control, CONTROL_SHIFT, DERIVED, FORMAT_NAME, FORMAT_VERSION, Tag, type SiteDef, type TraceHeader } from '../../tracer/format.js';
+import { Controller } from '../../instrument/control.js';
 import { TraceReader } from '../../tracer/reader.js';
 import { TraceWriter } from '../../tracer/writer.js';
 import { CLI, runPlain, tempDir } from '../helpers.js';
@@ -28,6 +29,7 @@ import { header } from '../synthetic.js';
 
 const HEADER: TraceHeader = header({ tool: { name: 'detdrift', version: '0.0.0-fuzz' }, node: 'v20.19.0', seed: '7', root: { name: 'fuzz', version: '1.0.0' }, holds: ['bytes'] });
 
+const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 const dir = tempDir('detdrift-fuzz-trace-');
 const root = tempDir('detdrift-fuzz-root-');
 
@@ -43,11 +45,26 @@ function validTrace(random: Random, oddSite?: unknown): Uint8Array {
   const sites = 1 + random.int(4);
   for (let id = 1; id <= sites; id++) writer.defineSite(id, { frames: [frame(id), frame(id + 1)], skipped: random.int(3) });
   writer.defineContext(1, { key: '0123456789abcdef', type: 'PROMISE' });
+  // Control mode's draws for the header's seed: left out of the trace unless one was skipped.
+  const controller = new Controller(HEADER.seed!);
+  const draws = controller.stream('Math.random');
   for (let i = 0, count = 4 + random.int(40); i < count; i++) {
     const site = random.int(sites + 1);
     const ctx = random.int(2);
     let due: boolean;
-    switch (random.int(8)) {
+    switch (random.int(10)) {
+      case 8:
+        if (random() < 0.1) draws.double();
+        for (let k = random.int(6); k >= 0; k--) if (writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, k ? 0 : site, ctx, draws.double())) writer.flush();
+        due = writer.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, ctx, Controller.wallMs(controller.tick()));
+        break;
+      case 9: {
+        // a loop: a run record of repeated events, with values or (Tag.none) without
+        const [api, tag] = random() < 0.5 ? [Api.setImmediate, Tag.none] : [Api.performanceNow, Tag.f64];
+        for (let k = random.int(6); k >= 0; k--) if (writer.number(api, tag, 0, ctx, random())) writer.flush();
+        due = writer.number(api, tag, 0, ctx, random());
+        break;
+      }
       case 0: due = writer.number(Api.dateNow, Tag.f64, site, ctx, random() * 1e12); break;
       case 1: due = writer.number(Api.setTimeout, Tag.uint, site, ctx, random.int(1000)); break;
       case 2: due = writer.bigint(Api.hrtimeBigint, site, ctx, BigInt(random.int(1e9))); break;
@@ -89,7 +106,7 @@ function oddValue(random: Random): unknown {
 const DEEP = '\u0000deep';
 const DEEP_TEXT = '['.repeat(100_000) + ']'.repeat(100_000);
 
-const VERSIONS = ['2', '99999999999999999999', '-1', '1.0', '', '0', '01', ' 1', '1 1', 'one', '1e3', '\u0661'];
+const VERSIONS = ['1', '3', '99999999999999999999', '-1', '1.0', '', '0', '01', ' 1', '1 1', 'one', '1e3', '\u0661'];
 
 /** One bad file, made from a valid trace by one of the mutations; its name says which. */
 function badTrace(random: Random): { kind: string; bytes: Uint8Array } {
@@ -178,7 +195,7 @@ function mutatePayload(valid: Uint8Array, start: number, random: Random): Uint8A
     else if (op === 1) payload.splice(i, 0, ...random.bytes(1 + random.int(6)));
     else if (op === 2) payload.splice(i, 1 + random.int(6));
     else if (op === 3) payload.splice(i, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f); // a varint near 2^56
-    else payload[i] = random.pick([0x00, 0xf1, 0xf2, 0xfe, 0xef, 0x0f, 0x1a]);
+    else payload[i] = random.pick([0x00, 0xf0, 0xf1, 0xf2, 0xfe, 0xef, 0x0f, 0x1a, Tag.f64 | CONTROLLED | DERIVED]);
   }
   const bytes = Uint8Array.from(payload.filter((byte) => byte !== undefined));
   const head = new Uint8Array(CHUNK_HEADER_BYTES);

@@ -1,0 +1,105 @@
+/**
+ * Whole-program overhead and trace size on a simulation (bench/fixtures/sim.mjs: 10^4 timers,
+ * 10^5 clock reads, 10^6 Math.random draws, 10^3 directory reads), run in alternating child
+ * processes in one run: plain node, the hook in observe and in control mode, and the simulation
+ * under @sinonjs/fake-timers driving its clock (sim-fake-timers.mjs). Prints medians and their
+ * ratios, in wall time (what a CI job waits) and CPU time (what the process spent, which a loaded
+ * machine disturbs less), and the trace's bytes per event in observe and control mode.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { TraceReader } from '../tracer/reader.js';
+import { BENCH_FIXTURES, REGISTER, median, table } from './common.js';
+
+type Variant = 'plain' | 'observe' | 'control' | 'fake-timers';
+const VARIANTS: readonly Variant[] = ['plain', 'observe', 'control', 'fake-timers'];
+
+interface Sample {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
+
+interface TraceSize {
+  readonly bytes: number;
+  readonly events: number;
+  /** events per api name, to show the run did the calls the workload claims */
+  readonly apis: Map<string, number>;
+}
+
+export function benchWorkload(rounds: number): void {
+  const samples = new Map<Variant, Sample[]>(VARIANTS.map((variant) => [variant, []]));
+  const sizes = new Map<Variant, TraceSize>();
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of VARIANTS) {
+      const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-'));
+      try {
+        samples.get(variant)!.push(runSimulation(variant, dir));
+        if (variant === 'observe' || variant === 'control') sizes.set(variant, traceSize(join(dir, 'trace')));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+  const wall = (variant: Variant) => median(samples.get(variant)!.map((sample) => sample.wallMs));
+  const cpu = (variant: Variant) => median(samples.get(variant)!.map((sample) => sample.cpuMs));
+  const ratio = (of: (variant: Variant) => number, a: Variant, b: Variant) => `${(of(a) / of(b)).toFixed(2)}x`;
+  console.log(`\nWhole-program workload (bench/fixtures/sim.mjs, median of ${rounds} alternating rounds)`);
+  console.log(shape(sizes.get('observe')!));
+  console.log(
+    table(
+      ['run', 'wall ms', 'cpu ms', 'wall ÷ plain', 'cpu ÷ plain', 'wall ÷ fake-timers', 'cpu ÷ fake-timers', 'trace bytes/event'],
+      VARIANTS.map((variant) => {
+        const size = sizes.get(variant);
+        return [variant, wall(variant).toFixed(0), cpu(variant).toFixed(0), ratio(wall, variant, 'plain'), ratio(cpu, variant, 'plain'),
+          ratio(wall, variant, 'fake-timers'), ratio(cpu, variant, 'fake-timers'), size ? (size.bytes / size.events).toFixed(2) : '-'];
+      }),
+    ),
+  );
+  console.log("issue #8's targets: observe and control ÷ plain at most 1.5x and below fake-timers; at most 12 (observe) and 4 (control) trace bytes per event");
+}
+
+function runSimulation(variant: Variant, dir: string): Sample {
+  const cpuFile = join(dir, 'cpu.json');
+  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_CPU_FILE: cpuFile };
+  delete env.NODE_OPTIONS;
+  for (const key of Object.keys(env)) if (key.startsWith('DETDRIFT_')) delete env[key];
+  const args = ['--import', join(BENCH_FIXTURES, 'cpu.mjs')];
+  if (variant === 'observe' || variant === 'control') {
+    args.unshift('--import', REGISTER);
+    Object.assign(env, { DETDRIFT_TRACE: join(dir, 'trace'), DETDRIFT_MODE: variant, DETDRIFT_SEED: '42' });
+  }
+  args.push(join(BENCH_FIXTURES, variant === 'fake-timers' ? 'sim-fake-timers.mjs' : 'sim.mjs'));
+  const started = performance.now();
+  const child = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
+  const wallMs = performance.now() - started;
+  if (child.status !== 0 || child.stderr !== '') throw new Error(`the ${variant} simulation failed (${child.status}): ${child.stderr}`);
+  const usage = JSON.parse(readFileSync(cpuFile, 'utf8')) as { user: number; system: number };
+  return { wallMs, cpuMs: (usage.user + usage.system) / 1000 };
+}
+
+function traceSize(dir: string): TraceSize {
+  const size = { bytes: 0, events: 0, apis: new Map<string, number>() };
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    const reader = TraceReader.open(file);
+    try {
+      for (const event of reader.events()) {
+        size.events++;
+        size.apis.set(event.api, (size.apis.get(event.api) ?? 0) + 1);
+      }
+    } finally {
+      reader.close();
+    }
+    size.bytes += statSync(file).size;
+  }
+  return size;
+}
+
+/** One line with what the observed run called, most frequent first. */
+function shape(size: TraceSize): string {
+  const counts = [...size.apis].sort((a, b) => b[1] - a[1]).map(([api, count]) => `${count} ${api}`);
+  return `events recorded: ${size.events} (${counts.join(', ')})`;
+}

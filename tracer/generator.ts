@@ -1,0 +1,96 @@
+import { digestString } from './digest.js';
+
+/**
+ * Control mode's generators, shared by the hook (instrument/control.ts draws from them) and the
+ * trace (tracer/derive.ts runs them again in trace order, so a value that follows from the seed
+ * need not be stored). Both sides must draw exactly alike: this module is the one definition.
+ */
+
+/** The virtual clock's epoch: 2024-01-01T00:00:00Z, the same in every run and on every machine. */
+export const VIRTUAL_EPOCH_MS = 1_704_067_200_000;
+/** How far one clock read moves the virtual clock: reads are distinct, and elapsed time is a count of reads. */
+export const CLOCK_STEP_NS = 1_000_000;
+
+/** The virtual wall clock in milliseconds at `nanoseconds` since the virtual start, as Date.now gives. */
+export function wallMs(nanoseconds: number): number {
+  return VIRTUAL_EPOCH_MS + Math.floor(nanoseconds / 1e6);
+}
+
+/**
+ * xoshiro128** (Blackman and Vigna), seeded through SplitMix32 from an FNV-1a digest of the seed and
+ * the stream's name. Small, fast, well studied, and the same sequence on every platform.
+ */
+export class Stream {
+  /**
+   * The four words of state, as int32: the same bits as unsigned words under every operation here,
+   * and kept in a typed array so V8 never boxes a word above 2^30 on the draw path.
+   */
+  private readonly state = new Int32Array(4);
+
+  constructor(seed: string, name: string) {
+    const { high, low } = digestString(`${seed}\u0000${name}`);
+    let state = (high ^ Math.imul(low, 0x9e3779b9)) >>> 0;
+    const splitmix = () => {
+      state = (state + 0x9e3779b9) >>> 0;
+      let z = state;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.state.set([splitmix(), splitmix(), splitmix(), splitmix() || 1]);
+  }
+
+  /** 32 random bits. */
+  next(): number {
+    const s = this.state;
+    const a = s[0]!;
+    const b = s[1]!;
+    const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
+    const c = s[2]! ^ a;
+    const d = s[3]! ^ b;
+    s[1] = b ^ c;
+    s[0] = a ^ d;
+    s[2] = c ^ (b << 9);
+    s[3] = rotl(d, 11);
+    return result;
+  }
+
+  /** A double in [0, 1) with 53 random bits, as Math.random gives. */
+  double(): number {
+    return ((this.next() >>> 5) * 0x4000000 + (this.next() >>> 6)) / 0x20000000000000;
+  }
+
+  fill(bytes: Uint8Array): void {
+    for (let i = 0; i < bytes.length; i += 4) {
+      let word = this.next();
+      for (let j = i; j < Math.min(i + 4, bytes.length); j++) {
+        bytes[j] = word & 0xff;
+        word >>>= 8;
+      }
+    }
+  }
+
+  /** An integer in [min, max), unbiased (rejection sampling on 48 bits, crypto.randomInt's range limit). */
+  int(min: number, max: number): number {
+    const range = max - min;
+    const limit = 0x1000000000000 - (0x1000000000000 % range);
+    for (;;) {
+      const draw = (this.next() >>> 8) * 0x1000000 + (this.next() >>> 8);
+      if (draw < limit) return min + (draw % range);
+    }
+  }
+
+  /** A version 4 UUID from 16 drawn bytes. */
+  uuid(): string {
+    const bytes = new Uint8Array(16);
+    this.fill(bytes);
+    bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+    bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+    const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+}
+
+function rotl(value: number, bits: number): number {
+  return ((value << bits) | (value >>> (32 - bits))) >>> 0;
+}
