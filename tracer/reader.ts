@@ -42,6 +42,24 @@ export interface TraceEvent {
   readonly value: TraceValue;
 }
 
+/** An event's fields as `scan` hands them over: one record, overwritten by the next event. */
+export interface DecodedEvent {
+  apiId: number;
+  tag: number;
+  site: number;
+  ctx: number;
+  control: number;
+  value: TraceValue;
+}
+
+/** What `TraceReader.scan` tells as it reads: where each chunk starts, and each event. */
+export interface EventSink {
+  /** a chunk starts at byte `offset` of the file; its first event is number `seq` */
+  chunk(offset: number, seq: number): void;
+  /** the api's row is `reader.header.apis[event.apiId]`; the sites and contexts it names are defined by now */
+  event(event: Readonly<DecodedEvent>): void;
+}
+
 /** How the trace ended, known once `events()` has been read to the end. */
 export interface TraceEnding {
   /** an end record was the last thing written: the process finished its exit */
@@ -70,6 +88,7 @@ export class TraceReader {
   private readonly size: number;
   private readonly dataStart: number;
   private readonly apis: readonly ApiRow[];
+  private readonly decoded: DecodedEvent = { apiId: 0, tag: 0, site: 0, ctx: 0, control: 0, value: null };
 
   static open(file: string): TraceReader {
     let fd: number;
@@ -104,10 +123,49 @@ export class TraceReader {
 
   /** Decodes every event in order. Throws TraceError on corruption; a torn last chunk ends it quietly. */
   *events(): Generator<TraceEvent> {
-    let offset = this.dataStart;
     let seq = 0;
+    for (const [payload, start] of this.chunks(this.dataStart)) {
+      for (const event of this.decodeChunk(payload, start, seq)) {
+        seq++;
+        this.ending.complete = false;
+        yield event;
+      }
+      this.ending.events = seq;
+    }
+  }
+
+  /**
+   * Decodes every event as `events()` does, but makes no object per event: `sink` is told where each
+   * chunk starts and gets each event's fields in one reused record. For readers that keep columns
+   * (diffing/load.ts), where ten million event objects would not fit in memory.
+   */
+  scan(sink: EventSink): void {
+    let seq = 0;
+    for (const [payload, start] of this.chunks(this.dataStart)) {
+      sink.chunk(start - CHUNK_HEADER_BYTES, seq);
+      const cursor = new Cursor(payload, start, this);
+      while (cursor.pos < payload.length) {
+        if (!this.record(cursor)) continue;
+        seq++;
+        this.ending.complete = false;
+        sink.event(this.decoded);
+      }
+      this.ending.events = seq;
+    }
+  }
+
+  /** The events of the one chunk at `offset` (as `scan` told it), numbered from `seq`: a row read again. */
+  eventsAt(offset: number, seq: number): TraceEvent[] {
+    if (offset < this.dataStart || offset >= this.size) this.fail(offset, `a chunk between bytes ${this.dataStart} and ${this.size}`);
+    for (const [payload, start] of this.chunks(offset)) return [...this.decodeChunk(payload, start, seq)];
+    return this.fail(offset, 'a whole chunk');
+  }
+
+  /** Each whole, checksummed chunk from `offset` on: its payload and the payload's offset. */
+  private *chunks(offset: number): Generator<[Uint8Array, number]> {
     const head = new Uint8Array(CHUNK_HEADER_BYTES);
     const headView = new DataView(head.buffer);
+    let buffer = new Uint8Array(0);
     while (offset < this.size) {
       if (this.size - offset < CHUNK_HEADER_BYTES) return this.markTruncated(offset);
       readFully(this.fd, head, offset, this.file);
@@ -115,17 +173,13 @@ export class TraceReader {
       const length = headView.getUint32(1, true);
       const checksum = headView.getUint32(5, true);
       if (offset + CHUNK_HEADER_BYTES + length > this.size) return this.markTruncated(offset);
-      const payload = new Uint8Array(length);
+      // One buffer for every chunk: a chunk is decoded whole before the next is read.
+      if (buffer.length < length) buffer = new Uint8Array(Math.max(length, buffer.length * 2));
+      const payload = buffer.subarray(0, length);
       readFully(this.fd, payload, offset + CHUNK_HEADER_BYTES, this.file);
       if (crc32(payload) !== checksum) this.fail(offset, 'a chunk whose checksum matches its payload');
-      const start = offset + CHUNK_HEADER_BYTES;
-      for (const event of this.decodeChunk(payload, start, seq)) {
-        seq++;
-        this.ending.complete = false;
-        yield event;
-      }
-      this.ending.events = seq;
-      offset = start + length;
+      yield [payload, offset + CHUNK_HEADER_BYTES];
+      offset += CHUNK_HEADER_BYTES + length;
     }
   }
 
@@ -137,36 +191,47 @@ export class TraceReader {
 
   private *decodeChunk(payload: Uint8Array, base: number, firstSeq: number): Generator<TraceEvent> {
     const cursor = new Cursor(payload, base, this);
+    const { decoded } = this;
     let seq = firstSeq;
     while (cursor.pos < payload.length) {
-      const at = cursor.pos;
-      const kind = cursor.u8();
-      if (kind === Rec.site) {
-        const id = cursor.varint();
-        const def = toSiteDef(cursor.json());
-        if (def === null) this.fail(base + at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
-        this.sites.set(id, def);
-      } else if (kind === Rec.context) {
-        const id = cursor.varint();
-        const key = cursor.string();
-        this.contexts.set(id, { key, type: cursor.string() });
-      } else if (kind === Rec.end) {
-        cursor.varint();
-        this.ending.exitCode = unzigzag(cursor.varint());
-        this.ending.complete = true;
-      } else if (kind > 0 && kind < this.apis.length) {
-        const row = this.apis[kind]!;
-        const tagByte = cursor.u8();
-        const tag = tagByte & TAG_MASK;
-        const site = cursor.varint();
-        const ctx = cursor.varint();
-        const value = cursor.value(tag);
-        const control = tagByte >> CONTROL_SHIFT;
-        yield { seq: seq++, apiId: kind, api: row.api, form: row.form, family: row.family, site, ctx, tag, control, value };
-      } else {
-        this.fail(base + at, `a record kind (an api id below ${this.apis.length}, or 0xf1, 0xf2, 0xfe), found 0x${kind.toString(16)}`);
-      }
+      if (!this.record(cursor)) continue;
+      const row = this.apis[decoded.apiId]!;
+      const { apiId, site, ctx, tag, control, value } = decoded;
+      yield { seq: seq++, apiId, api: row.api, form: row.form, family: row.family, site, ctx, tag, control, value };
     }
+  }
+
+  /** Decodes the record at the cursor: a definition or the end is kept here; an event goes into `decoded` (true). */
+  private record(cursor: Cursor): boolean {
+    const at = cursor.pos;
+    const kind = cursor.u8();
+    if (kind === Rec.site) {
+      const id = cursor.varint();
+      const def = toSiteDef(cursor.json());
+      if (def === null) this.fail(cursor.base + at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
+      this.sites.set(id, def);
+    } else if (kind === Rec.context) {
+      const id = cursor.varint();
+      const key = cursor.string();
+      this.contexts.set(id, { key, type: cursor.string() });
+    } else if (kind === Rec.end) {
+      cursor.varint();
+      this.ending.exitCode = unzigzag(cursor.varint());
+      this.ending.complete = true;
+    } else if (kind > 0 && kind < this.apis.length) {
+      const decoded = this.decoded;
+      const tagByte = cursor.u8();
+      decoded.apiId = kind;
+      decoded.tag = tagByte & TAG_MASK;
+      decoded.site = cursor.varint();
+      decoded.ctx = cursor.varint();
+      decoded.value = cursor.value(decoded.tag);
+      decoded.control = tagByte >> CONTROL_SHIFT;
+      return true;
+    } else {
+      this.fail(cursor.base + at, `a record kind (an api id below ${this.apis.length}, or 0xf1, 0xf2, 0xfe), found 0x${kind.toString(16)}`);
+    }
+    return false;
   }
 
   fail(offset: number, expected: string): never {
@@ -209,7 +274,7 @@ class Cursor {
 
   constructor(
     private readonly bytes: Uint8Array,
-    private readonly base: number,
+    readonly base: number,
     private readonly reader: TraceReader,
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
