@@ -6,7 +6,8 @@ import { align, type Alignment } from './align.js';
 import { findCause, type Cause } from './cause.js';
 import { keptCalls, type IgnoreRules } from './ignore.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
-import { Interner, loadTrace, noRows, viewTrace, type LoadedTrace } from './load.js';
+import { Interner, loadTrace, noRows, type LoadedTrace } from './load.js';
+import { viewTrace } from './view.js';
 import { pairView } from '../platforms/index.js';
 
 /** One process (by lineage) in both runs. */

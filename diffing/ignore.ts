@@ -1,5 +1,6 @@
 import type { Frame, SiteDef } from '../tracer/format.js';
-import { packageName, type LoadedTrace, type Rows } from './load.js';
+import { packageName } from './keys.js';
+import type { LoadedTrace, Rows } from './load.js';
 
 /** What the project asked to leave out of the comparison (its config's `ignore`). */
 export interface IgnoreRules {

@@ -1,9 +1,10 @@
-import { bytesToHex } from '../tracer/digest.js';
-import { Tag, type ApiRow, type ContextDef, type Frame, type SiteDef, type TraceHeader } from '../tracer/format.js';
-import { TraceReader, type DecodedEvent, type TraceEnding, type TraceEvent, type TraceValue } from '../tracer/reader.js';
-import type { TraceView } from '../platforms/types.js';
+import type { ContextDef, SiteDef, TraceHeader } from '../tracer/format.js';
+import { TraceReader, type DecodedEvent, type TraceEnding, type TraceEvent } from '../tracer/reader.js';
+import { fileStamp, TraceChunks } from './chunks.js';
 import { Column } from './column.js';
-import { RowTable, Rows, TraceChunks, Word, type RowKind, type Slot } from './rows.js';
+import { keysOf } from './keys.js';
+import { RowTable, Rows, Word, type RowKind, type Slot } from './rows.js';
+import { comparable, toSlot } from './slot.js';
 
 export type { Row, RowKind } from './rows.js';
 export { Rows } from './rows.js';
@@ -36,21 +37,14 @@ export interface LoadedTrace {
   readonly outputs: Rows;
 }
 
-/**
- * How a row's value sits in its two words: a number or a bigint by its bits, a digest by its two
- * halves, anything else (text, listings, outputs) as an interned string. Values of unique draws
- * (clocks, randoms, digests) are never interned: ten million of them would not fit.
- */
-export const ValueType = Object.freeze({ none: 0, number: 1, bigint: 2, digest: 3, interned: 4 });
-
 /** Events that are calls to intercepted sources; stderr lines (the program's log) and replay notes (detdrift's) are neither. */
-const isCall = (event: { readonly family: string }) => event.family !== 'output' && event.family !== 'log' && event.family !== 'meta';
-const isOutput = (event: { readonly family: string }) => event.family === 'output';
+export const isCall = (event: { readonly family: string }) => event.family !== 'output' && event.family !== 'log' && event.family !== 'meta';
+export const isOutput = (event: { readonly family: string }) => event.family === 'output';
 
 /** Reads a trace into columns keyed through `interner`, so two traces' keys compare by number. */
 export function loadTrace(file: string, interner: Interner): LoadedTrace {
   const reader = TraceReader.open(file);
-  const chunks = new TraceChunks(file);
+  const chunks = new TraceChunks(file, fileStamp(file));
   const contexts = new ContextKeys(reader, interner);
   const calls = new TableBuilder(reader, interner, contexts, false);
   const outputs = new TableBuilder(reader, interner, contexts, true);
@@ -84,7 +78,7 @@ export function loadTrace(file: string, interner: Interner): LoadedTrace {
 
 /** The rows of a process that a run never started. */
 export function noRows(): Rows {
-  const parts = { kinds: [], columns: new Column(Word.callsBefore + 1), chunks: new TraceChunks(''), firstRows: [], overrides: null };
+  const parts = { kinds: [], columns: new Column(Word.callsBefore + 1), chunks: new TraceChunks('', ''), firstRows: [], overrides: null };
   return new Rows(new RowTable({ ...parts, holds: () => false, compared: () => null }));
 }
 
@@ -179,113 +173,4 @@ class ContextKeys {
     this.lastKey = key;
     return key;
   }
-}
-
-/**
- * The trace as `view` sees it (platforms/: traces from two platforms or machines): rows keyed again
- * through `interner` from call sites with portable, project-relative paths and from values with
- * what differs between machines replaced. Each row keeps its event as recorded, and `sites` the
- * paths in their own case, which reports show (a code frame reads the file). The trace is read
- * once more, for the values; only those the view changes are kept.
- */
-export function viewTrace(trace: LoadedTrace, view: TraceView, interner: Interner): LoadedTrace {
-  const compared = new Map<number, SiteDef>();
-  const shown = new Map<number, SiteDef>();
-  for (const [id, site] of trace.sites) {
-    compared.set(id, view.site(site));
-    shown.set(id, view.shown(site));
-  }
-  const overrides = { calls: new Map<number, Slot>(), outputs: new Map<number, Slot>() };
-  const reader = TraceReader.open(trace.file);
-  try {
-    let calls = 0;
-    let outputs = 0;
-    for (const event of reader.events()) {
-      if (isCall(event)) viewValue(event, calls++, overrides.calls);
-      else if (isOutput(event)) viewValue(event, outputs++, overrides.outputs);
-    }
-  } finally {
-    reader.close();
-  }
-  function viewValue(event: TraceEvent, index: number, into: Map<number, Slot>): void {
-    const value = view.value(event);
-    if (value === event.value) return;
-    const slot = { type: 0, lo: 0, hi: 0 };
-    toSlot(value, event.tag, interner, slot);
-    into.set(index, slot);
-  }
-  const viewed = (rows: Rows, changed: Map<number, Slot>) => {
-    const kinds = rows.table.parts.kinds.map((kind) => ({ ...kind, ...keysOf(kind.spec, kind.site ? compared.get(kind.site) : undefined, interner) }));
-    const table = new RowTable({ ...rows.table.parts, kinds, overrides: changed, compared: (event) => comparable(view.value(event)) });
-    return new Rows(table);
-  };
-  return { ...trace, sites: shown, calls: viewed(trace.calls, overrides.calls), outputs: viewed(trace.outputs, overrides.outputs) };
-}
-
-/** A row's keys: the exact call site, the API alone, and the site as a bump leaves it recognizable. */
-function keysOf(spec: ApiRow, site: SiteDef | undefined, interner: Interner): Pick<RowKind, 'key' | 'api' | 'loose'> {
-  const name = spec.family === 'output' ? `${spec.api} ${spec.form}` : spec.api;
-  return {
-    key: interner.id(site ? `${name} @ ${strictSite(site)}` : name),
-    api: interner.id(name),
-    loose: interner.id(site ? `${name} @ ${looseSite(site)}` : name),
-  };
-}
-
-/** The call site's own location, with the package version left out so a bump keeps unchanged lines equal. */
-function strictSite(site: SiteDef): string {
-  const frame = site.frames[0];
-  return frame ? `${unversioned(frame)}:${frame.line}:${frame.column}` : '?';
-}
-
-function looseSite(site: SiteDef): string {
-  const frame = site.frames[0];
-  const firstParty = site.frames.find((candidate) => candidate.package === null);
-  const where = firstParty ? `${firstParty.file}:${firstParty.line}` : '?';
-  return frame ? `${packageName(frame) ?? '.'}#${frame.fn ?? ''}<${where}` : '?';
-}
-
-export function packageName(frame: Frame): string | null {
-  if (frame.package === null) return null;
-  const at = frame.package.lastIndexOf('@');
-  return at > 0 ? frame.package.slice(0, at) : frame.package;
-}
-
-function unversioned(frame: Frame): string {
-  const name = packageName(frame);
-  return name === null ? frame.file : name + frame.file.slice(frame.package!.length);
-}
-
-const float = new Float64Array(1);
-const words = new Uint32Array(float.buffer);
-const wide = new BigInt64Array(float.buffer);
-const DIGEST = /^[0-9a-f]{16}$/;
-
-/** Puts a value into a slot (ValueType): equal slots are equal values, as `comparable` would tell. */
-function toSlot(value: TraceValue, tag: number, interner: Interner, slot: Slot): void {
-  slot.lo = 0;
-  slot.hi = 0;
-  if (value === null) {
-    slot.type = ValueType.none;
-  } else if (typeof value === 'number' || typeof value === 'bigint') {
-    if (typeof value === 'number') float[0] = value;
-    else wide[0] = value;
-    slot.type = typeof value === 'number' ? ValueType.number : ValueType.bigint;
-    slot.lo = words[0]!;
-    slot.hi = words[1]!;
-  } else if (tag === Tag.digest && typeof value === 'string' && DIGEST.test(value)) {
-    slot.type = ValueType.digest;
-    slot.hi = parseInt(value.slice(0, 8), 16);
-    slot.lo = parseInt(value.slice(8), 16);
-  } else {
-    slot.type = ValueType.interned;
-    slot.lo = interner.id(comparable(value) as string);
-  }
-}
-
-function comparable(value: TraceValue): number | string | null {
-  if (value === null || typeof value === 'number' || typeof value === 'string') return value;
-  if (typeof value === 'bigint') return `${value}n`;
-  if (value instanceof Uint8Array) return bytesToHex(value);
-  return JSON.stringify(value);
 }

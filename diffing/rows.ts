@@ -1,6 +1,6 @@
 import type { ApiRow } from '../tracer/format.js';
-import { TraceError } from '../tracer/errors.js';
-import { TraceReader, type TraceEvent } from '../tracer/reader.js';
+import type { TraceEvent } from '../tracer/reader.js';
+import type { TraceChunks } from './chunks.js';
 import type { Column } from './column.js';
 
 /** What all rows of one kind share: the call and where it was made, how its value is stored, and its interned keys. */
@@ -45,35 +45,6 @@ export interface Row {
   readonly ctx: number;
   /** the value as it compares (through a platforms/ view when there is one), comparable with === */
   readonly value: number | string | null;
-}
-
-/** How many decoded chunks a table keeps for the rows a report shows (a window of edits, the cause, nearby calls). */
-const CACHED_CHUNKS = 4;
-
-/** Where each chunk of a trace starts, to decode again the few chunks whose rows a report shows. */
-export class TraceChunks {
-  readonly offsets: number[] = [];
-  readonly seqs: number[] = [];
-  private readonly cache = new Map<number, TraceEvent[]>();
-
-  constructor(readonly file: string) {}
-
-  events(chunk: number): TraceEvent[] {
-    let events = this.cache.get(chunk);
-    if (events) {
-      this.cache.delete(chunk);
-    } else {
-      const reader = TraceReader.open(this.file);
-      try {
-        events = reader.eventsAt(this.offsets[chunk]!, this.seqs[chunk]!);
-      } finally {
-        reader.close();
-      }
-      if (this.cache.size >= CACHED_CHUNKS) this.cache.delete(this.cache.keys().next().value!);
-    }
-    this.cache.set(chunk, events);
-    return events;
-  }
 }
 
 export interface TableParts {
@@ -134,9 +105,7 @@ export class RowTable {
     const { chunks, firstRows, holds } = this.parts;
     const chunk = lastAtMost(firstRows, index);
     const event = chunks.events(chunk).filter(holds)[index - firstRows[chunk]!];
-    if (event === undefined || event.apiId !== this.kind(index).apiId) {
-      throw new TraceError('ERR_TRACE_CHANGED', chunks.file, chunks.offsets[chunk]!, 'the trace as it was when compared: the file changed since');
-    }
+    if (event === undefined || event.apiId !== this.kind(index).apiId) throw chunks.changed(chunk);
     return event;
   }
 }

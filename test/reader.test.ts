@@ -99,6 +99,30 @@ test('every value tag round-trips through TraceWriter and TraceReader', () => {
   assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: EVENTS.length });
 });
 
+test('scan tells every event events() gives, without an object per event, and eventsAt decodes one chunk again', () => {
+  const bytes = sample();
+  const file = join(dir, 'scanned.ddtrace');
+  writeFileSync(file, bytes);
+  const events = readTrace(file).events;
+  const reader = TraceReader.open(file);
+  try {
+    const chunks: Array<[number, number]> = [];
+    const scanned: unknown[] = [];
+    reader.scan({
+      chunk: (offset, seq) => chunks.push([offset, seq]),
+      event: ({ apiId, tag, site, ctx, control, value }) => scanned.push([apiId, tag, site, ctx, control, value]),
+    });
+    assert.deepEqual(scanned, events.map(({ apiId, tag, site, ctx, control, value }) => [apiId, tag, site, ctx, control, value]));
+    assert.deepEqual(reader.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: EVENTS.length });
+    assert.deepEqual(chunks.map(([offset]) => offset), chunksOf(bytes).chunks);
+    assert.deepEqual(chunks.flatMap(([offset, seq]) => reader.eventsAt(offset, seq)), events);
+    assert.throws(() => reader.eventsAt(chunks[1]![0] + 1, 0), { code: 'ERR_TRACE_CORRUPT' });
+    assert.throws(() => reader.eventsAt(bytes.length, 0), { code: 'ERR_TRACE_CORRUPT' });
+  } finally {
+    reader.close();
+  }
+});
+
 test('events after the end record (late exit listeners) land, and the trace stays complete', () => {
   const trace = readBytes(
     write(4, (writer) => {
