@@ -46,7 +46,7 @@ export class Pairs {
   constructor(
     /** B's call index + 1 by A's call index; 0 when unmatched */
     private readonly partners: Int32Array,
-    /** A's calls below this index were aligned; past the first structural divergence none are */
+    /** A's calls below this index were aligned: through the first structural divergence, none past it */
     readonly end: number,
   ) {}
 
@@ -92,7 +92,7 @@ export function align(callsA: Rows, callsB: Rows): Alignment {
     return { ctx, a: callsA.at(positionA) ?? null, b: callsB.at(positionB) ?? null, indexA, indexB, edits };
   };
   let structural: Structural | null = null;
-  // Up to here each call of A was matched with B's call at the same position: in the same order.
+  // Before this position, each call of A was matched with B's call at the same position: in the same order.
   let inStep = callsA.length;
   let position = 0;
   for (; position < callsA.length; position++) {
@@ -100,10 +100,10 @@ export function align(callsA: Rows, callsB: Rows): Alignment {
     if (structural && index > structural.indexA) break;
     const state = contexts.of(callsA.ctx(position));
     const partner = state.diverged ? -1 : contexts.nextB(state);
-    if (partner !== position) inStep = Math.min(inStep, position);
+    const paired = partner >= 0 && sameCall(callsA.kind(position), callsB.kind(partner));
+    if (partner !== position || !paired) inStep = Math.min(inStep, position);
     if (state.diverged) continue;
-    if (partner < 0 || !sameCall(callsA.kind(position), callsB.kind(partner))) {
-      inStep = position;
+    if (!paired) {
       structural = earliest(structural, at(state, position, partner, index));
       continue;
     }
@@ -114,12 +114,13 @@ export function align(callsA: Rows, callsB: Rows): Alignment {
       structural = earliest(structural, at(state, -1, contexts.peekB(state), index + 1));
     }
   }
-  if (position === callsA.length) {
-    // A context only B ran diverges where A has no more calls; the first such call of B counts.
+  inStep = Math.min(inStep, position);
+  if (position === callsA.length || (structural !== null && callsA.length <= structural.indexA)) {
+    // A context only B ran diverges where A has no more calls (A's count of calls kept); the first such call of B counts.
     const onlyB = contexts.firstOnlyB();
     if (onlyB >= 0) structural = earliest(structural, at(contexts.of(callsB.ctx(onlyB)), -1, onlyB, callsA.length));
   }
-  const end = structural ? structural.indexA : partners.length;
+  const end = structural ? Math.min(structural.indexA + 1, partners.length) : partners.length;
   return { pairs: new Pairs(partners, end), structural, ordering: firstReordering(callsA, callsB, structural, sameCall, inStep) };
 }
 

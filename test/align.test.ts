@@ -5,16 +5,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { align } from '../diffing/align.js';
+import { compare } from '../diffing/compare.js';
 import { Interner, loadTrace } from '../diffing/load.js';
 import { tempDir } from './helpers.js';
 import { writeTrace, type SyntheticEvent } from './synthetic.js';
 
-function aligned(a: readonly SyntheticEvent[], b: readonly SyntheticEvent[]) {
+function written(a: readonly SyntheticEvent[], b: readonly SyntheticEvent[]): [string, string] {
   const dir = tempDir('detdrift-align-');
+  return [writeTrace(dir, 'a', a), writeTrace(dir, 'b', b)];
+}
+
+function aligned(a: readonly SyntheticEvent[], b: readonly SyntheticEvent[]) {
   const interner = new Interner();
-  const load = (name: string, events: readonly SyntheticEvent[]) => loadTrace(writeTrace(dir, name, events), interner);
-  const [traceA, traceB] = [load('a', a), load('b', b)];
-  return align(traceA.calls, traceB.calls);
+  const [traceA, traceB] = written(a, b).map((file) => loadTrace(file, interner));
+  return align(traceA!.calls, traceB!.calls);
 }
 
 const call = (line: number, ctx: number): SyntheticEvent => ({ api: 'dateNow', at: `app.js:${line}`, ctx: [ctx], value: line });
@@ -31,7 +35,7 @@ test('the pass stops past the first divergence: nothing after it is paired', () 
   const same = Array.from({ length: 50 }, (_, i) => call(10 + (i % 5), 1));
   const alignment = aligned([...same.slice(0, 20), call(99, 1), ...same.slice(20)], same);
   assert.deepEqual([alignment.structural?.indexA, alignment.structural?.indexB], [20, 20]);
-  assert.equal(alignment.pairs.end, 20);
+  assert.equal(alignment.pairs.end, 21, 'A\'s calls through the divergence were looked at');
   assert.equal(alignment.pairs.partnerOfA(19), 19);
   assert.equal(alignment.pairs.partnerOfA(21), -1, 'after the divergence');
   assert.deepEqual(alignment.structural?.edits.map((edit) => [edit.kind, edit.row.index]), [['removed', 20]]);
@@ -44,4 +48,17 @@ test('a context A ends early diverges after its last call; a context only B runs
 
   const onlyB = aligned([call(1, 1)], [call(1, 1), call(7, 3)]);
   assert.deepEqual([onlyB.structural?.indexA, onlyB.structural?.indexB, onlyB.structural?.b?.event.api], [1, 1, 'Date.now']);
+});
+
+test('a value that parts at the call index where a context of A ends is still the first divergence (the pass looks at that call too)', () => {
+  const listing = (value: string): SyntheticEvent => ({ api: 'readdir', at: 'app.js:9', ctx: [2], value });
+  const [a, b] = written([call(1, 1), listing('b')], [call(1, 1), listing('z'), call(5, 1)]);
+  const first = compare(a, b).diverging?.first;
+  assert.deepEqual([first?.reason, first?.indexA, first?.indexB], ['value', 1, 1]);
+});
+
+test('a reordering before the first divergence is found when the divergence sits at the same position in both runs', () => {
+  const alignment = aligned([call(1, 1), call(2, 2), call(3, 1)], [call(2, 2), call(1, 1), call(9, 1)]);
+  assert.deepEqual([alignment.structural?.indexA, alignment.structural?.indexB], [2, 2]);
+  assert.equal(alignment.ordering?.index, 0);
 });
