@@ -78,7 +78,7 @@ export function loadTrace(file: string, interner: Interner): LoadedTrace {
 
 /** The rows of a process that a run never started. */
 export function noRows(): Rows {
-  const parts = { kinds: [], columns: new Column(Word.callsBefore + 1), chunks: new TraceChunks('', ''), firstRows: [], overrides: null };
+  const parts = { kinds: [], counts: [], columns: new Column(Word.callsBefore + 1), chunks: new TraceChunks('', ''), firstRows: [], overrides: null };
   return new Rows(new RowTable({ ...parts, holds: () => false, compared: () => null }));
 }
 
@@ -86,6 +86,7 @@ export function noRows(): Rows {
 class TableBuilder {
   readonly firstRows: number[] = [];
   private readonly kinds: RowKind[] = [];
+  private readonly counts: number[] = [];
   private readonly columns: Column;
   private readonly kindIds = new Map<number, number>();
   private readonly siteIds = new Map<number, number>();
@@ -112,6 +113,7 @@ class TableBuilder {
     const { slot, columns } = this;
     toSlot(event.value, event.tag, this.interner, slot);
     const kind = this.kindOf(event, slot.type);
+    this.counts[kind]!++;
     const ctx = this.contexts.key(event.ctx);
     const at = columns.add();
     const words = columns.tail;
@@ -123,8 +125,8 @@ class TableBuilder {
   }
 
   parts(chunks: TraceChunks, holds: (event: TraceEvent) => boolean, compared: (event: TraceEvent) => number | string | null) {
-    const { kinds, columns, firstRows } = this;
-    return { kinds, columns, chunks, firstRows, holds, compared, overrides: null };
+    const { kinds, counts, columns, firstRows } = this;
+    return { kinds, counts, columns, chunks, firstRows, holds, compared, overrides: null };
   }
 
   private kindOf(event: Readonly<DecodedEvent>, type: number): number {
@@ -142,6 +144,7 @@ class TableBuilder {
       const def = event.site ? this.reader.sites.get(event.site) : undefined;
       const { apiId, tag, control, site: siteId } = event;
       this.kinds.push({ id, spec, apiId, tag, control, site: siteId, type, ...keysOf(spec, def, this.interner) });
+      this.counts.push(0);
     }
     this.lastSite = event.site;
     this.lastLow = low;

@@ -49,6 +49,8 @@ export interface Row {
 
 export interface TableParts {
   readonly kinds: readonly RowKind[];
+  /** how many rows of each kind the table has, by kind id */
+  readonly counts: readonly number[];
   /** per row, in words: its kind's id, its interned context key, its value (two: Word.lo, Word.hi) and, for outputs, how many calls the trace made before it */
   readonly columns: Column;
   readonly chunks: TraceChunks;
@@ -170,8 +172,12 @@ export class Rows implements Iterable<Row> {
 
   /** How many rows of each kind there are (kinds with none left out). */
   kindCounts(): Map<RowKind, number> {
-    const counts = new Float64Array(this.table.parts.kinds.length);
-    for (let position = 0; position < this.length; position++) counts[this.kind(position).id]++;
+    let counts: ArrayLike<number> = this.table.parts.counts;
+    if (this.positions !== null) {
+      const kept = new Float64Array(counts.length);
+      for (let position = 0; position < this.length; position++) kept[this.kind(position).id]++;
+      counts = kept;
+    }
     const found = new Map<RowKind, number>();
     this.table.parts.kinds.forEach((kind) => counts[kind.id]! > 0 && found.set(kind, counts[kind.id]!));
     return found;
