@@ -30,7 +30,7 @@ export interface ConfirmSetup {
 export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult | null> {
   const focus = setup.comparison.diverging;
   if (!focus?.a || setup.comparison.codeChanged) return null;
-  const total = focus.a.calls.filter((row) => REPLAYABLE_FAMILIES.has(row.event.family)).length;
+  const total = focus.a.calls.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family)).length;
   // Reproducing A means its outputs through the first that differed from B's; all of them when none did.
   const parted = focus.output?.a;
   const through = parted ? { lineage: focus.lineage, outputs: parted.index + 1 } : null;

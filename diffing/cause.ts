@@ -1,6 +1,6 @@
 import type { Alignment } from './align.js';
 import type { Divergence } from './localize.js';
-import type { Row } from './load.js';
+import type { LoadedTrace, Row } from './load.js';
 
 export type CauseKind = 'call' | 'ordering' | 'outside';
 
@@ -30,7 +30,7 @@ export interface Cause {
  *
  * Replay (`confidence: "replay-confirmed"`) can later prove or overturn the heuristic.
  */
-export function findCause(alignment: Alignment, first: Divergence, codeChanged: boolean): Cause {
+export function findCause(alignment: Alignment, first: Divergence, codeChanged: boolean, a: LoadedTrace, b: LoadedTrace): Cause {
   const edits = alignment.structural?.edits ?? [];
   const added = edits.find((edit) => edit.kind === 'added');
   const removed = edits.find((edit) => edit.kind === 'removed');
@@ -41,7 +41,7 @@ export function findCause(alignment: Alignment, first: Divergence, codeChanged: 
   }
 
   const before = first.reason === 'value' ? first.indexA + 1 : first.indexA;
-  const valueCause = lastUncontrolledDifference(alignment, before);
+  const valueCause = lastUncontrolledDifference(alignment, before, a, b);
   const ordering = alignment.ordering && alignment.ordering.index < before ? alignment.ordering : null;
   if (valueCause && (!ordering || valueCause.index > ordering.a.index)) {
     return { kind: 'call', row: valueCause, side: 'a', rule: 'the last uncontrolled call before the divergence whose value differs' };
@@ -56,11 +56,10 @@ export function findCause(alignment: Alignment, first: Divergence, codeChanged: 
   return { kind: 'outside', row: null, side: 'a', rule: 'no intercepted call explains the divergence' };
 }
 
-function lastUncontrolledDifference(alignment: Alignment, before: number): Row | null {
-  let found: Row | null = null;
-  for (const [a, b] of alignment.pairs) {
-    if (a.index >= before) break;
-    if (a.event.control === 0 && a.value !== b.value) found = a;
+function lastUncontrolledDifference({ pairs }: Alignment, before: number, a: LoadedTrace, b: LoadedTrace): Row | null {
+  for (let indexA = Math.min(before, pairs.end) - 1; indexA >= 0; indexA--) {
+    const indexB = pairs.partnerOfA(indexA);
+    if (indexB >= 0 && a.calls.kind(indexA).control === 0 && !a.calls.sameValue(indexA, b.calls, indexB)) return a.calls.at(indexA)!;
   }
-  return found;
+  return null;
 }

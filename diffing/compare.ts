@@ -6,7 +6,8 @@ import { align, type Alignment } from './align.js';
 import { findCause, type Cause } from './cause.js';
 import { keptCalls, type IgnoreRules } from './ignore.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
-import { Interner, loadTrace, viewTrace, type LoadedTrace } from './load.js';
+import { Interner, loadTrace, noRows, type LoadedTrace } from './load.js';
+import { viewTrace } from './view.js';
 import { pairView } from '../platforms/index.js';
 
 /** One process (by lineage) in both runs. */
@@ -80,13 +81,13 @@ function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace |
   const alignment = align(keptCalls(left, ignore), keptCalls(right, ignore));
   const output = firstOutputDivergence(left, right);
   const first = firstDivergence(alignment, output, left, right);
-  const cause = first ? findCause(alignment, first, codeChanged) : null;
+  const cause = first ? findCause(alignment, first, codeChanged, left, right) : null;
   return { lineage, a, b, alignment, output, first, cause, verdict: first ? 'diverge' : 'agree' };
 }
 
 function absent(other: LoadedTrace): LoadedTrace {
   const ending = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0 };
-  return { file: '', header: other.header, ending, sites: new Map(), contexts: new Map(), calls: [], outputs: [] };
+  return { file: '', header: other.header, ending, sites: new Map(), contexts: new Map(), calls: noRows(), outputs: noRows() };
 }
 
 function lockfileChanged(a: LoadedTrace, b: LoadedTrace): boolean {

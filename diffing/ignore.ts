@@ -1,5 +1,6 @@
 import type { Frame, SiteDef } from '../tracer/format.js';
-import { packageName, type LoadedTrace, type Row } from './load.js';
+import { packageName } from './keys.js';
+import type { LoadedTrace, Rows } from './load.js';
 
 /** What the project asked to leave out of the comparison (its config's `ignore`). */
 export interface IgnoreRules {
@@ -15,21 +16,14 @@ export interface IgnoreRules {
  * only one in DETDRIFT_SITES's `every` is sampled) cannot be told apart, and stays in. Rows keep
  * their index, so a report still counts calls as the trace does.
  */
-export function keptCalls(trace: LoadedTrace, rules: IgnoreRules | undefined): readonly Row[] {
+export function keptCalls(trace: LoadedTrace, rules: IgnoreRules | undefined): Rows {
   if (!rules || (rules.sites.length === 0 && rules.packages.length === 0)) return trace.calls;
   const packages = new Set(rules.packages);
-  const ignored = new Map<number, boolean>();
   const isIgnored = (site: SiteDef | undefined) => {
     const frame = site?.frames[0];
     return frame !== undefined && (packages.has(packageName(frame) ?? '') || rules.sites.some((rule) => matches(rule, frame)));
   };
-  return trace.calls.filter((row) => {
-    const id = row.event.site;
-    if (id === 0) return true;
-    let hit = ignored.get(id);
-    if (hit === undefined) ignored.set(id, (hit = isIgnored(trace.sites.get(id))));
-    return !hit;
-  });
+  return trace.calls.filter((kind) => kind.site === 0 || !isIgnored(trace.sites.get(kind.site)));
 }
 
 function matches(rule: string, frame: Frame): boolean {

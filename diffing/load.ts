@@ -1,7 +1,13 @@
-import { bytesToHex } from '../tracer/digest.js';
-import type { ContextDef, Frame, SiteDef, TraceHeader } from '../tracer/format.js';
-import { TraceReader, type TraceEnding, type TraceEvent, type TraceValue } from '../tracer/reader.js';
-import type { TraceView } from '../platforms/types.js';
+import type { ContextDef, SiteDef, TraceHeader } from '../tracer/format.js';
+import { TraceReader, type DecodedEvent, type TraceEnding, type TraceEvent } from '../tracer/reader.js';
+import { fileStamp, TraceChunks } from './chunks.js';
+import { Column } from './column.js';
+import { keysOf } from './keys.js';
+import { RowTable, Rows, Word, type RowKind, type Slot } from './rows.js';
+import { comparable, toSlot } from './slot.js';
+
+export type { Row, RowKind } from './rows.js';
+export { Rows } from './rows.js';
 
 /** Gives equal strings equal small numbers, shared by the two traces under comparison. */
 export class Interner {
@@ -19,22 +25,6 @@ export class Interner {
   }
 }
 
-/** One event, reduced to what comparison needs; the full event stays in `source`. */
-export interface Row {
-  readonly index: number;
-  readonly event: TraceEvent;
-  /** interned `api form @ site` (0 when no stack was taken): equal keys are the same call */
-  readonly key: number;
-  /** interned `api` alone, for events whose stack was not taken */
-  readonly api: number;
-  /** interned site key that survives a version bump: package name without version, function, first project frame */
-  readonly loose: number;
-  /** interned async context key: the same context has the same key in every run */
-  readonly ctx: number;
-  /** a value that compares with === */
-  readonly value: number | string | null;
-}
-
 export interface LoadedTrace {
   readonly file: string;
   readonly header: TraceHeader;
@@ -42,88 +32,147 @@ export interface LoadedTrace {
   readonly sites: ReadonlyMap<number, SiteDef>;
   readonly contexts: ReadonlyMap<number, ContextDef>;
   /** calls to intercepted sources, in call order */
-  readonly calls: readonly Row[];
+  readonly calls: Rows;
   /** what the program showed the world: writes, files, checkpoints, exit */
-  readonly outputs: readonly Row[];
+  readonly outputs: Rows;
 }
 
-/** Reads a trace whole into rows keyed through `interner`, so two traces' keys compare by number. */
+/** Events that are calls to intercepted sources; stderr lines (the program's log) and replay notes (detdrift's) are neither. */
+export const isCall = (event: { readonly family: string }) => event.family !== 'output' && event.family !== 'log' && event.family !== 'meta';
+export const isOutput = (event: { readonly family: string }) => event.family === 'output';
+
+/** Reads a trace into columns keyed through `interner`, so two traces' keys compare by number. */
 export function loadTrace(file: string, interner: Interner): LoadedTrace {
   const reader = TraceReader.open(file);
-  const calls: Row[] = [];
-  const outputs: Row[] = [];
+  const chunks = new TraceChunks(file, fileStamp(file));
+  const contexts = new ContextKeys(reader, interner);
+  const calls = new TableBuilder(reader, interner, contexts, false);
+  const outputs = new TableBuilder(reader, interner, contexts, true);
+  const tableOf = reader.header.apis.map((row) => (isCall(row) ? calls : isOutput(row) ? outputs : null));
   try {
-    for (const event of reader.events()) {
-      // stderr lines are the program's log (timestamps, progress), and replay notes are detdrift's.
-      if (event.family === 'log' || event.family === 'meta') continue;
-      const site = event.site ? reader.sites.get(event.site) : undefined;
-      const ctx = interner.id(reader.contexts.get(event.ctx)?.key ?? 'root');
-      const index = event.family === 'output' ? outputs.length : calls.length;
-      (event.family === 'output' ? outputs : calls).push(toRow(event, index, site, ctx, event.value, interner));
-    }
+    reader.scan({
+      chunk(start) {
+        chunks.starts.push(start);
+        calls.firstRows.push(calls.length);
+        outputs.firstRows.push(outputs.length);
+      },
+      event(event) {
+        tableOf[event.apiId]?.add(event, calls.length);
+      },
+    });
   } finally {
     reader.close();
   }
-  return { file, header: reader.header, ending: reader.ending, sites: reader.sites, contexts: reader.contexts, calls, outputs };
-}
-
-function toRow(event: TraceEvent, index: number, site: SiteDef | undefined, ctx: number, value: TraceValue, interner: Interner): Row {
-  const name = event.family === 'output' ? `${event.api} ${event.form}` : event.api;
+  const compared = (event: TraceEvent) => comparable(event.value);
   return {
-    index,
-    event,
-    key: interner.id(site ? `${name} @ ${strictSite(site)}` : name),
-    api: interner.id(name),
-    loose: interner.id(site ? `${name} @ ${looseSite(site)}` : name),
-    ctx,
-    value: comparable(value),
+    file,
+    header: reader.header,
+    ending: reader.ending,
+    sites: reader.sites,
+    contexts: reader.contexts,
+    calls: new Rows(new RowTable(calls.parts(chunks, isCall, compared))),
+    outputs: new Rows(new RowTable(outputs.parts(chunks, isOutput, compared))),
   };
 }
 
-/**
- * The trace as `view` sees it (platforms/: traces from two platforms or machines): rows keyed again
- * through `interner` from call sites with portable, project-relative paths and from values with
- * what differs between machines replaced. Each row keeps its event as recorded, and `sites` the
- * paths in their own case, which reports show (a code frame reads the file).
- */
-export function viewTrace(trace: LoadedTrace, view: TraceView, interner: Interner): LoadedTrace {
-  const compared = new Map<number, SiteDef>();
-  const shown = new Map<number, SiteDef>();
-  for (const [id, site] of trace.sites) {
-    compared.set(id, view.site(site));
-    shown.set(id, view.shown(site));
+/** The rows of a process that a run never started. */
+export function noRows(): Rows {
+  const parts = { kinds: [], counts: [], columns: new Column(Word.callsBefore + 1), chunks: new TraceChunks('', ''), firstRows: [], overrides: null };
+  return new Rows(new RowTable({ ...parts, holds: () => false, compared: () => null }));
+}
+
+/** The columns of one table (calls or outputs) as the scan fills them. */
+class TableBuilder {
+  readonly firstRows: number[] = [];
+  private readonly kinds: RowKind[] = [];
+  private readonly counts: number[] = [];
+  private readonly columns: Column;
+  private readonly kindIds = new Map<number, number>();
+  private readonly siteIds = new Map<number, number>();
+  private readonly slot: Slot = { type: 0, lo: 0, hi: 0 };
+  // Consecutive events are mostly of one kind: the last one found skips both map lookups.
+  private lastSite = -1;
+  private lastLow = -1;
+  private lastKind = 0;
+
+  constructor(
+    private readonly reader: TraceReader,
+    private readonly interner: Interner,
+    private readonly contexts: ContextKeys,
+    private readonly countCalls: boolean,
+  ) {
+    this.columns = new Column(countCalls ? Word.callsBefore + 1 : Word.hi + 1);
   }
-  const again = (row: Row) => toRow(row.event, row.index, row.event.site ? compared.get(row.event.site) : undefined, row.ctx, view.value(row.event), interner);
-  return { ...trace, sites: shown, calls: trace.calls.map(again), outputs: trace.outputs.map(again) };
+
+  get length(): number {
+    return this.columns.length;
+  }
+
+  add(event: Readonly<DecodedEvent>, callsBefore: number): void {
+    const { slot, columns } = this;
+    toSlot(event.value, event.tag, this.interner, slot);
+    const kind = this.kindOf(event, slot.type);
+    this.counts[kind]!++;
+    const ctx = this.contexts.key(event.ctx);
+    const at = columns.add();
+    const words = columns.tail;
+    words[at + Word.kind] = kind;
+    words[at + Word.ctx] = ctx;
+    words[at + Word.lo] = slot.lo;
+    words[at + Word.hi] = slot.hi;
+    if (this.countCalls) words[at + Word.callsBefore] = callsBefore;
+  }
+
+  parts(chunks: TraceChunks, holds: (event: TraceEvent) => boolean, compared: (event: TraceEvent) => number | string | null) {
+    const { kinds, counts, columns, firstRows } = this;
+    return { kinds, counts, columns, chunks, firstRows, holds, compared, overrides: null };
+  }
+
+  private kindOf(event: Readonly<DecodedEvent>, type: number): number {
+    // Everything but the site fits in 19 bits; sites are numbered densely, so the key stays exact.
+    const low = (type << 16) | (event.control << 12) | (event.tag << 8) | event.apiId;
+    if (event.site === this.lastSite && low === this.lastLow) return this.lastKind;
+    let site = this.siteIds.get(event.site);
+    if (site === undefined) this.siteIds.set(event.site, (site = this.siteIds.size));
+    const key = site * 2 ** 19 + low;
+    let id = this.kindIds.get(key);
+    if (id === undefined) {
+      id = this.kinds.length;
+      this.kindIds.set(key, id);
+      const spec = this.reader.header.apis[event.apiId]!;
+      const def = event.site ? this.reader.sites.get(event.site) : undefined;
+      const { apiId, tag, control, site: siteId } = event;
+      this.kinds.push({ id, spec, apiId, tag, control, site: siteId, type, ...keysOf(spec, def, this.interner) });
+      this.counts.push(0);
+    }
+    this.lastSite = event.site;
+    this.lastLow = low;
+    this.lastKind = id;
+    return id;
+  }
 }
 
-/** The call site's own location, with the package version left out so a bump keeps unchanged lines equal. */
-function strictSite(site: SiteDef): string {
-  const frame = site.frames[0];
-  return frame ? `${unversioned(frame)}:${frame.line}:${frame.column}` : '?';
-}
+/** Interned context keys by the trace's context ids; `root` for a context the trace never defined. */
+class ContextKeys {
+  private readonly keys = new Map<number, number>();
+  private lastId = -1;
+  private lastKey = 0;
 
-function looseSite(site: SiteDef): string {
-  const frame = site.frames[0];
-  const firstParty = site.frames.find((candidate) => candidate.package === null);
-  const where = firstParty ? `${firstParty.file}:${firstParty.line}` : '?';
-  return frame ? `${packageName(frame) ?? '.'}#${frame.fn ?? ''}<${where}` : '?';
-}
+  constructor(
+    private readonly reader: TraceReader,
+    private readonly interner: Interner,
+  ) {}
 
-export function packageName(frame: Frame): string | null {
-  if (frame.package === null) return null;
-  const at = frame.package.lastIndexOf('@');
-  return at > 0 ? frame.package.slice(0, at) : frame.package;
-}
-
-function unversioned(frame: Frame): string {
-  const name = packageName(frame);
-  return name === null ? frame.file : name + frame.file.slice(frame.package!.length);
-}
-
-function comparable(value: TraceValue): number | string | null {
-  if (value === null || typeof value === 'number' || typeof value === 'string') return value;
-  if (typeof value === 'bigint') return `${value}n`;
-  if (value instanceof Uint8Array) return bytesToHex(value);
-  return JSON.stringify(value);
+  key(id: number): number {
+    if (id === this.lastId) return this.lastKey;
+    let key = this.keys.get(id);
+    if (key === undefined) {
+      const def = this.reader.contexts.get(id);
+      key = this.interner.id(def?.key ?? 'root');
+      if (def !== undefined) this.keys.set(id, key);
+    }
+    this.lastId = id;
+    this.lastKey = key;
+    return key;
+  }
 }

@@ -1,5 +1,5 @@
 import type { Alignment } from './align.js';
-import type { LoadedTrace, Row } from './load.js';
+import type { LoadedTrace, Row, RowKind } from './load.js';
 
 export type Reason = 'value' | 'structure' | 'output' | 'missing';
 
@@ -17,15 +17,16 @@ export interface Divergence {
 export function firstOutputDivergence(a: LoadedTrace, b: LoadedTrace): Divergence | null {
   const length = Math.max(a.outputs.length, b.outputs.length);
   for (let i = 0; i < length; i++) {
-    const rowA = a.outputs[i] ?? null;
-    const rowB = b.outputs[i] ?? null;
-    if (rowA && rowB && rowA.api === rowB.api && rowA.value === rowB.value) continue;
+    const both = i < a.outputs.length && i < b.outputs.length;
+    if (both && a.outputs.kind(i).api === b.outputs.kind(i).api && a.outputs.sameValue(i, b.outputs, i)) continue;
+    const rowA = a.outputs.at(i) ?? null;
+    const rowB = b.outputs.at(i) ?? null;
     // A trace that stops early (a crash, a kill) is missing its outputs, not writing other ones.
     const truncated = (rowA === null && !a.ending.complete) || (rowB === null && !b.ending.complete);
     return {
       reason: truncated ? 'missing' : 'output',
-      indexA: callsBefore(a, rowA),
-      indexB: callsBefore(b, rowB),
+      indexA: rowA ? a.outputs.callsBefore(i) : a.calls.length,
+      indexB: rowB ? b.outputs.callsBefore(i) : b.calls.length,
       a: rowA,
       b: rowB,
     };
@@ -39,9 +40,9 @@ export function firstOutputDivergence(a: LoadedTrace, b: LoadedTrace): Divergenc
  * (directory listings, stat times, host identity but the pid). Clocks and entropy always differ in
  * observe mode, so their values alone are never the first divergence.
  */
-export function shouldAgree(row: Row): boolean {
-  const { control, family, api } = row.event;
-  return control !== 0 || family === 'fs' || (family === 'process' && api !== 'process.pid');
+export function shouldAgree(kind: RowKind): boolean {
+  const { family, api } = kind.spec;
+  return kind.control !== 0 || family === 'fs' || (family === 'process' && api !== 'process.pid');
 }
 
 /** The earliest of: a value that should agree and does not, the structural divergence, the output divergence. */
@@ -61,8 +62,8 @@ export function firstDivergence(alignment: Alignment, output: Divergence | null,
   }
   if (output) candidates.push(output);
   if (candidates.length === 0) return null;
-  const value = alignment.pairs.find(([rowA, rowB]) => rowA.value !== rowB.value && shouldAgree(rowA));
-  if (value) candidates.push({ reason: 'value', indexA: value[0].index, indexB: value[1].index, a: value[0], b: value[1] });
+  const value = firstValueDivergence(alignment, a, b);
+  if (value) candidates.push(value);
   return candidates.reduce((best, next) => (next.indexA < best.indexA || (next.indexA === best.indexA && rank(next) < rank(best)) ? next : best));
 }
 
@@ -71,15 +72,12 @@ function rank(divergence: Divergence): number {
   return RANKS[divergence.reason];
 }
 
-function callsBefore(trace: LoadedTrace, output: Row | null): number {
-  if (output === null) return trace.calls.length;
-  const seq = output.event.seq;
-  let low = 0;
-  let high = trace.calls.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (trace.calls[middle]!.event.seq < seq) low = middle + 1;
-    else high = middle;
+/** The first matched call whose value differs where it should agree. */
+function firstValueDivergence({ pairs }: Alignment, a: LoadedTrace, b: LoadedTrace): Divergence | null {
+  for (let indexA = 0; indexA < pairs.end; indexA++) {
+    const indexB = pairs.partnerOfA(indexA);
+    if (indexB < 0 || a.calls.sameValue(indexA, b.calls, indexB) || !shouldAgree(a.calls.kind(indexA))) continue;
+    return { reason: 'value', indexA, indexB, a: a.calls.at(indexA)!, b: b.calls.at(indexB)! };
   }
-  return low;
+  return null;
 }

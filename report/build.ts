@@ -1,4 +1,4 @@
-import type { Row, LoadedTrace } from '../diffing/load.js';
+import type { Row, RowKind, LoadedTrace } from '../diffing/load.js';
 import type { Comparison, ProcessComparison } from '../diffing/compare.js';
 import type { BisectResult } from '../diffing/bisect.js';
 import type { Cause } from '../diffing/cause.js';
@@ -71,9 +71,9 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     timeline: focus ? buildTimeline(focus, (row, side) => eventView(row, side === 'a' ? focus.a! : focus.b!, names)) : null,
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
-      perApi: counts(focus, (row) => names[row.api]!, Infinity),
+      perApi: counts(focus, (kind) => names[kind.api]!, Infinity),
       perSite: counts(focus, siteLabel, MAX_SITES),
-      uncontrolledValues: focus?.alignment?.pairs.filter(([a, b]) => a.event.control === 0 && a.value !== b.value).length ?? 0,
+      uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
     },
   };
 }
@@ -81,7 +81,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
 /** The cause replay decided, when it did; else the heuristic one. */
 function confirmedCause(process: ProcessComparison, confirmation: BisectResult | null | undefined): { cause: Cause | null; confirmed: boolean } {
   if (confirmation?.status === 'confirmed' && process.a && confirmation.pinned !== null) {
-    const row = process.a.calls.filter((call) => REPLAYABLE_FAMILIES.has(call.event.family))[confirmation.pinned - 1];
+    const row = process.a.calls.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family)).at(confirmation.pinned - 1);
     if (row) {
       const rule = `replay: pinning run A's first ${confirmation.pinned} recorded values reproduces it, pinning ${confirmation.pinned - 1} does not`;
       return { cause: { kind: 'call', row, side: 'a', rule }, confirmed: true };
@@ -94,15 +94,32 @@ function confirmedCause(process: ProcessComparison, confirmation: BisectResult |
   return { cause: process.cause, confirmed: false };
 }
 
-/** Run A's I/O, timer and fs calls nearest the first output divergence, nearest first. */
+/** Run A's I/O, timer and fs calls nearest the first output divergence, nearest first (the earlier of two as near). */
 function nearbyEvents(process: ProcessComparison | null, names: readonly string[]): EventView[] {
   if (!process?.a || !process.first) return [];
+  const trace = process.a;
   const at = process.first.indexA;
-  return process.a.calls
-    .filter((row) => row.event.family === 'fs' || row.event.family === 'timers')
-    .sort((x, y) => Math.abs(x.index - at) - Math.abs(y.index - at) || x.index - y.index)
-    .slice(0, NEARBY)
-    .map((row) => eventView(row, process.a!, names));
+  const nearby: EventView[] = [];
+  const take = (index: number) => {
+    const family = index >= 0 && index < trace.calls.length ? trace.calls.kind(index).spec.family : null;
+    if (nearby.length < NEARBY && (family === 'fs' || family === 'timers')) nearby.push(eventView(trace.calls.at(index)!, trace, names));
+  };
+  for (let distance = 0; nearby.length < NEARBY && (at - distance >= 0 || at + distance < trace.calls.length); distance++) {
+    take(at - distance);
+    if (distance > 0) take(at + distance);
+  }
+  return nearby;
+}
+
+/** Matched calls whose values differ and that nothing controls, up to where the alignment stopped. */
+function uncontrolledValues({ alignment, a, b }: ProcessComparison): number {
+  if (!alignment || !a || !b) return 0;
+  let count = 0;
+  for (let indexA = 0; indexA < alignment.pairs.end; indexA++) {
+    const indexB = alignment.pairs.partnerOfA(indexA);
+    if (indexB >= 0 && a.calls.kind(indexA).control === 0 && !a.calls.sameValue(indexA, b.calls, indexB)) count++;
+  }
+  return count;
 }
 
 function causeView(process: ProcessComparison, { cause, confirmed }: { cause: Cause | null; confirmed: boolean }, names: readonly string[], root: string): CauseView | null {
@@ -149,9 +166,11 @@ function bumpSection({ verdict, seed, attribution }: NonNullable<BuildOptions['b
 
 /** The value the other run saw at the blamed call, when the call was made in both. */
 function partnerOf(process: ProcessComparison, row: Row, side: 'a' | 'b'): ValueView | undefined {
-  const pair = process.alignment?.pairs.find((candidate) => candidate[side === 'a' ? 0 : 1] === row);
-  if (!pair) return undefined;
-  return valueView(pair[side === 'a' ? 1 : 0].event.value);
+  const pairs = process.alignment?.pairs;
+  const partner = side === 'a' ? pairs?.partnerOfA(row.index) : pairs?.partnerOfB(row.index);
+  const other = side === 'a' ? process.b : process.a;
+  if (partner === undefined || partner < 0 || !other) return undefined;
+  return valueView(other.calls.at(partner)!.event.value);
 }
 
 function eventView(row: Row, trace: LoadedTrace, names: readonly string[]): EventView {
@@ -196,14 +215,14 @@ function runView(trace: LoadedTrace | null): RunView | null {
   };
 }
 
-function counts(process: ProcessComparison | null, label: (row: Row, trace: LoadedTrace) => string, limit: number): CountView[] {
+function counts(process: ProcessComparison | null, label: (kind: RowKind, trace: LoadedTrace) => string, limit: number): CountView[] {
   if (!process) return [];
   const table = new Map<string, { a: number; b: number }>();
   const add = (trace: LoadedTrace | null, side: 'a' | 'b') => {
-    for (const row of trace?.calls ?? []) {
-      const key = label(row, trace!);
+    for (const [kind, count] of trace?.calls.kindCounts() ?? []) {
+      const key = label(kind, trace!);
       const entry = table.get(key) ?? { a: 0, b: 0 };
-      entry[side]++;
+      entry[side] += count;
       table.set(key, entry);
     }
   };
@@ -215,7 +234,7 @@ function counts(process: ProcessComparison | null, label: (row: Row, trace: Load
     .slice(0, limit);
 }
 
-function siteLabel(row: Row, trace: LoadedTrace): string {
-  const frame = trace.sites.get(row.event.site)?.frames[0];
-  return frame ? `${row.event.api} ${frame.file}:${frame.line}:${frame.column}` : `${row.event.api} (stack not taken)`;
+function siteLabel(kind: RowKind, trace: LoadedTrace): string {
+  const frame = trace.sites.get(kind.site)?.frames[0];
+  return frame ? `${kind.spec.api} ${frame.file}:${frame.line}:${frame.column}` : `${kind.spec.api} (stack not taken)`;
 }

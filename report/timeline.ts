@@ -6,7 +6,7 @@
 import { diffArrays } from 'diff';
 import { callMatcher } from '../diffing/align.js';
 import type { ProcessComparison } from '../diffing/compare.js';
-import type { Row } from '../diffing/load.js';
+import { noRows, type Row, type Rows } from '../diffing/load.js';
 import { shouldAgree } from '../diffing/localize.js';
 import { describeValue } from './describe.js';
 import type { EventView, TimelineCall, TimelineOp, TimelineView } from './types.js';
@@ -25,13 +25,13 @@ export type ViewRow = (row: Row, side: 'a' | 'b') => EventView;
 export function buildTimeline(process: ProcessComparison, view: ViewRow): TimelineView | null {
   const first = process.first;
   if (!first) return null;
-  const callsA = process.a?.calls ?? [];
-  const callsB = process.b?.calls ?? [];
+  const callsA = process.a?.calls ?? noRows();
+  const callsB = process.b?.calls ?? noRows();
   const startA = Math.max(0, first.indexA - BEFORE);
   const startB = Math.max(0, first.indexB - BEFORE);
-  const windowA = callsA.slice(startA, first.indexA + AFTER);
-  const windowB = callsB.slice(startB, first.indexB + AFTER);
-  const aligned = alignWindow(windowA, windowB, callMatcher(callsA, callsB), view);
+  const windowA = positions(startA, Math.min(callsA.length, first.indexA + AFTER));
+  const windowB = positions(startB, Math.min(callsB.length, first.indexB + AFTER));
+  const aligned = alignWindow({ rows: callsA, window: windowA }, { rows: callsB, window: windowB }, view);
   const found = aligned.findIndex((op) => (op.a !== null && op.a.index >= first.indexA) || (op.b !== null && op.b.index >= first.indexB));
   const at = found < 0 ? aligned.length : found;
   const cut = startA + windowA.length < callsA.length && startB + windowB.length < callsB.length;
@@ -56,28 +56,39 @@ function withoutRaggedEnd(ops: TimelineOp[], at: number): TimelineOp[] {
   return last > at ? ops.slice(0, last + 1) : ops;
 }
 
+/** A run's calls and the positions of the window shown. */
+interface Lane {
+  readonly rows: Rows;
+  readonly window: number[];
+}
+
+function positions(start: number, end: number): number[] {
+  return Array.from({ length: Math.max(0, end - start) }, (_position, offset) => start + offset);
+}
+
 /**
  * The two windows as one sequence of steps. jsdiff finds the fewest insertions and removals with
  * diffing/'s own notion of the same call; a window is small, so it never needs to give up.
  */
-function alignWindow(windowA: Row[], windowB: Row[], sameCall: (a: Row, b: Row) => boolean, view: ViewRow): TimelineOp[] {
+function alignWindow(a: Lane, b: Lane, view: ViewRow): TimelineOp[] {
+  const sameCall = callMatcher(a.rows, b.rows);
   const ops: TimelineOp[] = [];
   let atA = 0;
   let atB = 0;
-  for (const change of diffArrays(windowA, windowB, { comparator: sameCall })) {
-    for (let i = 0; i < change.count; i++) {
-      if (change.removed) ops.push({ kind: 'removed', a: call(windowA[atA++]!, 'a', view), b: null });
-      else if (change.added) ops.push({ kind: 'inserted', a: null, b: call(windowB[atB++]!, 'b', view) });
-      else ops.push(pair(windowA[atA++]!, windowB[atB++]!, view));
+  for (const change of diffArrays(a.window, b.window, { comparator: (i: number, j: number) => sameCall(a.rows.kind(i), b.rows.kind(j)) })) {
+    for (let n = 0; n < change.count; n++) {
+      if (change.removed) ops.push({ kind: 'removed', a: call(a.rows.at(a.window[atA++]!)!, 'a', view), b: null });
+      else if (change.added) ops.push({ kind: 'inserted', a: null, b: call(b.rows.at(b.window[atB++]!)!, 'b', view) });
+      else ops.push(pair(a, a.window[atA++]!, b, b.window[atB++]!, view));
     }
   }
   return ops;
 }
 
 /** The same call in both runs: `changed` only when its value should agree (a clock read in observe mode may differ). */
-function pair(rowA: Row, rowB: Row, view: ViewRow): TimelineOp {
-  const kind = rowA.value !== rowB.value && shouldAgree(rowA) ? 'changed' : 'equal';
-  return { kind, a: call(rowA, 'a', view), b: call(rowB, 'b', view) };
+function pair(a: Lane, i: number, b: Lane, j: number, view: ViewRow): TimelineOp {
+  const kind = !a.rows.sameValue(i, b.rows, j) && shouldAgree(a.rows.kind(i)) ? 'changed' : 'equal';
+  return { kind, a: call(a.rows.at(i)!, 'a', view), b: call(b.rows.at(j)!, 'b', view) };
 }
 
 function call(row: Row, side: 'a' | 'b', view: ViewRow): TimelineCall {

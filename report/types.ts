@@ -218,7 +218,7 @@ export interface Report {
     readonly processes: ReadonlyArray<{ readonly process: string; readonly verdict: 'agree' | 'diverge'; readonly inA: boolean; readonly inB: boolean }>;
     readonly perApi: readonly CountView[];
     readonly perSite: readonly CountView[];
-    /** matched calls whose values differ and that nothing controls (expected in observe mode) */
+    /** matched calls whose values differ and that nothing controls (expected in observe mode), up to the first divergence */
     readonly uncontrolledValues: number;
   };
 }

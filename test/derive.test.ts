@@ -6,6 +6,7 @@ import { Api } from '../tracer/apis.js';
 import { Derivation } from '../tracer/derive.js';
 import { Control, Tag } from '../tracer/format.js';
 import { Stream } from '../tracer/generator.js';
+import { TraceReader, type ChunkStart } from '../tracer/reader.js';
 import { project, runHooked } from './helpers.js';
 import { header } from './synthetic.js';
 
@@ -78,4 +79,22 @@ test('a real control-mode run: the trace leaves the seed\'s values out and the r
   // 2000 draws of 8 bytes each would be 16 kB; left out, they cost a few bytes of run records.
   const size = statSync(trace.file).size;
   assert.ok(size < 8000, `${size} bytes for ${trace.events.length} events`);
+});
+
+test('a chunk of a control-mode trace read again on its own gives the values the whole pass gave', () => {
+  // Enough draws for several chunks, each starting with the generators part-way through the seed's stream.
+  const dir = project({ 'app.js': 'let sum = 0;\nfor (let i = 0; i < 30000; i++) sum += Math.random() + Date.now();\nconsole.log(sum);\n' });
+  const run = runHooked(['app.js'], { cwd: dir, env: { DETDRIFT_MODE: 'control', DETDRIFT_SEED: '3' } });
+  assert.equal(run.stderr, '');
+  const trace = run.traces.get('0')!;
+  const reader = TraceReader.open(trace.file);
+  try {
+    const starts: ChunkStart[] = [];
+    reader.scan({ chunk: (start) => starts.push(start), event: () => {} });
+    assert.ok(starts.length > 3, `${starts.length} chunks`);
+    const again = [...starts].reverse().map((start) => reader.eventsAt(start)).reverse().flat();
+    assert.deepEqual(again, trace.events);
+  } finally {
+    reader.close();
+  }
 });

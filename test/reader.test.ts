@@ -7,7 +7,7 @@ import { digestBytes, digestHex } from '../tracer/digest.js';
 import { TraceError } from '../tracer/errors.js';
 import { Control, CONTROL_SHIFT, DERIVED, MAGIC_LINE, Rec, Tag, type TraceHeader } from '../tracer/format.js';
 import { crc32 } from '../tracer/crc32.js';
-import { TraceReader, type TraceEvent } from '../tracer/reader.js';
+import { TraceReader, type ChunkStart, type TraceEvent } from '../tracer/reader.js';
 import { TraceWriter } from '../tracer/writer.js';
 import { Controller } from '../instrument/control.js';
 import { readTrace, tempDir, type Trace } from './helpers.js';
@@ -128,6 +128,31 @@ test('every value tag round-trips through TraceWriter and TraceReader', () => {
   assert.deepEqual(trace.sites.get(1), SITE);
   assert.deepEqual(trace.contexts.get(2), CONTEXT);
   assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length });
+});
+
+test('scan tells every event events() gives, without an object per event, and eventsAt decodes one chunk again', () => {
+  const bytes = sample();
+  const file = join(dir, 'scanned.ddtrace');
+  writeFileSync(file, bytes);
+  const events = readTrace(file).events;
+  const reader = TraceReader.open(file);
+  try {
+    const chunks: ChunkStart[] = [];
+    const scanned: unknown[] = [];
+    reader.scan({
+      chunk: (start) => chunks.push(start),
+      event: ({ apiId, tag, site, ctx, control, value }) => scanned.push([apiId, tag, site, ctx, control, value]),
+    });
+    assert.deepEqual(scanned, events.map(({ apiId, tag, site, ctx, control, value }) => [apiId, tag, site, ctx, control, value]));
+    assert.deepEqual(reader.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length });
+    assert.deepEqual(chunks.map(({ offset }) => offset), chunksOf(bytes).chunks);
+    // Each chunk decodes on its own, in any order, to what the whole pass gave.
+    assert.deepEqual([...chunks].reverse().map((start) => reader.eventsAt(start)).reverse().flat(), events);
+    assert.throws(() => reader.eventsAt({ ...chunks[1]!, offset: chunks[1]!.offset + 1 }), { code: 'ERR_TRACE_CORRUPT' });
+    assert.throws(() => reader.eventsAt({ ...chunks[0]!, offset: bytes.length }), { code: 'ERR_TRACE_CORRUPT' });
+  } finally {
+    reader.close();
+  }
 });
 
 test('events after the end record (late exit listeners) land, and the trace stays complete', () => {

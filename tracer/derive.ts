@@ -41,12 +41,24 @@ export class Derivation {
   private readonly random: Stream;
   private nanoseconds = 0;
 
-  constructor(header: Pick<TraceHeader, 'seed' | 'apis'>) {
+  constructor(header: Pick<TraceHeader, 'seed' | 'apis'>, from?: Derivation) {
+    if (from) {
+      this.rules = from.rules;
+      this.tags = from.tags;
+      this.random = from.random.copy();
+      this.nanoseconds = from.nanoseconds;
+      return;
+    }
     const rule = (api: string) => (Object.hasOwn(RULES, api) ? RULES[api]! : ([Rule.none, Tag.none] as const));
     this.rules = Uint8Array.from(header.apis, (row) => rule(row.api)[0]);
     this.tags = Uint8Array.from(header.apis, (row) => rule(row.api)[1]);
     // The hook seeds a run without DETDRIFT_SEED with '0' (instrument/runtime.ts).
     this.random = new Stream(header.seed ?? '0', 'Math.random');
+  }
+
+  /** An independent derivation at this one's position: where a chunk read again starts. */
+  copy(): Derivation {
+    return new Derivation({ seed: null, apis: [] }, this);
   }
 
   /**

@@ -5,7 +5,9 @@ export type TraceErrorCode =
   | 'ERR_TRACE_VERSION'
   | 'ERR_TRACE_HEADER'
   | 'ERR_TRACE_CORRUPT'
-  | 'ERR_TRACE_TRUNCATED';
+  | 'ERR_TRACE_TRUNCATED'
+  /** a trace read again for a report (diffing/rows.ts) is not the file that was compared */
+  | 'ERR_TRACE_CHANGED';
 
 export class TraceError extends Error {
   readonly code: TraceErrorCode;

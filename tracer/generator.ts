@@ -40,6 +40,13 @@ export class Stream {
     this.state.set([splitmix(), splitmix(), splitmix(), splitmix() || 1]);
   }
 
+  /** An independent stream at this one's position. */
+  copy(): Stream {
+    const copy = new Stream('', '');
+    copy.state.set(this.state);
+    return copy;
+  }
+
   /** 32 random bits. */
   next(): number {
     const s = this.state;

@@ -47,6 +47,33 @@ export interface TraceEvent {
   readonly value: TraceValue;
 }
 
+/** An event's fields as `scan` hands them over: one record, overwritten by the next event. */
+export interface DecodedEvent {
+  apiId: number;
+  tag: number;
+  site: number;
+  ctx: number;
+  control: number;
+  value: TraceValue;
+}
+
+/** Where a chunk starts, as `scan` tells it: what decoding that chunk again on its own needs (eventsAt). */
+export interface ChunkStart {
+  /** the chunk's byte offset in the file */
+  readonly offset: number;
+  /** the number of its first event */
+  readonly seq: number;
+  /** control mode's generators at the chunk's start: its left-out values are drawn from here */
+  readonly derivation: Derivation;
+}
+
+/** What `TraceReader.scan` tells as it reads: where each chunk starts, and each event. */
+export interface EventSink {
+  chunk(start: ChunkStart): void;
+  /** the api's row is `reader.header.apis[event.apiId]`; the sites and contexts it names are defined by now */
+  event(event: Readonly<DecodedEvent>): void;
+}
+
 /** How the trace ended, known once `events()` has been read to the end. */
 export interface TraceEnding {
   /** an end record was the last thing written: the process finished its exit */
@@ -75,8 +102,9 @@ export class TraceReader {
   private readonly size: number;
   private readonly dataStart: number;
   private readonly apis: readonly ApiRow[];
-  /** control mode's generators, run again over the controlled events in trace order */
-  private readonly derivation: Derivation;
+  /** control mode's generators, run again over the controlled events in trace order; each pass from the start begins afresh */
+  private derivation: Derivation;
+  private readonly decoded: DecodedEvent = { apiId: 0, tag: 0, site: 0, ctx: 0, control: 0, value: null };
 
   static open(file: string): TraceReader {
     let fd: number;
@@ -102,8 +130,8 @@ export class TraceReader {
     const { header, end } = this.readHeader();
     this.header = header;
     this.apis = header.apis;
-    this.derivation = new Derivation(header);
     this.dataStart = end;
+    this.derivation = new Derivation(header);
   }
 
   close(): void {
@@ -112,10 +140,55 @@ export class TraceReader {
 
   /** Decodes every event in order. Throws TraceError on corruption; a torn last chunk ends it quietly. */
   *events(): Generator<TraceEvent> {
-    let offset = this.dataStart;
     let seq = 0;
+    this.derivation = new Derivation(this.header);
+    for (const chunk of this.chunks(this.dataStart)) {
+      for (const event of this.decodeChunk(chunk, seq)) {
+        seq++;
+        this.ending.complete = false;
+        yield event;
+      }
+      this.ending.events = seq;
+    }
+  }
+
+  /**
+   * Decodes every event as `events()` does, but makes no object per event: `sink` is told where each
+   * chunk starts and gets each event's fields in one reused record. For readers that keep columns
+   * (diffing/load.ts), where ten million event objects would not fit in memory.
+   */
+  scan(sink: EventSink): void {
+    let seq = 0;
+    this.derivation = new Derivation(this.header);
+    for (const chunk of this.chunks(this.dataStart)) {
+      sink.chunk({ offset: chunk.base - CHUNK_HEADER_BYTES, seq, derivation: this.derivation.copy() });
+      while (this.next(chunk)) {
+        seq++;
+        this.ending.complete = false;
+        sink.event(this.decoded);
+      }
+      this.ending.events = seq;
+    }
+  }
+
+  /** The events of the one chunk `scan` told of, as they were decoded then: a row read again. A pass in progress is left where it was. */
+  eventsAt(start: ChunkStart): TraceEvent[] {
+    if (start.offset < this.dataStart || start.offset >= this.size) this.fail(start.offset, `a chunk between bytes ${this.dataStart} and ${this.size}`);
+    const passing = this.derivation;
+    this.derivation = start.derivation.copy();
+    try {
+      for (const chunk of this.chunks(start.offset)) return [...this.decodeChunk(chunk, start.seq)];
+      return this.fail(start.offset, 'a whole chunk');
+    } finally {
+      this.derivation = passing;
+    }
+  }
+
+  /** Each whole, checksummed chunk from `offset` on, as a cursor over its payload. */
+  private *chunks(offset: number): Generator<ChunkCursor> {
     const head = new Uint8Array(CHUNK_HEADER_BYTES);
     const headView = new DataView(head.buffer);
+    let buffer = new Uint8Array(0);
     while (offset < this.size) {
       if (this.size - offset < CHUNK_HEADER_BYTES) return this.markTruncated(offset);
       readFully(this.fd, head, offset, this.file);
@@ -123,17 +196,13 @@ export class TraceReader {
       const length = headView.getUint32(1, true);
       const checksum = headView.getUint32(5, true);
       if (offset + CHUNK_HEADER_BYTES + length > this.size) return this.markTruncated(offset);
-      const payload = new Uint8Array(length);
+      // One buffer for every chunk: a chunk is decoded whole before the next is read.
+      if (buffer.length < length) buffer = new Uint8Array(Math.max(length, buffer.length * 2));
+      const payload = buffer.subarray(0, length);
       readFully(this.fd, payload, offset + CHUNK_HEADER_BYTES, this.file);
       if (crc32(payload) !== checksum) this.fail(offset, 'a chunk whose checksum matches its payload');
-      const start = offset + CHUNK_HEADER_BYTES;
-      for (const event of this.decodeChunk(payload, start, seq)) {
-        seq++;
-        this.ending.complete = false;
-        yield event;
-      }
-      this.ending.events = seq;
-      offset = start + length;
+      yield new ChunkCursor(payload, offset + CHUNK_HEADER_BYTES, this);
+      offset += CHUNK_HEADER_BYTES + length;
     }
   }
 
@@ -143,49 +212,74 @@ export class TraceReader {
     this.ending.complete = false;
   }
 
-  private *decodeChunk(payload: Uint8Array, base: number, firstSeq: number): Generator<TraceEvent> {
-    const cursor = new Cursor(payload, base, this);
+  private *decodeChunk(chunk: ChunkCursor, firstSeq: number): Generator<TraceEvent> {
+    const { decoded } = this;
     let seq = firstSeq;
-    /** the api, tag byte and context a run record repeats: the chunk's last event */
-    let last: { kind: number; tagByte: number; ctx: number } | null = null;
-    while (cursor.pos < payload.length) {
-      const at = cursor.pos;
-      const kind = cursor.u8();
-      if (kind === Rec.run) {
-        const count = cursor.varint();
-        if (last === null) this.fail(base + at, 'an event before a run record in its chunk');
-        if (count < 1 || count > MAX_RUN) this.fail(base + at, `a run of 1 to ${MAX_RUN} events, found ${count}`);
-        for (let i = 0; i < count; i++) yield this.decodeEvent(cursor, seq++, last.kind, last.tagByte, 0, last.ctx);
-      } else if (kind === Rec.site) {
-        const id = cursor.varint();
-        const def = toSiteDef(cursor.json());
-        if (def === null) this.fail(base + at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
-        this.sites.set(id, def);
-      } else if (kind === Rec.context) {
-        const id = cursor.varint();
-        const key = cursor.string();
-        this.contexts.set(id, { key, type: cursor.string() });
-      } else if (kind === Rec.end) {
-        cursor.varint();
-        this.ending.exitCode = unzigzag(cursor.varint());
-        this.ending.complete = true;
-      } else if (kind > 0 && kind < this.apis.length) {
-        const tagByte = cursor.u8();
-        const site = cursor.varint();
-        last = { kind, tagByte, ctx: cursor.varint() };
-        yield this.decodeEvent(cursor, seq++, kind, tagByte, site, last.ctx);
-      } else {
-        this.fail(base + at, `a record kind (an api id below ${this.apis.length}, or 0xf0, 0xf1, 0xf2, 0xfe), found 0x${kind.toString(16)}`);
-      }
+    while (this.next(chunk)) {
+      const row = this.apis[decoded.apiId]!;
+      const { apiId, site, ctx, tag, control, value } = decoded;
+      yield { seq: seq++, apiId, api: row.api, form: row.form, family: row.family, site, ctx, tag, control, value };
     }
   }
 
-  private decodeEvent(cursor: Cursor, seq: number, kind: number, tagByte: number, site: number, ctx: number): TraceEvent {
-    const row = this.apis[kind]!;
-    const tag = tagByte & TAG_MASK;
-    const control = (tagByte >> CONTROL_SHIFT) & CONTROL_MASK;
-    const value = this.decodeValue(cursor, kind, tagByte, control);
-    return { seq, apiId: kind, api: row.api, form: row.form, family: row.family, site, ctx, tag, control, value };
+  /**
+   * Decodes the chunk's next event into `decoded`: false at the chunk's end. Definitions and the end
+   * record on the way are kept here; a run record repeats the chunk's last event's api, tag byte and
+   * context, with no site, for each of its values.
+   */
+  private next(chunk: ChunkCursor): boolean {
+    if (chunk.runLeft > 0) {
+      chunk.runLeft--;
+      this.decodeEvent(chunk, chunk.runApi, chunk.runTagByte, 0, chunk.runCtx);
+      return true;
+    }
+    while (chunk.pos < chunk.length) {
+      const at = chunk.at();
+      const kind = chunk.u8();
+      if (kind === Rec.run) {
+        const count = chunk.varint();
+        if (chunk.runTagByte < 0) this.fail(at, 'an event before a run record in its chunk');
+        if (count < 1 || count > MAX_RUN) this.fail(at, `a run of 1 to ${MAX_RUN} events, found ${count}`);
+        chunk.runLeft = count - 1;
+        this.decodeEvent(chunk, chunk.runApi, chunk.runTagByte, 0, chunk.runCtx);
+        return true;
+      } else if (kind === Rec.site) {
+        const id = chunk.varint();
+        const def = toSiteDef(chunk.json());
+        if (def === null) this.fail(at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
+        this.sites.set(id, def);
+      } else if (kind === Rec.context) {
+        const id = chunk.varint();
+        const key = chunk.string();
+        this.contexts.set(id, { key, type: chunk.string() });
+      } else if (kind === Rec.end) {
+        chunk.varint();
+        this.ending.exitCode = unzigzag(chunk.varint());
+        this.ending.complete = true;
+      } else if (kind > 0 && kind < this.apis.length) {
+        const tagByte = chunk.u8();
+        const site = chunk.varint();
+        const ctx = chunk.varint();
+        chunk.runApi = kind;
+        chunk.runTagByte = tagByte;
+        chunk.runCtx = ctx;
+        this.decodeEvent(chunk, kind, tagByte, site, ctx);
+        return true;
+      } else {
+        this.fail(at, `a record kind (an api id below ${this.apis.length}, or 0xf0, 0xf1, 0xf2, 0xfe), found 0x${kind.toString(16)}`);
+      }
+    }
+    return false;
+  }
+
+  private decodeEvent(chunk: ChunkCursor, kind: number, tagByte: number, site: number, ctx: number): void {
+    const decoded = this.decoded;
+    decoded.apiId = kind;
+    decoded.tag = tagByte & TAG_MASK;
+    decoded.site = site;
+    decoded.ctx = ctx;
+    decoded.control = (tagByte >> CONTROL_SHIFT) & CONTROL_MASK;
+    decoded.value = this.decodeValue(chunk, kind, tagByte, decoded.control);
   }
 
   /** A controlled event's value is drawn again whether it was written or left out, to keep the generators in step. */
@@ -238,10 +332,14 @@ class Cursor {
 
   constructor(
     private readonly bytes: Uint8Array,
-    private readonly base: number,
+    readonly base: number,
     private readonly reader: TraceReader,
   ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  get length(): number {
+    return this.bytes.length;
   }
 
   /** The offset in the file of what comes next. */
@@ -361,3 +459,12 @@ function readFully(fd: number, into: Uint8Array, position: number, file: string)
 const OPEN_FLAGS = process.platform === 'win32' ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK;
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
+
+/** A cursor over one chunk, with the event a run record repeats: the chunk's last event, and how many of the run's values are left. */
+class ChunkCursor extends Cursor {
+  runApi = 0;
+  /** -1 until the chunk's first event: a run record before it is corrupt */
+  runTagByte = -1;
+  runCtx = 0;
+  runLeft = 0;
+}
