@@ -1,7 +1,7 @@
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { Controller } from './control.js';
-import { family, wrap, type Native } from './patch.js';
+import { family, imitate, wrap } from './patch.js';
 import { real } from './real.js';
 import { CONTROLLED, REPLAYED, numberSource, recordProgramStub, type Recorder } from './recorder.js';
 
@@ -46,7 +46,7 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
       return date;
     },
   });
-  const now = wrap(RealDate.now, numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags));
+  const now = numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags)(RealDate.now);
   patcher.follow(RealDate, 'now', now, recordProgramStub(recorder, Api.dateNow, Tag.f64));
   patcher.value(globalThis, 'Date', DateWrapper);
   patcher.value(RealDate.prototype, 'constructor', DateWrapper);
@@ -56,26 +56,33 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
   patcher.getter(performancePrototype, 'timeOrigin', numberSource(recorder, Api.performanceTimeOrigin, Tag.f64, clock ? () => wallMs(0) : undefined, flags));
   patcher.method(process, 'uptime', numberSource(recorder, Api.uptime, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e9 : undefined, flags));
 
-  patcher.method(real.hrtime, 'bigint', {
-    apply(target, thisArg, args) {
-      const site = recorder.site(Api.hrtimeBigint);
-      const fed = recorder.replay(Api.hrtimeBigint, site);
-      const value = typeof fed === 'bigint' ? fed : clock ? BigInt(monoNs(clock.tick())) : (real.apply(target, thisArg, args) as bigint);
-      recorder.bigint(Api.hrtimeBigint, site, value, typeof fed === 'bigint' ? REPLAYED : flags);
-      return value;
-    },
+  patcher.method(real.hrtime, 'bigint', (target) => {
+    const bigint = {
+      bigint(this: unknown): bigint {
+        const site = recorder.site(Api.hrtimeBigint, bigint);
+        const fed = recorder.replay(Api.hrtimeBigint, site);
+        const value = typeof fed === 'bigint' ? fed : clock ? BigInt(monoNs(clock.tick())) : (real.apply(target, this, arguments) as bigint);
+        recorder.bigint(Api.hrtimeBigint, site, value, typeof fed === 'bigint' ? REPLAYED : flags);
+        return value;
+      },
+    }.bigint;
+    return imitate(target, bigint);
   });
-  patcher.method(process, 'hrtime', {
-    apply(target, thisArg, args) {
-      // The real call validates `previous` and throws what it throws, in every mode.
-      let value = real.apply(target as Native, thisArg, args) as [number, number];
-      const site = recorder.site(Api.hrtime);
-      const fed = recorder.replay(Api.hrtime, site);
-      if (Array.isArray(fed)) value = [fed[0] as number, fed[1] as number];
-      else if (clock) value = virtualHrtime(monoNs(clock.tick()), args[0] as [number, number] | undefined);
-      recorder.number(Api.hrtime, Tag.hrtime | (Array.isArray(fed) ? REPLAYED : flags), site, value[0] * 1e9 + value[1]);
-      return value;
-    },
+  // After bigint: the wrapper copies hrtime's own properties, bigint's wrapper among them.
+  patcher.method(process, 'hrtime', (target) => {
+    const hrtime = {
+      hrtime(this: unknown): [number, number] {
+        // The real call validates `previous` and throws what it throws, in every mode.
+        let value = real.apply(target, this, arguments) as [number, number];
+        const site = recorder.site(Api.hrtime, hrtime);
+        const fed = recorder.replay(Api.hrtime, site);
+        if (Array.isArray(fed)) value = [fed[0] as number, fed[1] as number];
+        else if (clock) value = virtualHrtime(monoNs(clock.tick()), arguments[0] as [number, number] | undefined);
+        recorder.number(Api.hrtime, Tag.hrtime | (Array.isArray(fed) ? REPLAYED : flags), site, value[0] * 1e9 + value[1]);
+        return value;
+      },
+    }.hrtime;
+    return imitate(target, hrtime);
   });
 });
 

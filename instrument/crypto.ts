@@ -1,7 +1,7 @@
 import cryptoModule from 'node:crypto';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { family, type Native, type Patcher } from './patch.js';
+import { family, wrapPlain, type Call, type Native, type Patcher } from './patch.js';
 import { callerFile, real } from './real.js';
 import type { Stream } from './control.js';
 import * as substitutes from './crypto-control.js';
@@ -41,19 +41,24 @@ let flags = 0;
 
 /**
  * Records one event once the original returned, and gives back what the program gets: `value`, or
- * in replay the recorded value in its place (the same Buffer or view, refilled).
+ * in replay the recorded value in its place (the same Buffer or view, refilled). `wrapper` is the
+ * function the program called.
  */
-type RecordEvent = (recorder: Recorder, args: readonly unknown[], value: unknown, trap: Native) => unknown;
+type RecordEvent = (recorder: Recorder, args: ArrayLike<unknown>, value: unknown, wrapper: Native) => unknown;
 
 // Patched crypto calls on the stack right now: a nested one (an entry point that calls another
 // inside Node) is the same draw, so only the outermost call records. The price: a draw made by the
 // program's own code that Node runs mid-call (an options getter) is folded into the outer call.
 let depth = 0;
 
-function observe(recorder: Recorder, record: RecordEvent, substitute?: Substitute): ProxyHandler<Native> {
-  const call = substitute ?? real.apply;
-  const handler: ProxyHandler<Native> = {
-    apply(target, thisArg, args) {
+/**
+ * A plain wrapper (patch.ts `wrapPlain`) rather than a Proxy: randomUUID takes 30 to 40 ns, and a
+ * Proxy's trap alone would add half of that.
+ */
+function observe(recorder: Recorder, record: RecordEvent, substitute?: Substitute): (original: Native) => Native {
+  const call: Call = substitute ? (target, thisArg, args) => substitute(target, thisArg, real.apply(real.arraySlice, args, []) as unknown[]) : real.apply;
+  return (original) => {
+    const wrapper: Native = wrapPlain(original, (target, thisArg, args): unknown => {
       if (depth > 0 || !recorder.on) return call(target, thisArg, args);
       depth++;
       let value: unknown;
@@ -63,22 +68,22 @@ function observe(recorder: Recorder, record: RecordEvent, substitute?: Substitut
         depth--;
       }
       try {
-        return record(recorder, args, value, handler.apply as Native);
+        return record(recorder, args, value, wrapper);
       } catch (error) {
         recorder.fail('ERR_DETDRIFT_RECORD', error);
         return value;
       }
-    },
+    });
+    return wrapper;
   };
-  return handler;
 }
 
 /**
  * A draw whose value the program holds (bytes, a UUID, an integer): recorded as a digest, or raw
  * when the trace holds values for replay; in replay, the recorded value replaces it.
  */
-function recordDraw(recorder: Recorder, api: number, value: unknown): unknown {
-  const site = recorder.site(api);
+function recordDraw(recorder: Recorder, api: number, value: unknown, wrapper: Native): unknown {
+  const site = recorder.site(api, wrapper);
   const fed = recorder.replay(api, site);
   const replayed = fed !== undefined && feedInto(value, fed);
   const program = replayed ? (typeof value === 'object' ? value : fed) : value;
@@ -102,14 +107,14 @@ function feedInto(value: unknown, fed: unknown): boolean {
 }
 
 /** A callback form: how much it asked for, at call time; replay does not pin these (see DESIGN). */
-function recordAmount(recorder: Recorder, api: number, amount: number): undefined {
-  const site = recorder.site(api);
+function recordAmount(recorder: Recorder, api: number, amount: number, wrapper: Native): undefined {
+  const site = recorder.site(api, wrapper);
   recorder.replay(api, site); // keeps the recording's ordinals in step
   recorder.number(api, Tag.uint | flags, site, amount);
   return undefined;
 }
 
-const digestOf = (api: number): RecordEvent => (recorder, _args, value) => recordDraw(recorder, api, value);
+const digestOf = (api: number): RecordEvent => (recorder, _args, value, wrapper) => recordDraw(recorder, api, value, wrapper);
 
 function bytesOf(value: unknown): ArrayBufferView | string {
   if (typeof value === 'string' || real.isView(value)) return value as ArrayBufferView | string;
@@ -117,29 +122,29 @@ function bytesOf(value: unknown): ArrayBufferView | string {
 }
 
 // The callback forms return undefined and the sync forms never do.
-const recordRandomBytes: RecordEvent = (recorder, args, value) =>
-  value !== undefined ? recordDraw(recorder, Api.randomBytes, value) : recordAmount(recorder, Api.randomBytesCallback, (args[0] as number) >>> 0);
+const recordRandomBytes: RecordEvent = (recorder, args, value, wrapper) =>
+  value !== undefined ? recordDraw(recorder, Api.randomBytes, value, wrapper) : recordAmount(recorder, Api.randomBytesCallback, (args[0] as number) >>> 0, wrapper);
 
-const recordRandomFill: RecordEvent = (recorder, args) => recordAmount(recorder, Api.randomFill, (args[0] as ArrayBufferView).byteLength);
+const recordRandomFill: RecordEvent = (recorder, args, _value, wrapper) => recordAmount(recorder, Api.randomFill, (args[0] as ArrayBufferView).byteLength, wrapper);
 
-const recordRandomInt: RecordEvent = (recorder, args, value) => {
-  if (value !== undefined) return recordDraw(recorder, Api.randomInt, value);
+const recordRandomInt: RecordEvent = (recorder, args, value, wrapper) => {
+  if (value !== undefined) return recordDraw(recorder, Api.randomInt, value, wrapper);
   // randomInt(max, callback) or randomInt(min, max, callback); the call succeeded, so they are valid
   const minGiven = args[1] !== undefined && typeof args[1] !== 'function';
-  return recordAmount(recorder, Api.randomIntCallback, minGiven ? (args[1] as number) - (args[0] as number) : (args[0] as number));
+  return recordAmount(recorder, Api.randomIntCallback, minGiven ? (args[1] as number) - (args[0] as number) : (args[0] as number), wrapper);
 };
 
-const recordGetRandomValues: RecordEvent = (recorder, _args, value, trap) =>
-  recordDraw(recorder, calledFromModule(trap) ? Api.getRandomValues : Api.getRandomValuesWeb, value);
+const recordGetRandomValues: RecordEvent = (recorder, _args, value, wrapper) =>
+  recordDraw(recorder, calledFromModule(wrapper) ? Api.getRandomValues : Api.getRandomValuesWeb, value, wrapper);
 
 /**
- * Whether the direct caller of `trap` is node:crypto's module `getRandomValues`, the only way to
+ * Whether the direct caller of `wrapper` is node:crypto's module `getRandomValues`, the only way to
  * tell the two forms apart: the module property cannot be patched. One frame costs about 4 µs on
  * Node 20 to 24, about what getRandomValues itself costs; Math.random-hot paths never get here.
  * An unknown caller (a frozen Error) counts as the webcrypto form.
  */
-function calledFromModule(trap: Native): boolean {
-  return callerFile(trap) === 'node:crypto';
+function calledFromModule(wrapper: Native): boolean {
+  return callerFile(wrapper) === 'node:crypto';
 }
 
 /**

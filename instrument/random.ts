@@ -1,6 +1,6 @@
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { family, wrap } from './patch.js';
+import { family } from './patch.js';
 import { numberSource, recordProgramStub, type Recorder } from './recorder.js';
 
 /**
@@ -10,6 +10,6 @@ import { numberSource, recordProgramStub, type Recorder } from './recorder.js';
  */
 export const install = family<Recorder>('random', (patcher, recorder) => {
   const stream = recorder.controller?.stream('Math.random');
-  const handler = numberSource(recorder, Api.mathRandom, Tag.f64, stream && (() => stream.double()));
-  patcher.follow(Math, 'random', wrap(Math.random, handler), recordProgramStub(recorder, Api.mathRandom, Tag.f64));
+  const random = numberSource(recorder, Api.mathRandom, Tag.f64, stream && (() => stream.double()))(Math.random);
+  patcher.follow(Math, 'random', random, recordProgramStub(recorder, Api.mathRandom, Tag.f64));
 });

@@ -15,6 +15,7 @@ import { types } from 'node:util';
 
 export const real = Object.freeze({
   apply: Reflect.apply,
+  arraySlice: Array.prototype.slice,
   construct: Reflect.construct,
   defineProperty: Reflect.defineProperty,
   getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
@@ -72,7 +73,10 @@ export function readJsonFile(file: string): unknown {
 }
 
 /** A V8 call site, as `Error.prepareStackTrace` hands it out: the fields tracer/stack.ts reads. */
-export type CallSite = RawFrame;
+export interface CallSite extends RawFrame {
+  /** the call's offset in its file's source: line and column in one number, without computing them */
+  getPosition(): number;
+}
 
 const returnFrames = (_error: Error, frames: CallSite[]): CallSite[] => frames;
 

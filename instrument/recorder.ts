@@ -1,5 +1,5 @@
 import { Api } from '../tracer/apis.js';
-import { digestBytes, digestLines, digestString } from '../tracer/digest.js';
+import { digestBytes, digestLines } from '../tracer/digest.js';
 import type { Mode, SiteDef } from '../tracer/format.js';
 import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
 
@@ -7,15 +7,16 @@ import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
 export const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 export const PROGRAM = Control.program << CONTROL_SHIFT;
 export const REPLAYED = Control.replay << CONTROL_SHIFT;
-import { normalizeStack, stackKey, type RawFrame, type StackContext } from '../tracer/stack.js';
+import { normalizeStack, type StackContext } from '../tracer/stack.js';
 import type { TraceWriter } from '../tracer/writer.js';
 import { ContextTracker } from './context.js';
 import type { Controller } from './control.js';
 import type { Perturber } from './perturb.js';
 import type { Mismatch, Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
-import { wrap, type Native } from './patch.js';
-import { captureFrames, real } from './real.js';
+import { imitate, wrap, type Native } from './patch.js';
+import { captureFrames, real, type CallSite } from './real.js';
+import { SiteIds } from './sites.js';
 
 export interface SitePolicy {
   /** every call of an API up to this count gets its stack taken */
@@ -24,7 +25,7 @@ export interface SitePolicy {
   readonly every: number;
 }
 
-/** Frames V8 collects per capture: detdrift's own and node's internal ones come first. */
+/** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
 const CAPTURE_LIMIT = 32;
 
 const encoder = new TextEncoder();
@@ -64,7 +65,7 @@ export class Recorder {
   private readonly policy: SitePolicy;
   private readonly contexts: ContextTracker;
   private readonly calls = new Uint32Array(256);
-  private readonly siteIds = new Map<string, number>();
+  private readonly siteIds = new SiteIds();
   /** replay mode only: a site id's `file:line:column`, to match calls against the recording */
   private readonly siteKeys = new Map<number, string | null>();
   private lastSite = 0;
@@ -76,6 +77,8 @@ export class Recorder {
   private busy = false;
   /** false once a stack could not be taken: events go on without sites */
   private stacks = true;
+  /** digest()'s UTF-8 buffer, grown to the longest string seen */
+  private text = new real.Uint8Array(64);
 
   constructor(writer: TraceWriter, mode: Mode, stack: StackContext, policy: SitePolicy, sources: RecorderSources = {}) {
     this.writer = writer;
@@ -111,12 +114,15 @@ export class Recorder {
     }
   }
 
-  /** The call site id for this call of `api`, or 0 when this call is not sampled. */
-  site(api: number): number {
+  /**
+   * The call site id for this call of `api`, or 0 when this call is not sampled. `above` is the
+   * wrapper the program called: V8 then collects no frame of the hook's own.
+   */
+  site(api: number, above?: Native): number {
     if (!this.on || this.busy) return 0;
     const count = this.calls[api]!++;
     if (count >= this.policy.first && count % this.policy.every !== 0) return 0;
-    return this.stacks ? this.capture() : 0;
+    return this.stacks ? this.capture(above) : 0;
   }
 
   /**
@@ -136,7 +142,7 @@ export class Recorder {
   digest(api: number, site: number, value: ArrayBufferView | string, flags = 0): void {
     if (!this.on || this.busy) return;
     try {
-      const { high, low } = typeof value === 'string' ? digestString(value) : digestBytes(value);
+      const { high, low } = digestBytes(typeof value === 'string' ? this.utf8(value) : value);
       if (this.writer.digest(api, site, this.contexts.current(), high, low, flags)) this.flush();
     } catch (error) {
       this.fail('ERR_DETDRIFT_RECORD', error);
@@ -195,6 +201,16 @@ export class Recorder {
     } catch (error) {
       this.fail('ERR_DETDRIFT_RECORD', error);
     }
+  }
+
+  /**
+   * `value` as UTF-8, in a buffer the recorder keeps for it: the same bytes `digestString` would
+   * digest, without a fresh ArrayBuffer per call (a UUID per call made one, and the GC noticed).
+   */
+  private utf8(value: string): Uint8Array {
+    if (this.text.length < value.length * 3) this.text = new real.Uint8Array(value.length * 3);
+    const { written } = encoder.encodeInto(value, this.text);
+    return this.text.subarray(0, written);
   }
 
   /** Writes what is buffered; on failure, stops recording. */
@@ -262,10 +278,10 @@ export class Recorder {
     if (this.on) report('ERR_DETDRIFT_STACK', error, 'call sites are no longer taken; values are still recorded');
   }
 
-  private capture(): number {
+  private capture(above: Native | undefined): number {
     this.busy = true; // normalizing can read package.json files and call the program's getters
     try {
-      const frames = captureFrames(CAPTURE_LIMIT);
+      const frames = captureFrames(CAPTURE_LIMIT, above);
       return frames ? this.intern(frames) : 0;
     } catch (error) {
       this.lostStacks(error);
@@ -275,10 +291,9 @@ export class Recorder {
     }
   }
 
-  private intern(frames: RawFrame[]): number {
-    const key = stackKey(frames);
-    let id = this.siteIds.get(key);
-    if (id !== undefined) return id;
+  private intern(frames: CallSite[]): number {
+    let id = this.siteIds.get(frames);
+    if (id !== 0) return id;
     let def: SiteDef;
     try {
       def = normalizeStack(frames, this.stack);
@@ -287,7 +302,7 @@ export class Recorder {
       return 0;
     }
     id = ++this.lastSite;
-    this.siteIds.set(key, id);
+    this.siteIds.set(frames, id);
     if (this.replayer) this.siteKeys.set(id, this.replayer.siteKey(def));
     this.writer.defineSite(id, def);
     return id;
@@ -305,24 +320,29 @@ function report(code: string, error: unknown, consequence: string): void {
 }
 
 /**
- * The Proxy handler for a source whose value is a number: the value the program gets is the
- * recorded one in replay, `substitute()` in control mode, else what the native returns. Whichever
- * it is, the program gets exactly what is recorded. `flags` says who decided a substituted value:
- * control mode, or (0) nobody, when perturb mode stands in for the real source of another machine.
+ * Wraps a source whose value is a number (`Math.random`, `Date.now`, `performance.now`): the
+ * value the program gets is the recorded one in replay, `substitute()` in control mode, else what
+ * the native returns. Whichever it is, the program gets exactly what is recorded. `flags` says who
+ * decided a substituted value: control mode, or (0) nobody, when perturb mode stands in for the
+ * real source of another machine. A method written out here rather than a Proxy: these are the
+ * calls programs make in hot loops.
  */
-export function numberSource(recorder: Recorder, api: number, tag: number, substitute?: () => number, flags = substitute ? CONTROLLED : 0): ProxyHandler<Native> {
-  return {
-    apply(target, thisArg, args) {
-      const site = recorder.site(api);
-      const fed = recorder.replayer ? recorder.replay(api, site) : undefined;
-      if (typeof fed === 'number') {
-        recorder.number(api, tag | REPLAYED, site, fed);
-        return fed;
-      }
-      const value = substitute ? substitute() : (real.apply(target, thisArg, args) as number);
-      recorder.number(api, tag | flags, site, value);
-      return value;
-    },
+export function numberSource(recorder: Recorder, api: number, tag: number, substitute?: () => number, flags = substitute ? CONTROLLED : 0): (target: Native) => Native {
+  return (target) => {
+    const source = {
+      source(this: unknown): number {
+        const site = recorder.site(api, source);
+        const fed = recorder.replay(api, site);
+        if (typeof fed === 'number') {
+          recorder.number(api, tag | REPLAYED, site, fed);
+          return fed;
+        }
+        const value = substitute ? substitute() : (real.apply(target, this, arguments) as number);
+        recorder.number(api, tag | flags, site, value);
+        return value;
+      },
+    }.source;
+    return imitate(target, source);
   };
 }
 

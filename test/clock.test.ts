@@ -90,6 +90,15 @@ test('Date keeps its ECMAScript semantics under the hook', () => {
       show('hrtime.bigint', typeof process.hrtime.bigint(), Object.keys(process.hrtime));
       show('hrtime diff', process.hrtime([0, 0]).length);
       try { new Date.now(); } catch (error) { show('new Date.now', error.constructor.name + ': ' + error.message); }
+      // The hot sources are plain functions made to look like the natives (patch.ts imitate).
+      const sources = [Math.random, Date.now, performance.now, process.hrtime, process.hrtime.bigint, process.uptime];
+      show('own keys', sources.map((fn) => Reflect.ownKeys(fn).map(String)));
+      show('own descriptors', sources.map((fn) => Object.getOwnPropertyDescriptors(fn)).map((all) => Object.values(all).map((x) => [x.writable, x.enumerable, x.configurable, typeof x.value])));
+      show('prototypes', [process.hrtime.prototype === Object.getPrototypeOf(new process.hrtime()), 'prototype' in performance.now]);
+      try { new Math.random(); } catch (error) { show('new Math.random', error.constructor.name + ': ' + error.message); }
+      try { new performance.now(); } catch (error) { show('new performance.now', error.constructor.name + ': ' + error.message); }
+      show('new hrtime.bigint', typeof new process.hrtime.bigint());
+      try { performance.now.call({}); } catch (error) { show('now on non-performance', error.code); }
       try { Date.prototype.getTime.call({}); } catch (error) { show('getTime on non-date', error.message); }
     `,
   });
