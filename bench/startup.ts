@@ -5,6 +5,8 @@
  * that merely deferred its work to the program's first import would show it there), and two
  * floors for `node -e 0`: `--import` of an empty module, what any import hook costs before it
  * does anything, and of one that loads the builtins the hook must patch before the program runs.
+ * `node -e 0` is also measured, in the same alternation, under the hook's code as tsc emits it,
+ * module by module: what bundling it into one file saves.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -15,10 +17,9 @@ import { BENCH_FIXTURES, REGISTER, REPO, median, table } from './common.js';
 /** Runs of each command per round: one start-up is tens of milliseconds, so medians need many. */
 const RUNS_PER_ROUND = 6;
 
-const PROGRAMS: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ['node -e 0', ['-e', '0']],
-  ['ESM importing child_process, fs, crypto', [join(BENCH_FIXTURES, 'startup-imports.mjs')]],
-];
+const EVAL_ZERO = ['-e', '0'];
+const IMPORTS = [join(BENCH_FIXTURES, 'startup-imports.mjs')];
+const UNBUNDLED = join(BENCH_FIXTURES, 'unbundled.mjs');
 
 /** What any hook pays: `node --import` of a module that does nothing, and of one that loads what ours patches. */
 const FLOORS: ReadonlyArray<readonly [string, string]> = [
@@ -30,10 +31,10 @@ export function benchStartup(rounds: number): void {
   const traceDir = mkdtempSync(join(tmpdir(), 'detdrift-bench-startup-'));
   try {
     const runs = rounds * RUNS_PER_ROUND;
-    const rows = FLOORS.map(([name, fixture]) => row(name, measure(runs, [['plain', ['-e', '0']], [name, ['--import', join(BENCH_FIXTURES, fixture), '-e', '0']]], traceDir)));
-    for (const [name, args] of PROGRAMS) {
-      rows.push(row(name, measure(runs, [['plain', args], ['hooked', ['--import', REGISTER, ...args]]], traceDir)));
-    }
+    const rows = FLOORS.map(([name, fixture]) => row(name, measure(runs, [['plain', EVAL_ZERO], [name, ['--import', join(BENCH_FIXTURES, fixture), ...EVAL_ZERO]]], traceDir)));
+    const [plain, bundled, unbundled] = measure(runs, [['plain', EVAL_ZERO], ['hooked', ['--import', REGISTER, ...EVAL_ZERO]], ['unbundled', ['--import', UNBUNDLED, ...EVAL_ZERO]]], traceDir);
+    rows.push(row('node -e 0', [plain!, bundled!]), row("node -e 0, the hook unbundled (tsc's modules)", [plain!, unbundled!]));
+    rows.push(row('ESM importing child_process, fs, crypto', measure(runs, [['plain', IMPORTS], ['hooked', ['--import', REGISTER, ...IMPORTS]]], traceDir)));
     console.log(`\nStart-up (observe mode, cwd ${REPO}, median of ${runs} alternating runs)`);
     console.log(table(['program', 'plain ms', 'with --import ms', 'ratio'], rows));
   } finally {

@@ -25,7 +25,11 @@ import { Recorder, type RecorderSources } from './recorder.js';
 import { readSettings, type HookSettings } from './settings.js';
 import { fileSink } from './sink.js';
 
-/** detdrift's own install directory (the parent of `dist/`): its frames never count as sites. */
+/**
+ * detdrift's own install directory (the parent of `dist/`): its frames never count as sites. The
+ * hook runs as one bundled file, dist/instrument/register.js (scripts/bundle-hook.mjs), at the depth
+ * tsc gives this module, so both find the same directory.
+ */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const RUNTIME_KEY = Symbol.for('detdrift.runtime');
 const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess];
@@ -148,8 +152,9 @@ function writeHeader(sink: Sink, traceHeader: TraceHeader, file: string): TraceW
 /**
  * Where values come from besides the real sources: control mode's seeded streams and clock, or the
  * recorded run that replay feeds back (whose own mode decides what a fresh value is after it).
- * Perturb's and replay's modules (replay's brings the trace reader) are loaded only in their mode:
- * an observed run's start-up pays for the modules it uses.
+ * Perturb's and replay's modules (replay's brings the trace reader) are evaluated only in their
+ * mode: an observed run's start-up pays for the code it runs. The bundle inlines them rather than
+ * splitting them into chunks, which would add modules that every mode loads (measured: no faster).
  */
 async function loadSources(settings: HookSettings): Promise<Sources> {
   const hold = settings.hold;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { assertSameAsPlain, eventsOf, project, runHooked } from './helpers.js';
+import { assertSameAsPlain, eventsOf, project, REGISTER, runHooked, tempDir } from './helpers.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -40,4 +42,26 @@ test("a bare hook digests the lockfile once per traced tree: children carry the 
   const digest = { file: 'package-lock.json', sha256: sha256(lock) };
   assert.deepEqual(run.traces.get('0')!.header.lockfile, digest);
   assert.deepEqual(run.traces.get('0.1')!.header.lockfile, digest);
+});
+
+test('the hook is one self-contained file: copied alone into a bare package it records in every mode and names its version', () => {
+  // Nothing beside it, no node_modules: a static or dynamic import of any other file would fail here.
+  const lone = tempDir('detdrift-lone-');
+  mkdirSync(join(lone, 'dist', 'instrument'), { recursive: true });
+  copyFileSync(REGISTER, join(lone, 'dist', 'instrument', 'register.js'));
+  writeFileSync(join(lone, 'package.json'), JSON.stringify({ name: 'detdrift', version: '0.0.0-lone', type: 'module' }));
+  const dir = project({ 'app.mjs': 'console.log(Math.random(), Date.now() > 0);\n' });
+  const hooked = (env: Record<string, string>) => {
+    const run = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${join(lone, 'dist', 'instrument', 'register.js')}"`, ...env } });
+    assert.equal(run.stderr, '');
+    return { run, trace: run.traces.get('0')! };
+  };
+  const observed = hooked({});
+  assert.equal(observed.trace.header.tool.version, '0.0.0-lone');
+  assert.equal(eventsOf(observed.trace, 'Math.random').length, 1);
+  // perturb and replay code is inlined, evaluated only in its mode
+  assert.equal(hooked({ DETDRIFT_MODE: 'perturb', DETDRIFT_SEED: '3', DETDRIFT_PERTURB: 'dir-order' }).trace.header.mode, 'perturb');
+  const replayed = hooked({ DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: observed.run.traceDir });
+  assert.equal(replayed.trace.header.mode, 'replay');
+  assert.equal(replayed.run.stdout, observed.run.stdout, 'the recorded draw is fed back');
 });
