@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { parseCommandLine } from '../cli/args.js';
 import { parseYaml, type YamlMap, type YamlValue } from '../diffing/lockfile/yaml.js';
 import { REPO } from './helpers.js';
 
@@ -97,7 +98,13 @@ test('the example workflow records the seeds on Linux and macOS when a lockfile 
   assert.equal(compare['runs-on'], 'ubuntu-latest');
   const download = steps(compare).find((step) => String(step.uses).startsWith('actions/download-artifact@'))!;
   assert.deepEqual(plain(download.with), { path: 'traces', pattern: '*-seed*' });
-  const last = steps(compare).at(-1)!;
-  assert.equal(last.run, 'npx detdrift matrix traces --summary "$GITHUB_STEP_SUMMARY"');
-  assert.equal(last.shell, 'bash');
+  const comparing = steps(compare).find((step) => step.name === 'compare the platforms')!;
+  assert.equal(comparing.run, 'npx detdrift matrix traces --summary "$GITHUB_STEP_SUMMARY" --report html=detdrift-report.html');
+  assert.equal(comparing.shell, 'bash');
+  const argv = String(comparing.run).split(' ').slice(2).map((arg) => arg.replace('"$GITHUB_STEP_SUMMARY"', 'summary.md'));
+  assert.equal(parseCommandLine(argv, REPO).kind, 'run', `detdrift accepts ${argv.join(' ')}`);
+  const page = steps(compare).at(-1)!;
+  assert.ok(String(page.uses).startsWith('actions/upload-artifact@'));
+  assert.equal(page.if, '${{ !cancelled() }}', 'the page is kept when the runs diverge (matrix exits 1)');
+  assert.equal(map(page.with).path, 'detdrift-report.html');
 });
