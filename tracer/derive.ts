@@ -41,24 +41,25 @@ export class Derivation {
   private readonly random: Stream;
   private nanoseconds = 0;
 
-  constructor(header: Pick<TraceHeader, 'seed' | 'apis'>, from?: Derivation) {
-    if (from) {
-      this.rules = from.rules;
-      this.tags = from.tags;
-      this.random = from.random.copy();
-      this.nanoseconds = from.nanoseconds;
+  /** From a trace's header: the generators at the start of the run. From a derivation: an independent copy at its position. */
+  constructor(source: Pick<TraceHeader, 'seed' | 'apis'> | Derivation) {
+    if (source instanceof Derivation) {
+      this.rules = source.rules;
+      this.tags = source.tags;
+      this.random = source.random.copy();
+      this.nanoseconds = source.nanoseconds;
       return;
     }
     const rule = (api: string) => (Object.hasOwn(RULES, api) ? RULES[api]! : ([Rule.none, Tag.none] as const));
-    this.rules = Uint8Array.from(header.apis, (row) => rule(row.api)[0]);
-    this.tags = Uint8Array.from(header.apis, (row) => rule(row.api)[1]);
+    this.rules = Uint8Array.from(source.apis, (row) => rule(row.api)[0]);
+    this.tags = Uint8Array.from(source.apis, (row) => rule(row.api)[1]);
     // The hook seeds a run without DETDRIFT_SEED with '0' (instrument/runtime.ts).
-    this.random = new Stream(header.seed ?? '0', 'Math.random');
+    this.random = new Stream(source.seed ?? '0', 'Math.random');
   }
 
-  /** An independent derivation at this one's position: where a chunk read again starts. */
+  /** Where a chunk read again on its own starts (reader.ts, ChunkStart). */
   copy(): Derivation {
-    return new Derivation({ seed: null, apis: [] }, this);
+    return new Derivation(this);
   }
 
   /**
