@@ -55,15 +55,6 @@ export function normalizeStack(raw: readonly RawFrame[], context: StackContext):
   return { frames, skipped };
 }
 
-/** A key that is equal for equal raw stacks, cheap enough to build on every captured call. */
-export function stackKey(raw: readonly RawFrame[]): string {
-  let key = '';
-  for (const callSite of raw) {
-    key += `${callSite.getFileName()}:${callSite.getLineNumber()}:${callSite.getColumnNumber()};`;
-  }
-  return key;
-}
-
 function functionName(callSite: RawFrame): string | null {
   const fn = callSite.getFunctionName();
   if (fn) return fn;
