@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import type { RawFrame } from '../tracer/stack.js';
 import { entryName, guard, patchDir, substituted, withCallback, withPromise, type DirOrder, type RecordResult, type Substitute } from './fs-dir.js';
 import { family, type Native } from './patch.js';
-import { real } from './real.js';
+import { captureFrames, real } from './real.js';
 import type { Recorder } from './recorder.js';
 
 type Form = 'callback' | 'sync' | 'promise';
@@ -12,7 +11,6 @@ type Form = 'callback' | 'sync' | 'promise';
 // Node's own modules that call fs through its exports (cp, rm, glob, recursive watch, realpath,
 // Dirent types, the loaders, http2, the REPL). Generic forwarders (promisify, nextTick) stay recorded.
 const NODE_FS_CALLER = /^node:(?:fs$|repl$|internal\/(?:fs|modules|http2|repl|test_runner|watch_mode|main|source_map|debugger)\/)/;
-const rawFrames = (_error: Error, frames: RawFrame[]): RawFrame[] => frames;
 
 /**
  * Directory orders and stat times: `readdir` in every form (values: the names in the order the
@@ -109,22 +107,10 @@ function fromProgram(recorder: Recorder, trap: Native): boolean {
   }
 }
 
+/** The first file among the three frames above `trap` (builtins like `Array.prototype.map` have none). */
 function callerFile(trap: Native): string | null {
-  const { Error } = real;
-  const limit = Error.stackTraceLimit;
-  const prepare = Error.prepareStackTrace;
-  const holder: { stack?: RawFrame[] } = {};
-  let frames: RawFrame[] | undefined;
-  try {
-    Error.stackTraceLimit = 3;
-    Error.prepareStackTrace = rawFrames;
-    real.captureStackTrace(holder, trap);
-    frames = holder.stack; // V8 formats on first access: read it while rawFrames is in place
-  } finally {
-    Error.stackTraceLimit = limit;
-    Error.prepareStackTrace = prepare;
-  }
-  if (!Array.isArray(frames)) return null;
+  const frames = captureFrames(3, trap);
+  if (frames === null) return null;
   for (let i = 0; i < frames.length; i++) {
     const file = frames[i]!.getFileName();
     if (file) return file;
