@@ -23,6 +23,61 @@ export interface SitePolicy {
   readonly first: number;
   /** after that, one call in `every` (counted per API, so two runs sample the same calls) */
   readonly every: number;
+  /**
+   * the stride doubles after this many samples at it (0: never): a loop of 10^6 draws then takes
+   * hundreds of stacks instead of thousands, and its first calls are sampled as densely as before
+   */
+  readonly doubling: number;
+  /** calls whose stack is taken whatever the sampling says: [api, ordinal among that API's calls] */
+  readonly at?: ReadonlyArray<readonly [api: number, ordinal: number]>;
+}
+
+/**
+ * Which call of each API is next to get its stack: the sampling stride (SitePolicy) and the
+ * ordinals asked for, kept per API so the hot path compares one number.
+ */
+class SiteSchedule {
+  /** calls of each API so far (a double: a long run passes 2^32) */
+  private readonly calls = new Float64Array(256);
+  /** the next call to sample or take at, whichever comes first: call 0 for every API */
+  private readonly due = new Float64Array(256);
+  private readonly sampleDue = new Float64Array(256);
+  private readonly stride = new Float64Array(256);
+  private readonly left = new Float64Array(256);
+  private readonly asked = new Map<number, number[]>();
+
+  constructor(private readonly policy: SitePolicy) {
+    this.stride.fill(policy.every);
+    this.left.fill(policy.doubling);
+    for (const [api, ordinal] of policy.at ?? []) {
+      const list = this.asked.get(api) ?? [];
+      list.push(ordinal);
+      this.asked.set(api, list);
+    }
+    for (const list of this.asked.values()) list.sort((a, b) => b - a); // popped from the end, smallest first
+  }
+
+  /** Counts a call of `api`; true when its stack is to be taken. */
+  take(api: number): boolean {
+    const count = this.calls[api]!++;
+    if (count !== this.due[api] && count >= this.policy.first) return false;
+    if (count === this.due[api]) this.advance(api, count);
+    return true;
+  }
+
+  private advance(api: number, count: number): void {
+    if (count === this.sampleDue[api]) {
+      this.sampleDue[api] += this.stride[api]!;
+      if (this.policy.doubling > 0 && --this.left[api]! === 0) {
+        this.stride[api] *= 2;
+        this.left[api] = this.policy.doubling;
+      }
+    }
+    const asked = this.asked.get(api);
+    while (asked !== undefined && asked.length > 0 && asked[asked.length - 1]! <= count) asked.pop();
+    const next = asked?.[asked.length - 1] ?? Infinity;
+    this.due[api] = Math.min(this.sampleDue[api]!, next);
+  }
 }
 
 /** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
@@ -62,9 +117,8 @@ export class Recorder {
   readonly hold: boolean;
   private readonly writer: TraceWriter;
   private readonly stack: StackContext;
-  private readonly policy: SitePolicy;
+  private readonly schedule: SiteSchedule;
   private readonly contexts: ContextTracker;
-  private readonly calls = new Uint32Array(256);
   private readonly siteIds = new SiteIds();
   /** replay mode only: a site id's `file:line:column`, to match calls against the recording */
   private readonly siteKeys = new Map<number, string | null>();
@@ -88,7 +142,7 @@ export class Recorder {
     this.perturber = sources.perturber ?? null;
     this.hold = sources.hold ?? false;
     this.stack = stack;
-    this.policy = policy;
+    this.schedule = new SiteSchedule(policy);
     this.contexts = new ContextTracker((id, def) => writer.defineContext(id, def), (error) => this.fail('ERR_DETDRIFT_CONTEXT', error));
     this.contexts.enable();
   }
@@ -119,9 +173,7 @@ export class Recorder {
    * wrapper the program called: V8 then collects no frame of the hook's own.
    */
   site(api: number, above?: Native): number {
-    if (!this.on || this.busy) return 0;
-    const count = this.calls[api]!++;
-    if (count >= this.policy.first && count % this.policy.every !== 0) return 0;
+    if (!this.on || this.busy || !this.schedule.take(api)) return 0;
     return this.stacks ? this.capture(above) : 0;
   }
 

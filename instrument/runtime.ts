@@ -21,7 +21,7 @@ import { FAULT_VAR, injectRecordFault, installCounter, readFaults, type Faults }
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, HookError, installToStringMask, type Handle } from './patch.js';
 import { real, readJsonFile } from './real.js';
-import { Recorder, type RecorderSources } from './recorder.js';
+import { Recorder, type RecorderSources, type SitePolicy } from './recorder.js';
 import { readSettings, type HookSettings } from './settings.js';
 import { fileSink } from './sink.js';
 
@@ -94,7 +94,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
       ownDir: OWN_DIR,
       packageOf: createPackageResolver(readJsonFile),
       depth: 16,
-    }, settings.sites, given);
+    }, sitePolicy(settings, claimed.lineage), given);
     recorder = active;
     const step = installCounter(faults.installAt);
     const installs = [
@@ -194,10 +194,16 @@ function header(settings: HookSettings, lineage: string, lockfile: TraceHeader['
     root: { name: project?.name ?? null, version: project?.version ?? null },
     lockfile,
     apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
-    sites: settings.sites,
+    sites: sitePolicy(settings, lineage),
     holds: settings.hold || settings.mode === 'replay' ? ['bytes'] : [],
     ...(perturber ? { perturb: perturber.describe(process.env) } : {}),
   };
+}
+
+/** The sampling, and the calls of this process whose stacks the CLI asked for. */
+function sitePolicy(settings: HookSettings, lineage: string): SitePolicy {
+  const at = settings.stacksAt.filter((ask) => ask.lineage === lineage).map(({ api, ordinal }) => [api, ordinal] as const);
+  return at.length > 0 ? { ...settings.sites, at } : settings.sites;
 }
 
 function projectRelative(arg: string, root: string): string {

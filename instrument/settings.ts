@@ -14,8 +14,10 @@ export interface HookSettings {
   readonly seed: string | null;
   /** DETDRIFT_ROOT: the project root that paths are made relative to; defaults to the cwd */
   readonly root: string;
-  /** DETDRIFT_SITES=`first/every`: which calls get their stack taken */
+  /** DETDRIFT_SITES=`first/every[/doubling]`: which calls get their stack taken */
   readonly sites: SitePolicy;
+  /** DETDRIFT_STACKS_AT=`lineage:api:ordinal,...`: calls whose stack is taken whatever the sampling (the CLI asks for a divergence's) */
+  readonly stacksAt: ReadonlyArray<{ readonly lineage: string; readonly api: number; readonly ordinal: number }>;
   /** DETDRIFT_SPAWN: the lineage the parent gave this process, if any */
   readonly spawn: string | null;
   /** DETDRIFT_LOCKFILE=`file:sha256`, computed once by the CLI */
@@ -33,7 +35,7 @@ export interface HookSettings {
 }
 
 export const DEFAULT_TRACE_DIR = '.detdrift/trace';
-export const DEFAULT_SITES: SitePolicy = Object.freeze({ first: 64, every: 256 });
+export const DEFAULT_SITES: SitePolicy = Object.freeze({ first: 64, every: 256, doubling: 64 });
 const MODES: readonly Mode[] = ['observe', 'control', 'replay', 'perturb'];
 
 export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings {
@@ -53,6 +55,7 @@ export function readSettings(env: NodeJS.ProcessEnv, cwd: string): HookSettings 
     seed: env.DETDRIFT_SEED ?? null,
     root,
     sites: parseSites(env.DETDRIFT_SITES),
+    stacksAt: parseStacksAt(env.DETDRIFT_STACKS_AT),
     spawn: env.DETDRIFT_SPAWN || null,
     lockfile: parseLockfile(env.DETDRIFT_LOCKFILE),
     hold: env.DETDRIFT_HOLD === 'bytes',
@@ -74,12 +77,21 @@ function parsePerturb(value: string | undefined): Perturbation[] {
 
 function parseSites(value: string | undefined): SitePolicy {
   if (!value) return DEFAULT_SITES;
-  const match = /^(\d+)\/(\d+)$/.exec(value);
+  const match = /^(\d+)\/(\d+)(?:\/(\d+))?$/.exec(value);
   const every = Number(match?.[2]);
   if (!match || every < 1) {
-    throw new HookError('ERR_DETDRIFT_SITES', `DETDRIFT_SITES is ${JSON.stringify(value)}; expected FIRST/EVERY, e.g. 64/256 (EVERY at least 1)`);
+    throw new HookError('ERR_DETDRIFT_SITES', `DETDRIFT_SITES is ${JSON.stringify(value)}; expected FIRST/EVERY[/DOUBLING], e.g. 64/256/64 (EVERY at least 1, DOUBLING 0 for a fixed stride)`);
   }
-  return Object.freeze({ first: Number(match[1]), every });
+  return Object.freeze({ first: Number(match[1]), every, doubling: match[3] === undefined ? DEFAULT_SITES.doubling : Number(match[3]) });
+}
+
+function parseStacksAt(value: string | undefined): HookSettings['stacksAt'] {
+  if (!value) return [];
+  return value.split(',').map((entry) => {
+    const match = /^(.+):(\d+):(\d+)$/.exec(entry);
+    if (!match) throw new HookError('ERR_DETDRIFT_SITES', `DETDRIFT_STACKS_AT has ${JSON.stringify(entry)}; expected LINEAGE:API:ORDINAL, e.g. 0:5:1234`);
+    return { lineage: match[1]!, api: Number(match[2]), ordinal: Number(match[3]) };
+  });
 }
 
 /** DETDRIFT_LOCKFILE's `file:sha256` form, which parseLockfile reads at its last colon. */

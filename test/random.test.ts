@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { Api } from '../tracer/apis.js';
 import { eventsOf, project, runHooked, siteOf, type HookedRun, type Trace } from './helpers.js';
 
 function traceOf(run: HookedRun): Trace {
@@ -41,9 +42,18 @@ function sampled(trace: Trace): number[] {
   return ordinals;
 }
 
-function expectedOrdinals(first: number, every: number, calls: number): number[] {
+/**
+ * The ordinals DETDRIFT_SITES=first/every/doubling samples, from the rule's closed form: the calls
+ * below `first`, then stretch k (k = 0, 1, ...) of `doubling` samples, which starts at call
+ * every·doubling·(2^k − 1) and samples one call in every·2^k (doubling 0: one stretch, forever).
+ */
+function expectedOrdinals(first: number, every: number, doubling: number, calls: number): number[] {
   const ordinals: number[] = [];
-  for (let n = 0; n < calls; n++) if (n < first || n % every === 0) ordinals.push(n);
+  for (let n = 0; n < calls; n++) {
+    const k = doubling === 0 ? 0 : Math.floor(Math.log2(n / (every * doubling) + 1));
+    const start = every * doubling * (2 ** k - 1);
+    if (n < first || (n - start) % (every * 2 ** k) === 0) ordinals.push(n);
+  }
   return ordinals;
 }
 
@@ -52,9 +62,9 @@ test('a hot loop gets sites for its first 64 calls, then one call in 256, the sa
   const runs = [runHooked(['loop.cjs'], { cwd: dir }), runHooked(['loop.cjs'], { cwd: dir })];
   const [one, two] = runs.map(traceOf) as [Trace, Trace];
   assert.equal(eventsOf(one, 'Math.random').length, 10000, 'every call is an event, sampled or not');
-  assert.deepEqual(one.header.sites, { first: 64, every: 256 });
+  assert.deepEqual(one.header.sites, { first: 64, every: 256, doubling: 64 });
   const ordinals = sampled(one);
-  assert.deepEqual(ordinals, expectedOrdinals(64, 256, 10000));
+  assert.deepEqual(ordinals, expectedOrdinals(64, 256, 64, 10000));
   assert.deepEqual(sampled(two), ordinals, 'two runs sample the same call ordinals');
   // One line, one site: the sampled calls share an interned stack.
   const sites = new Set(eventsOf(one, 'Math.random').filter((event) => event.site !== 0).map((event) => event.site));
@@ -62,9 +72,34 @@ test('a hot loop gets sites for its first 64 calls, then one call in 256, the sa
   assert.deepEqual([...sites].map((site) => one.sites.get(site)?.frames[0]?.line), [2]);
 });
 
-test('DETDRIFT_SITES=first/every changes which calls get sites', () => {
+test('DETDRIFT_SITES=first/every[/doubling] changes which calls get sites; the stride doubles after each `doubling` samples', () => {
   const dir = project({ 'loop.cjs': LOOP });
-  const trace = traceOf(runHooked(['loop.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '5/1000' } }));
-  assert.deepEqual(trace.header.sites, { first: 5, every: 1000 });
-  assert.deepEqual(sampled(trace), expectedOrdinals(5, 1000, 10000));
+  const fixed = traceOf(runHooked(['loop.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '5/1000/0' } }));
+  assert.deepEqual(fixed.header.sites, { first: 5, every: 1000, doubling: 0 });
+  assert.deepEqual(sampled(fixed), expectedOrdinals(5, 1000, 0, 10000));
+  const doubling = traceOf(runHooked(['loop.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '2/10/3' } }));
+  const ordinals = sampled(doubling);
+  assert.deepEqual(ordinals.slice(0, 12), [0, 1, 10, 20, 30, 50, 70, 90, 130, 170, 210, 290]);
+  assert.deepEqual(ordinals, expectedOrdinals(2, 10, 3, 10000));
+});
+
+test('DETDRIFT_STACKS_AT takes the stack of exactly the calls asked for, in the process asked for, whatever the sampling', () => {
+  // Two lines that draw in turn: an even ordinal is line 2's call, an odd one line 3's.
+  const dir = project({ 'turns.cjs': 'for (let i = 0; i < 5000; i++) {\n  Math.random();\n  Math.random();\n}\n' });
+  const asked = [4001, 9998, 7000];
+  const stacksAt = [...asked.map((ordinal) => `0:${Api.mathRandom}:${ordinal}`), `0.1:${Api.mathRandom}:3`].join(',');
+  const trace = traceOf(runHooked(['turns.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '1/100000/0', DETDRIFT_STACKS_AT: stacksAt } }));
+  assert.deepEqual(sampled(trace), [0, 4001, 7000, 9998], 'the first call, then the three asked for; the other lineage\'s ask is not this process\'s');
+  const events = eventsOf(trace, 'Math.random');
+  assert.deepEqual(asked.map((ordinal) => siteOf(trace, events[ordinal]!)?.line), [3, 2, 2], 'each stack is its own call\'s');
+  assert.deepEqual(trace.header.sites.at, [[Api.mathRandom, 4001], [Api.mathRandom, 9998], [Api.mathRandom, 7000]]);
+});
+
+test('a malformed DETDRIFT_STACKS_AT is refused with a code, and the program runs unrecorded', () => {
+  const dir = project({ 'loop.cjs': LOOP });
+  const run = runHooked(['loop.cjs'], { cwd: dir, env: { DETDRIFT_STACKS_AT: '0:mathRandom' } });
+  assert.equal(run.code, 0);
+  assert.equal(run.stdout, 'true\n');
+  assert.match(run.stderr, /^detdrift: ERR_DETDRIFT_SITES: DETDRIFT_STACKS_AT has "0:mathRandom"; expected LINEAGE:API:ORDINAL/);
+  assert.equal(run.traces.size, 0);
 });

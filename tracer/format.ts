@@ -95,8 +95,17 @@ export interface TraceHeader {
   readonly lockfile: { readonly file: string; readonly sha256: string } | null;
   /** the api table: an event's api byte indexes it */
   readonly apis: readonly ApiRow[];
-  /** how call sites were taken: the first `first` calls of each API, then one in `every` */
-  readonly sites: { readonly first: number; readonly every: number };
+  /**
+   * how call sites were taken: the first `first` calls of each API, then one in `every`, the stride
+   * doubling after each `doubling` samples at it (0 or absent: never); and the calls in `at`
+   * ([api, ordinal among that API's calls]), whose stacks were asked for
+   */
+  readonly sites: {
+    readonly first: number;
+    readonly every: number;
+    readonly doubling?: number;
+    readonly at?: ReadonlyArray<readonly [number, number]>;
+  };
   /** what the values hold beyond digests (replay needs raw bytes) */
   readonly holds: readonly string[];
   /** perturb mode only: each dimension varied, its variant, and what this run got (instrument/perturb.ts) */
