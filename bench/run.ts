@@ -1,4 +1,7 @@
-/** `npm run bench [-- --rounds N]`: every benchmark, printing ratios measured in this one run. */
+/**
+ * `npm run bench [-- --rounds N] [--only NAME] [--apis Date.now,Math.random]`: every benchmark (or
+ * one), printing ratios measured in this one run; `--apis` narrows `record` to those APIs.
+ */
 import { parseArgs } from 'node:util';
 import { benchBisect } from './bisect.js';
 import { benchDiff } from './diff.js';
@@ -13,9 +16,10 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     only: { type: 'string' },
     sizes: { type: 'string', default: '1e5,1e6,1e7' },
+    apis: { type: 'string' },
   },
 });
-if (!values.only || values.only === 'record') benchRecord(Number(values.rounds));
+if (!values.only || values.only === 'record') benchRecord(Number(values.rounds), values.apis?.split(','));
 if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').map(Number));
 if (!values.only || values.only === 'bisect') benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);
 if (!values.only || values.only === 'scan') benchScan();

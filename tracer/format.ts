@@ -184,6 +184,13 @@ export class ByteWriter {
     this.length += 8;
   }
 
+  /** `bytes[from..to)` as they are. */
+  raw(bytes: Uint8Array, from: number, to: number): void {
+    this.reserve(to - from);
+    this.bytes.set(bytes.subarray(from, to), this.length);
+    this.length += to - from;
+  }
+
   i64(value: bigint): void {
     this.reserve(8);
     this.view.setBigInt64(this.length, value, true);

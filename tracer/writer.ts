@@ -36,6 +36,8 @@ export class TraceWriter {
   private readonly site: Uint32Array;
   private readonly ctx: Uint32Array;
   private readonly num: Float64Array;
+  /** `num`'s bytes: a run of doubles is written as they lie in memory (little-endian machines) */
+  private readonly numBytes: Uint8Array;
   private readonly aux: Float64Array;
   private readonly big: BigInt64Array;
   private readonly obj: unknown[];
@@ -58,6 +60,7 @@ export class TraceWriter {
     this.site = new Uint32Array(capacity);
     this.ctx = new Uint32Array(capacity);
     this.num = new Float64Array(capacity);
+    this.numBytes = new Uint8Array(this.num.buffer);
     this.aux = new Float64Array(capacity);
     this.big = new BigInt64Array(capacity);
     this.obj = new Array(capacity);
@@ -181,14 +184,27 @@ export class TraceWriter {
    * into a run record: a loop of draws costs its values alone (format.ts).
    */
   private encodeEvents(out: ByteWriter): void {
-    for (let i = 0; i < this.count; i++) this.settleTag(i);
+    const count = this.count;
+    for (let i = 0; i < count; i++) this.settleTag(i);
     let i = 0;
-    while (i < this.count) {
+    while (i < count) {
       let end = i + 1;
       if (i > 0 && this.repeats(i - 1, i)) {
-        while (end < this.count && end - i < MAX_RUN && this.repeats(i, end)) end++;
+        while (end < count && end - i < MAX_RUN && this.repeats(i, end)) end++;
         out.u8(Rec.run);
         out.varint(end - i);
+        // A run's events share one tag byte: derived values take no bytes, doubles are copied whole.
+        const tagByte = this.tag[i]!;
+        if (tagByte & DERIVED) {
+          i = end;
+          continue;
+        }
+        const tag = tagByte & TAG_MASK;
+        if (LITTLE_ENDIAN && (tag === Tag.f64 || tag === Tag.hrtime)) {
+          out.raw(this.numBytes, i * 8, end * 8);
+          i = end;
+          continue;
+        }
       } else {
         out.u8(this.api[i]!);
         out.u8(this.tag[i]!);
@@ -197,7 +213,7 @@ export class TraceWriter {
       }
       for (; i < end; i++) this.encodeValue(out, i);
     }
-    this.written += this.count;
+    this.written += count;
     this.count = 0;
   }
 
@@ -277,6 +293,8 @@ export class TraceWriter {
 }
 
 const encoder = new TextEncoder();
+/** The format's doubles are little-endian, as the memory of every machine Node ships for but s390x. */
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 
