@@ -14,15 +14,17 @@ const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => unknow
 let native: ((bytes: Uint8Array) => number) | null | undefined;
 
 /**
- * zlib's crc32, if it gives the table's value for `bytes` (the input that asked for it): a
- * replacement a program installed before the first big chunk, and that answers otherwise, is not
- * used again.
+ * zlib's crc32, if it gives the table's value for the start of `bytes` (the input that asked for
+ * it): a replacement a program installed before the first big chunk, and that answers otherwise,
+ * is not used again. A short start: the table's code is not optimized yet, and 64 KiB through it
+ * would cost milliseconds.
  */
 function loadNative(bytes: Uint8Array): ((bytes: Uint8Array) => number) | null {
   try {
     const zlib = getBuiltinModule?.call(process, 'node:zlib') as { crc32?: (bytes: Uint8Array) => number } | undefined;
     const crc32 = zlib?.crc32;
-    return typeof crc32 === 'function' && crc32(bytes) === crc32Table(bytes) ? crc32 : null;
+    const start = bytes.subarray(0, 64);
+    return typeof crc32 === 'function' && crc32(start) === crc32Table(start) ? crc32 : null;
   } catch {
     return null; // a Node that refuses: the table serves
   }

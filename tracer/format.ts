@@ -187,8 +187,16 @@ export class ByteWriter {
   /** `bytes[from..to)` as they are. */
   raw(bytes: Uint8Array, from: number, to: number): void {
     this.reserve(to - from);
-    this.bytes.set(bytes.subarray(from, to), this.length);
-    this.length += to - from;
+    if (to - from > RAW_LOOP_MAX) {
+      this.bytes.set(bytes.subarray(from, to), this.length);
+      this.length += to - from;
+      return;
+    }
+    // A short copy byte by byte: a subarray is an object, and the GC would see one per run.
+    const out = this.bytes;
+    let at = this.length;
+    for (let i = from; i < to; i++) out[at++] = bytes[i]!;
+    this.length = at;
   }
 
   i64(value: bigint): void {
@@ -214,6 +222,8 @@ export class ByteWriter {
 }
 
 const encoder = new TextEncoder();
+/** The longest copy `raw` makes byte by byte. */
+const RAW_LOOP_MAX = 256;
 
 export function zigzag(value: number): number {
   return value < 0 ? -2 * value - 1 : 2 * value;
