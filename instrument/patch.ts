@@ -203,7 +203,8 @@ let batching = 0;
 
 /**
  * Runs several family installs with one `syncBuiltinESMExports` at the end instead of one per
- * family: each call walks every loaded builtin, most of a millisecond of start-up apiece.
+ * family: each call walks every export of every builtin that has an ESM facade. The bundled hook
+ * builds none (scripts/bundle-hook.mjs), so there it only covers facades something built before.
  */
 export function batched<T>(installs: () => T): T {
   batching++;

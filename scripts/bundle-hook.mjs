@@ -3,12 +3,23 @@
 // costs a resolve, a read and a compile, and the hook's code is ~30 modules of ours.
 // The other dist/instrument files stay tsc's, for the unit tests that import them one by one.
 // Run by `npm run build` after tsc. The same sources give the same bundle byte for byte.
+//
+// The bundle imports no builtin as an ES module: it takes each from `process.getBuiltinModule`.
+// An ESM import makes Node build the builtin's ESM facade, and every facade makes the hook's
+// `syncBuiltinESMExports` after patching walk all its exports, firing lazy getters (`fs.promises`,
+// the fs streams) that load a dozen more builtins. Without facades the program's own first
+// `import { readdirSync } from 'node:fs'` builds one from the exports the hook already patched.
 import { build } from 'esbuild';
+import ts from 'typescript';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** The plugin's modules: one per builtin, and the snapshot they all re-export from. */
+const NAMESPACE = 'detdrift-builtin';
+const SNAPSHOT = 'snapshot';
 
-const result = await build({
+/** @type {import('esbuild').BuildOptions} */
+const options = {
   absWorkingDir: root,
   entryPoints: ['instrument/register.ts'],
   // at the depth tsc gave it: runtime.ts finds package.json from import.meta.url
@@ -22,14 +33,92 @@ const result = await build({
   sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
-});
+};
+
+// First pass, builtins left as imports: which names the bundle takes from which builtin.
+const first = await build({ ...options, write: false, sourcemap: false });
+const used = builtinImports(first.outputFiles[0].text);
+const result = await build({ ...options, plugins: [builtinsFromProcess(used)] });
 
 // The hook runs inside the traced program: it holds only instrument/ and tracer/ code (DESIGN.md)
-// and loads nothing but Node's builtins.
-const inputs = Object.keys(result.metafile.inputs).filter((path) => !/^(instrument|tracer)\//.test(path));
+// and loads nothing but Node's builtins, through process.getBuiltinModule.
+const inputs = Object.keys(result.metafile.inputs).filter((path) => !/^(instrument|tracer)\//.test(path) && !path.startsWith(`${NAMESPACE}:`));
 const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((entry) => entry.path));
-const foreign = [...inputs, ...imports.filter((path) => !path.startsWith('node:'))];
+const foreign = [...inputs, ...imports];
 if (foreign.length > 0) {
-  console.error(`bundle-hook: the hook would hold or load ${foreign.join(', ')}; only instrument/, tracer/ and node: builtins are allowed`);
+  console.error(`bundle-hook: the hook would hold or import ${foreign.join(', ')}; only instrument/ and tracer/ code is allowed, and builtins come from process.getBuiltinModule`);
   process.exit(1);
+}
+
+/**
+ * The builtins the first pass's output imports, in the order it imports them, each with the names
+ * it takes (`default` for a default import). A namespace import or a re-export would need every
+ * export of the builtin, lazy getters included: refused.
+ * @param {string} code
+ * @returns {Map<string, Set<string>>}
+ */
+function builtinImports(code) {
+  const source = ts.createSourceFile('register.js', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const found = new Map();
+  const refuse = (what) => {
+    console.error(`bundle-hook: the hook has ${what}; import builtins by name or as a default`);
+    process.exit(1);
+  };
+  const visit = (node) => {
+    if (ts.isImportDeclaration(node)) {
+      const specifier = node.moduleSpecifier.text;
+      if (!specifier.startsWith('node:')) refuse(`an import of ${specifier}, which is no node: builtin`);
+      const names = found.get(specifier) ?? new Set();
+      found.set(specifier, names);
+      const clause = node.importClause;
+      if (clause?.name) names.add('default');
+      const bindings = clause?.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) refuse(`a namespace import of ${specifier}`);
+      for (const element of bindings?.elements ?? []) names.add((element.propertyName ?? element.name).text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
+      refuse(`a re-export from ${node.moduleSpecifier.text}`);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments;
+      if (argument && ts.isStringLiteral(argument) && argument.text.startsWith('node:')) refuse(`a dynamic import of ${argument.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * Resolves every `node:` import to a module that re-exports it from one snapshot module, which
+ * takes the builtins from `process.getBuiltinModule` and copies each name the bundle uses. Named
+ * imports are then the functions the builtin held when the hook loaded, before any family patched
+ * it, as real.ts's are: the hook's own calls never reach a wrapper, so it never records itself.
+ * (An ESM import's named bindings would follow the patch after `syncBuiltinESMExports`.) One
+ * snapshot for all: esbuild evaluates a module that perturb's or replay's lazily loaded code
+ * imports when that code first runs, which could be after patching; the snapshot runs with the
+ * first builtin any module imports, and real.ts, imported first, imports builtins.
+ * Only the names used are read, so no lazy getter (`fs.promises`) fires unless the hook uses it.
+ * @param {Map<string, Set<string>>} builtins
+ * @returns {import('esbuild').Plugin}
+ */
+function builtinsFromProcess(builtins) {
+  const local = (index, name) => `b${index}_${name}`;
+  const specifiers = [...builtins.keys()];
+  const snapshot = specifiers.flatMap((specifier, index) => [
+    `const b${index} = process.getBuiltinModule(${JSON.stringify(specifier)});`,
+    ...[...builtins.get(specifier)].map((name) => (name === 'default' ? `export { b${index} as ${local(index, name)} };` : `export const ${local(index, name)} = b${index}.${name};`)),
+  ]);
+  return {
+    name: 'builtins-from-process',
+    setup(plugin) {
+      plugin.onResolve({ filter: /^node:/ }, ({ path }) => ({ path, namespace: NAMESPACE }));
+      plugin.onLoad({ filter: /.*/, namespace: NAMESPACE }, ({ path }) => {
+        if (path === SNAPSHOT) return { contents: snapshot.join('\n'), loader: 'js' };
+        const index = specifiers.indexOf(path);
+        if (index === -1) throw new Error(`${path} was not imported in the first pass`);
+        const names = [...builtins.get(path)].map((name) => `${local(index, name)} as ${name}`);
+        return { contents: `export { ${names.join(', ')} } from ${JSON.stringify(`${NAMESPACE}:${SNAPSHOT}`)};`, loader: 'js' };
+      });
+      plugin.onResolve({ filter: new RegExp(`^${NAMESPACE}:`) }, ({ path }) => ({ path: path.slice(NAMESPACE.length + 1), namespace: NAMESPACE }));
+    },
+  };
 }

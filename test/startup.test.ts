@@ -25,6 +25,50 @@ test('the families are in place before the program runs: named ESM imports, CJS 
   assert.equal(eventsOf(trace, 'os.hostname').length, 1);
 });
 
+test("an ESM program's named imports of every patched builtin see the bundled hook's wrappers", () => {
+  // The bundle takes builtins from process.getBuiltinModule and builds no ESM facade: the
+  // program's own imports build them from the exports the hook has already patched.
+  const dir = project({
+    'app.mjs': `
+      import { readdirSync } from 'node:fs';
+      import { readdir } from 'node:fs/promises';
+      import { execFileSync, spawnSync } from 'node:child_process';
+      import { randomBytes, randomUUID } from 'node:crypto';
+      import { setTimeout } from 'node:timers';
+      import { setTimeout as delay } from 'node:timers/promises';
+      import { performance } from 'node:perf_hooks';
+      import { hostname, tmpdir } from 'node:os';
+      readdirSync('.');
+      await readdir('.');
+      execFileSync(process.execPath, ['-e', '0']);
+      spawnSync(process.execPath, ['-e', '0']);
+      randomBytes(4);
+      randomUUID();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await delay(0);
+      performance.now();
+      hostname();
+      tmpdir();
+    `,
+  });
+  const run = assertSameAsPlain(['app.mjs'], { cwd: dir }, 0);
+  const trace = run.traces.get('0')!;
+  const once: ReadonlyArray<readonly [string, string]> = [
+    ['fs.readdir', 'sync'],
+    ['fs.readdir', 'promise'],
+    ['crypto.randomBytes', 'sync'],
+    ['crypto.randomUUID', 'module'],
+    ['setTimeout', 'schedule'],
+    ['setTimeout', 'promise'],
+    ['performance.now', 'call'],
+    ['os.hostname', 'call'],
+    ['os.tmpdir', 'call'],
+  ];
+  for (const [api, form] of once) assert.equal(eventsOf(trace, api, form).length, 1, `${api} (${form})`);
+  // the children got their lineage names from the wrapped execFileSync and spawnSync
+  assert.deepEqual([...run.traces.keys()].sort(), ['0', '0.1', '0.2']);
+});
+
 test("a bare hook digests the lockfile once per traced tree: children carry the root's digest", () => {
   const lock = '{"lockfileVersion":3}\n';
   const dir = project({
