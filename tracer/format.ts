@@ -171,6 +171,15 @@ export class ByteWriter {
   /** LEB128 for integers up to 2^53. */
   varint(value: number): void {
     this.reserve(8);
+    if (value < 0x80000000) {
+      // the usual case (ids, counts, small values) in int32 arithmetic
+      while (value >= 0x80) {
+        this.bytes[this.length++] = (value & 0x7f) | 0x80;
+        value >>>= 7;
+      }
+      this.bytes[this.length++] = value;
+      return;
+    }
     while (value >= 0x80) {
       this.bytes[this.length++] = (value % 0x80) | 0x80;
       value = Math.floor(value / 0x80);
