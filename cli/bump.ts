@@ -15,6 +15,7 @@ import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
 import { AGREE, DIVERGE, emitReport } from './report-output.js';
+import { CauseStacks } from './stacks.js';
 import { prepareOutDir } from './traces.js';
 import { checkoutWorktree, installCommand, type Worktree } from './worktree.js';
 
@@ -52,7 +53,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       return out;
     };
     // Each seed: base and head twice. The report is about the first seed the bump changed.
-    let found: { seed: string | null; comparison: Comparison; verdict: BumpVerdict } | null = null;
+    let found: { seed: string | null; comparison: Comparison; verdict: BumpVerdict; traces: { a: string | null; b: string } } | null = null;
     for (const seed of options.seeds.length > 0 ? options.seeds : [null]) {
       progress.phase(`seed ${seed ?? 'none'}: recording ${options.command.join(' ')} on base and head, twice each (${options.mode} mode)`);
       const prefix = `seed-${seed ?? 'none'}`;
@@ -61,15 +62,21 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       progress.clear();
       const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true });
       const verdict = bumpVerdict(comparison, base[1] ? compare(base[0]!, base[1]) : null, compare(head[0]!, head[1]!));
-      found = { seed, comparison, verdict };
+      found = { seed, comparison, verdict, traces: { a: base[0] ?? null, b: head[0]! } };
       if (verdict !== 'unchanged') break;
     }
-    const { seed, comparison, verdict } = found!;
+    const { seed, comparison, verdict, traces } = found!;
+    // A blamed call whose stack was not sampled: its side's command, replaying its trace, takes it (a --base-trace has no checkout to run).
+    const stacks = new CauseStacks(comparison, logger);
+    const rerun = (trace: string | null, root: string | null) => (trace && root ? { trace, command: options.command, cwd: where(root), seed } : null);
+    await stacks.forCause(comparison.diverging?.cause ?? null, { a: rerun(traces.a, baseRoot), b: rerun(traces.b, headRoot) }, progress);
+    const taken = stacks.framesOf(comparison.diverging?.cause ?? null);
 
     const changes = diffLockfiles(await baseLockfile(options, project.root, baseRoot, lockfile), readLockfile(join(headRoot, lockfile)));
     const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, logger) : new Map<LockfileChange, ScanDiff>();
-    const attribution: Attribution = attribute(causeStack(comparison), changes, scans, comparison.diverging?.b ?? null);
-    const { status } = await emitReport(comparison, headRoot, options.json, { bump: { verdict, seed, attribution }, reports: options.reports });
+    const reachedByHead = taken && comparison.diverging?.cause?.side === 'b' ? [taken] : [];
+    const attribution: Attribution = attribute(taken ?? causeStack(comparison), changes, scans, comparison.diverging?.b ?? null, reachedByHead);
+    const { status } = await emitReport(comparison, headRoot, options.json, { bump: { verdict, seed, attribution }, reports: options.reports, stacks: stacks.list() });
     return verdict === 'unchanged' && status === AGREE ? AGREE : DIVERGE;
   } finally {
     for (const worktree of trees) await worktree.remove();

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compare, type Comparison } from '../diffing/compare.js';
+import { confirmedCause } from '../report/build.js';
 import type { CommandContext } from './args.js';
 import { confirmByReplay, replayCommand, shellQuote } from './confirm.js';
 import type { CheckOptions } from './options.js';
@@ -11,6 +12,7 @@ import { recordRun } from './record.js';
 import { emitReport, fencingCommands } from './report-output.js';
 import { prepareOutDir } from './traces.js';
 import { runPerturbed } from './perturb.js';
+import { CauseStacks } from './stacks.js';
 
 /**
  * `detdrift check --seed N -- CMD`: runs CMD `--runs` times with the same seed, compares each
@@ -33,12 +35,18 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       checked = await recordAndCompare({ ...options, seed }, dir, progress, logger);
       if (checked.comparison.verdict === 'diverge') break;
     }
-    const { seeded, dirs, comparison } = checked!;
+    const { seeded, dirs, against, comparison } = checked!;
+    // A blamed call whose stack was not sampled gets it from a replay: a probe of the confirmation, or a run of its own.
+    const stacks = new CauseStacks(comparison, logger);
     const confirmation = options.confirm
-      ? await confirmByReplay({ traceA: dirs[0]!, comparison, command: options.command, cwd: options.cwd, seed: seeded.seed, progress, logger })
+      ? await confirmByReplay({ traceA: dirs[0]!, comparison, command: options.command, cwd: options.cwd, seed: seeded.seed, progress, logger, stacks })
       : null;
+    if (comparison.diverging) {
+      const rerun = (trace: string) => ({ trace, command: options.command, cwd: options.cwd, seed: seeded.seed });
+      await stacks.forCause(confirmedCause(comparison.diverging, confirmation).cause, { a: rerun(dirs[0]!), b: rerun(against) }, progress);
+    }
     const replay = kept ? replayCommand(dirs[0]!, options.command) : rerunCommand(seeded);
-    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, { confirmation, replay, reports: options.reports });
+    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, { confirmation, replay, reports: options.reports, stacks: stacks.list() });
     if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
     return status;
   } finally {
@@ -50,6 +58,8 @@ interface Checked {
   /** the options with the seed these runs had */
   readonly seeded: CheckOptions;
   readonly dirs: readonly string[];
+  /** the run compared with the first: the first that diverged from it, or the last */
+  readonly against: string;
   readonly comparison: Comparison;
 }
 
@@ -69,11 +79,13 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
   }
   progress.clear();
   let comparison: Comparison | null = null;
+  let against = dirs[0]!;
   for (const later of dirs.slice(1)) {
     comparison = compare(dirs[0]!, later, { ignore: options.ignore });
+    against = later;
     if (comparison.verdict === 'diverge') break;
   }
-  return { seeded: options, dirs, comparison: comparison! };
+  return { seeded: options, dirs, against, comparison: comparison! };
 }
 
 /** The traces are gone after this check: the command that records them again and keeps them. */

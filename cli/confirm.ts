@@ -20,6 +20,14 @@ export interface ConfirmSetup {
   readonly seed: string | null;
   readonly progress: Progress;
   readonly logger: CommandContext['logger'];
+  /** stacks to take in the probes (cli/stacks.ts): a probe re-runs run A anyway */
+  readonly stacks?: { probe(pinned: number): ProbeStacks | null } | null;
+}
+
+/** What one probe asks the hook for besides its replay, and reads from its trace before it is deleted. */
+export interface ProbeStacks {
+  readonly env: Readonly<Record<string, string>>;
+  collect(out: string): void;
 }
 
 /**
@@ -41,8 +49,10 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
     const replayOnce = async (pinned: number, fresh: 'shift' | 'real'): Promise<boolean> => {
       const out = join(work, `replay-${++attempt}`);
       prepareOutDir(out);
-      const env = { DETDRIFT_REPLAY: setup.traceA, DETDRIFT_REPLAY_LIMIT: `${focus.lineage}:${pinned}`, DETDRIFT_REPLAY_FRESH: fresh };
+      const stacks = setup.stacks?.probe(pinned) ?? null;
+      const env = { DETDRIFT_REPLAY: setup.traceA, DETDRIFT_REPLAY_LIMIT: `${focus.lineage}:${pinned}`, DETDRIFT_REPLAY_FRESH: fresh, ...stacks?.env };
       await recordRun({ out, mode: 'replay', seed: setup.seed, command: setup.command, cwd: setup.cwd }, 'pipe', setup.logger, env);
+      stacks?.collect(out);
       const same = sameOutputs(setup.traceA, out, through);
       rmSync(out, { recursive: true, force: true });
       return same;

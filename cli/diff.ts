@@ -7,6 +7,7 @@ import type { DiffOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { emitReport } from './report-output.js';
+import { CauseStacks } from './stacks.js';
 import { assertTraces } from './traces.js';
 
 /**
@@ -23,12 +24,15 @@ export async function run(options: DiffOptions, { logger }: CommandContext): Pro
   const traceA = statSync(options.a).isFile() ? dirname(options.a) : options.a;
   const header = comparison.processes.find((process) => process.a)?.a?.header;
   const command = header ? rerunnable(header.command, root) : null;
+  // Its probes re-run run A anyway: they take the blamed call's stack when run A did not sample it.
+  // No run is made for that alone: the traces may come from another machine.
+  const stacks = new CauseStacks(comparison, logger);
   const confirmation =
     options.confirm && command && comparison.verdict === 'diverge'
-      ? await confirmByReplay({ traceA, comparison, command, cwd: root, seed: header!.seed, progress: new Progress(), logger })
+      ? await confirmByReplay({ traceA, comparison, command, cwd: root, seed: header!.seed, progress: new Progress(), logger, stacks })
       : null;
   const replay = command ? replayCommand(traceA, command) : null;
-  return (await emitReport(comparison, root, options.json, { confirmation, replay, reports: options.reports })).status;
+  return (await emitReport(comparison, root, options.json, { confirmation, replay, reports: options.reports, stacks: stacks.list() })).status;
 }
 
 /** A trace's command, runnable from the project root: `node` and a script that exists there. */

@@ -73,5 +73,6 @@ function causeText(cause: CauseView | null): string {
   if (!cause) return 'none found';
   const at = cause.site ? ` at ${describeFrame(cause.site)}` : '';
   const mine = cause.firstPartySite && cause.firstPartySite !== cause.site ? `, from ${describeFrame(cause.firstPartySite)}` : '';
-  return `${describeCulprit(cause)}${at}${mine} (${cause.rule})`;
+  const unsampled = !cause.site && cause.stackNote ? `; its stack was not sampled (DETDRIFT_STACKS_AT=${cause.stackNote.stacksAt} on a replay of that run takes it)` : '';
+  return `${describeCulprit(cause)}${at}${mine} (${cause.rule})${unsampled}`;
 }

@@ -30,9 +30,11 @@ export function attribute(
   changes: readonly LockfileChange[],
   scans: ReadonlyMap<LockfileChange, ScanDiff>,
   head: LoadedTrace | null,
+  /** stacks a replay of head took for calls head's run did not sample (cli/stacks.ts): head reached them too */
+  alsoReached: ReadonlyArray<readonly Frame[]> = [],
 ): Attribution {
   const cause = stack ? nearestChange(stack, changes) : null;
-  const reached = head ? reachedSites(head) : new Set<string>();
+  const reached = head ? reachedSites(head, alsoReached) : new Set<string>();
   const added: AddedSite[] = [];
   for (const [change, diff] of scans) {
     const pkg = `${change.name}@${change.to}`;
@@ -56,10 +58,10 @@ function nearestChange(stack: readonly Frame[], changes: readonly LockfileChange
 }
 
 /** `name@version/file:line:column` of every call site the run took a stack at. */
-function reachedSites(trace: LoadedTrace): Set<string> {
+function reachedSites(trace: LoadedTrace, also: ReadonlyArray<readonly Frame[]>): Set<string> {
   const sites = new Set<string>();
-  for (const def of trace.sites.values()) {
-    const frame = def.frames[0];
+  for (const frames of [...[...trace.sites.values()].map((def) => def.frames), ...also]) {
+    const frame = frames[0];
     if (frame?.package) sites.add(`${frame.file}:${frame.line}:${frame.column}`);
   }
   return sites;

@@ -5,6 +5,8 @@ import type { Cause } from '../diffing/cause.js';
 import type { Divergence } from '../diffing/localize.js';
 import type { Attribution } from '../diffing/attribute.js';
 import type { LockfileChange } from '../diffing/lockfile/index.js';
+import { askFor, unaskable, type StackOutcome } from '../diffing/stacks.js';
+import type { Frame } from '../tracer/format.js';
 import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import { bytesToHex } from '../tracer/digest.js';
 import { sourceOf } from './source.js';
@@ -21,6 +23,7 @@ import {
   type PerturbationView,
   type Report,
   type RunView,
+  type StackNoteView,
   type ValueView,
 } from './types.js';
 
@@ -35,7 +38,12 @@ export interface BuildOptions {
   readonly bump?: { readonly verdict: BumpVerdict; readonly seed: string | null; readonly attribution: Attribution } | null;
   /** `detdrift check --perturb`: which perturbation run A had, and every one tried (cli/perturb.ts) */
   readonly perturbation?: PerturbationView | null;
+  /** stacks a replay re-run took, or failed to take, for calls their runs did not sample (cli/stacks.ts) */
+  readonly stacks?: readonly StackOutcome[] | null;
 }
+
+/** Stacks taken by a re-run, by `side:index` of the call in the diverging process. */
+type Taken = ReadonlyMap<string, readonly Frame[]>;
 
 const NEARBY = 8;
 
@@ -45,11 +53,15 @@ const MAX_SITES = 20;
 export function buildReport(comparison: Comparison, options: BuildOptions): Report {
   const focus = comparison.diverging ?? comparison.processes[0] ?? null;
   const names = comparison.interner.names;
-  const view = (row: Row | null, trace: LoadedTrace | null): EventView | null =>
-    row && trace ? eventView(row, trace, names) : null;
+  const outcomes = (options.stacks ?? []).filter((outcome) => outcome.ask.lineage === focus?.lineage);
+  const taken: Taken = new Map(outcomes.flatMap((outcome) => (outcome.frames ? [[`${outcome.ask.side}:${outcome.ask.index}`, outcome.frames] as const] : [])));
+  const view = (row: Row | null, side: 'a' | 'b'): EventView | null => {
+    const trace = side === 'a' ? focus?.a : focus?.b;
+    return row && trace ? eventView(row, trace, names, taken.get(`${side}:${row.index}`)) : null;
+  };
   const divergence = (found: Divergence | null): DivergenceView | null =>
     found && focus
-      ? { process: focus.lineage, index: { a: found.indexA, b: found.indexB }, reason: found.reason, a: view(found.a, focus.a), b: view(found.b, focus.b) }
+      ? { process: focus.lineage, index: { a: found.indexA, b: found.indexB }, reason: found.reason, a: view(found.a, 'a'), b: view(found.b, 'b') }
       : null;
   const ordering = focus?.alignment?.ordering;
   const decided = focus ? confirmedCause(focus, options.confirmation) : null;
@@ -59,16 +71,16 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     runs: { a: runView(focus?.a ?? null), b: runView(focus?.b ?? null) },
     firstDivergence: divergence(focus?.first ?? null),
     outputDivergence: divergence(focus?.output ?? null),
-    cause: focus && decided ? withBump(causeView(focus, decided, names, options.root), options.bump?.attribution.cause ?? null) : null,
+    cause: focus && decided ? withBump(causeView(focus, decided, names, options.root, outcomes), options.bump?.attribution.cause ?? null) : null,
     ordering: ordering ? { index: ordering.index, contexts: [names[ordering.a.ctx]!, names[ordering.b.ctx]!] } : null,
     confirmation: options.confirmation
       ? { status: options.confirmation.status, pinned: options.confirmation.pinned, total: options.confirmation.total, runs: options.confirmation.runs }
       : null,
-    nearby: decided?.cause?.kind === 'outside' ? nearbyEvents(focus, names) : [],
+    nearby: decided?.cause?.kind === 'outside' ? nearbyEvents(focus, names, taken) : [],
     replay: options.replay ?? null,
     bump: options.bump ? bumpSection(options.bump) : null,
     perturbation: options.perturbation ?? null,
-    timeline: focus ? buildTimeline(focus, (row, side) => eventView(row, side === 'a' ? focus.a! : focus.b!, names)) : null,
+    timeline: focus ? buildTimeline(focus, (row, side) => view(row, side)!) : null,
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
       perApi: counts(focus, (kind) => names[kind.api]!, Infinity),
@@ -79,7 +91,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
 }
 
 /** The cause replay decided, when it did; else the heuristic one. */
-function confirmedCause(process: ProcessComparison, confirmation: BisectResult | null | undefined): { cause: Cause | null; confirmed: boolean } {
+export function confirmedCause(process: ProcessComparison, confirmation: BisectResult | null | undefined): { cause: Cause | null; confirmed: boolean } {
   if (confirmation?.status === 'confirmed' && process.a && confirmation.pinned !== null) {
     const row = process.a.calls.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family)).at(confirmation.pinned - 1);
     if (row) {
@@ -95,14 +107,14 @@ function confirmedCause(process: ProcessComparison, confirmation: BisectResult |
 }
 
 /** Run A's I/O, timer and fs calls nearest the first output divergence, nearest first (the earlier of two as near). */
-function nearbyEvents(process: ProcessComparison | null, names: readonly string[]): EventView[] {
+function nearbyEvents(process: ProcessComparison | null, names: readonly string[], taken: Taken): EventView[] {
   if (!process?.a || !process.first) return [];
   const trace = process.a;
   const at = process.first.indexA;
   const nearby: EventView[] = [];
   const take = (index: number) => {
     const family = index >= 0 && index < trace.calls.length ? trace.calls.kind(index).spec.family : null;
-    if (nearby.length < NEARBY && (family === 'fs' || family === 'timers')) nearby.push(eventView(trace.calls.at(index)!, trace, names));
+    if (nearby.length < NEARBY && (family === 'fs' || family === 'timers')) nearby.push(eventView(trace.calls.at(index)!, trace, names, taken.get(`a:${index}`)));
   };
   for (let distance = 0; nearby.length < NEARBY && (at - distance >= 0 || at + distance < trace.calls.length); distance++) {
     take(at - distance);
@@ -122,10 +134,17 @@ function uncontrolledValues({ alignment, a, b }: ProcessComparison): number {
   return count;
 }
 
-function causeView(process: ProcessComparison, { cause, confirmed }: { cause: Cause | null; confirmed: boolean }, names: readonly string[], root: string): CauseView | null {
+function causeView(
+  process: ProcessComparison,
+  { cause, confirmed }: { cause: Cause | null; confirmed: boolean },
+  names: readonly string[],
+  root: string,
+  outcomes: readonly StackOutcome[],
+): CauseView | null {
   if (!cause) return null;
   const trace = cause.side === 'a' ? process.a! : process.b!;
-  const event = cause.row ? eventView(cause.row, trace, names) : null;
+  const outcome = cause.row ? outcomes.find(({ ask }) => ask.side === cause.side && ask.index === cause.row!.index) : undefined;
+  const event = cause.row ? eventView(cause.row, trace, names, outcome?.frames ?? undefined) : null;
   const partner = cause.row && cause.kind === 'call' ? partnerOf(process, cause.row, cause.side) : undefined;
   const firstParty = event?.stack.find((frame) => frame.package === null) ?? null;
   const ordering = process.alignment?.ordering;
@@ -144,7 +163,21 @@ function causeView(process: ProcessComparison, { cause, confirmed }: { cause: Ca
     rule: cause.rule,
     source: event?.site ? sourceOf(event.site, root) : null,
     bump: null,
+    stackNote: cause.row && trace.calls.kind(cause.row.index).site === 0 ? stackNote(trace, process.lineage, cause.side, cause.row, outcome) : null,
   };
+}
+
+/** What became of the stack of a blamed call its run did not sample. */
+function stackNote(trace: LoadedTrace, lineage: string, side: 'a' | 'b', row: Row, outcome: StackOutcome | undefined): StackNoteView {
+  const ask = outcome?.ask ?? askFor(trace, lineage, side, row);
+  const call = `run ${side.toUpperCase()} did not sample the stack of ${ask.api} call #${ask.ordinal} of process ${lineage} (stacks are taken for the first calls of each API, then a sample)`;
+  const note = (status: StackNoteView['status'], detail: string): StackNoteView => ({ status, process: lineage, ordinal: ask.ordinal, stacksAt: ask.entry, detail });
+  if (outcome?.frames) return note('replayed', `${call}; a replay of the run took it`);
+  if (outcome) return note('not-reproduced', `${call}; a replay of the run to take it failed, so no site is shown: ${outcome.reason}`);
+  const why = unaskable(ask);
+  if (why !== null) return note('not-sampled', `${call}; no re-run can take it: ${why}`);
+  const how = `replay run ${side.toUpperCase()} with DETDRIFT_STACKS_AT=${ask.entry} set (\`detdrift replay --out DIR TRACE -- CMD\`, then \`detdrift show DIR\`), or let \`detdrift check\` or \`detdrift bump\` re-run the command, which takes it`;
+  return note('not-sampled', `${call}; to take it, ${how}`);
 }
 
 function withBump(cause: CauseView | null, change: LockfileChange | null): CauseView | null {
@@ -173,9 +206,10 @@ function partnerOf(process: ProcessComparison, row: Row, side: 'a' | 'b'): Value
   return valueView(other.calls.at(partner)!.event.value);
 }
 
-function eventView(row: Row, trace: LoadedTrace, names: readonly string[]): EventView {
+/** `taken`: the stack a re-run took for this call, used when its run did not sample it. */
+function eventView(row: Row, trace: LoadedTrace, names: readonly string[], taken?: readonly Frame[]): EventView {
   const { event } = row;
-  const frames = trace.sites.get(event.site)?.frames ?? [];
+  const frames = (event.site === 0 ? taken : trace.sites.get(event.site)?.frames) ?? [];
   return {
     index: row.index,
     seq: event.seq,

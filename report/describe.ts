@@ -54,7 +54,20 @@ export function describeCulprit(cause: CauseView | null): string {
   if (!cause) return 'the runs diverge';
   if (cause.kind === 'ordering') return 'an ordering difference';
   if (cause.kind === 'outside') return 'not explained by an intercepted source';
-  return `${cause.api ?? '?'} in ${cause.package ?? 'the project'}`;
+  return siteUnknown(cause) ? `${cause.api ?? '?'} at an unknown call site` : `${cause.api ?? '?'} in ${cause.package ?? 'the project'}`;
+}
+
+/** The blamed call has no site because its run did not sample the stack: not "in the project". */
+export function siteUnknown(cause: CauseView): boolean {
+  return cause.site === null && cause.stackNote !== undefined && cause.stackNote !== null;
+}
+
+/**
+ * The call site's line when its run did not sample the stack: where the site shown came from, or
+ * why there is none and how to take it. Null when the run took the stack.
+ */
+export function describeStackNote(cause: CauseView): string | null {
+  return cause.stackNote?.detail ?? null;
 }
 
 /** `structure at call #0 of run A, #0 of run B` */

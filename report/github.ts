@@ -8,7 +8,7 @@
  * or inject annotations, masks, outputs or environment changes.
  */
 import { randomUUID } from 'node:crypto';
-import { changedCounts, describeBump, describeCulprit, describeDivergence, describeFrame, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import { changedCounts, describeBump, describeCulprit, describeDivergence, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
 
 export interface GithubOptions {
@@ -65,6 +65,8 @@ function lead(report: Report, cause: CauseView | null, here: FrameView | null): 
 function details(report: Report, cause: CauseView | null, here: FrameView | null, bump = true): string[] {
   const out: string[] = [];
   if (cause?.site) out.push(`call site: ${diskPath(cause.site)}:${cause.site.line}:${cause.site.column}${cause.site.fn ? ` (${cause.site.fn})` : ''}`);
+  const stackNote = cause ? describeStackNote(cause) : null;
+  if (stackNote) out.push(`${cause?.site ? 'its stack' : 'call site'}: ${stackNote}`);
   if (cause?.firstPartySite && here === null) out.push(`reached from: ${describeFrame(cause.firstPartySite)}`);
   if (cause?.bump && bump) out.push(`dependency: ${describeBump(cause.bump)}`);
   if (cause && cause.kind !== 'outside') out.push(`why: ${cause.rule} [${cause.confidence}]`);

@@ -5,7 +5,7 @@
  * inline, allowed by hash in a Content-Security-Policy that allows nothing else.
  */
 import { createHash } from 'node:crypto';
-import { describeBump, describeBumpVerdict, describeConfirmation, describeCulprit, describeValue, sameFrame } from './describe.js';
+import { describeBump, describeBumpVerdict, describeConfirmation, describeCulprit, describeStackNote, describeValue, sameFrame, siteUnknown } from './describe.js';
 import { SCRIPT, STYLE } from './html-assets.js';
 import { count, countsSection, familyClass, familyOfApi, frame, stacksSection } from './html-evidence.js';
 import { html, Markup } from './html-markup.js';
@@ -48,10 +48,12 @@ ${report.cause ? cause(report.cause) : html`<p class="culprit">No cause found.</
 
 function cause(found: CauseView): Markup {
   const what = found.kind === 'call'
-    ? html`<span class="chip ${familyClass(familyOfApi(found.api ?? ''))}"></span><code>${found.api ?? '?'}</code>${found.form && found.form !== 'call' ? ` (${found.form})` : ''} in <code>${found.package ?? 'the project'}</code>, seen in run ${found.run.toUpperCase()}`
+    ? html`<span class="chip ${familyClass(familyOfApi(found.api ?? ''))}"></span><code>${found.api ?? '?'}</code>${found.form && found.form !== 'call' ? ` (${found.form})` : ''} ${siteUnknown(found) && !found.package ? ' at an unknown call site' : html` in <code>${found.package ?? 'the project'}</code>`}, seen in run ${found.run.toUpperCase()}`
     : describeCulprit(found);
   const facts: Array<[string, Markup | string]> = [];
   if (found.site) facts.push(['call site', frame(found.site)]);
+  const stackNote = describeStackNote(found);
+  if (stackNote) facts.push([found.site ? 'its stack' : 'call site', stackNote]);
   if (found.firstPartySite && !sameFrame(found.firstPartySite, found.site)) facts.push(['first project frame', frame(found.firstPartySite)]);
   if (found.bump) facts.push(['brought by', html`<code>${describeBump(found.bump)}</code>`]);
   if (found.value) facts.push(['value', html`run A <code>${describeValue(found.value.a)}</code>, run B <code>${describeValue(found.value.b)}</code>`]);

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { API_TABLE, type Family } from '../tracer/apis.js';
-import { describeBump, describeFrame, diskPath, manifestDependency, repositoryPath, sameFrame } from './describe.js';
+import { describeBump, describeFrame, describeStackNote, diskPath, manifestDependency, repositoryPath, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -106,6 +106,7 @@ function result(report: Report, options: SarifOptions): object {
       confidence: cause?.confidence ?? null,
       rule: cause?.rule ?? null,
       bump: cause?.bump ?? null,
+      stackNote: cause?.stackNote ?? null,
       replay: report.replay,
     },
   };
@@ -119,6 +120,8 @@ function message(report: Report, cause: CauseView | null, linked: boolean): stri
   else parts.push(escapeText(`Two seeded runs diverge at an uncontrolled ${cause.api ?? '?'} call${cause.package ? ` in ${cause.package}` : ''}: ${cause.rule} (${cause.confidence}).`));
   if (cause?.firstPartySite && linked) parts.push(`It is reached from [the project's code](1).`);
   if (cause?.bump) parts.push(escapeText(`Dependency: ${describeBump(cause.bump)}.`));
+  const stackNote = cause ? describeStackNote(cause) : null;
+  if (stackNote) parts.push(escapeText(`${cause?.site ? 'Its stack' : 'Call site'}: ${stackNote}.`));
   if (report.replay) parts.push(escapeText(`Replay run A locally: ${report.replay}`));
   return parts.join(' ');
 }

@@ -4,7 +4,7 @@
  * per-platform table when the report has one. GitHub takes at most 1 MiB per step's summary: long
  * tables are cut, with a note, until the whole fits.
  */
-import { describeBump, describeBumpVerdict, describeConfirmation, describeDivergence, describeFrame, describeValue, sameFrame } from './describe.js';
+import { describeBump, describeBumpVerdict, describeConfirmation, describeDivergence, describeFrame, describeStackNote, describeValue, sameFrame, siteUnknown } from './describe.js';
 import { code, codeBlock, count, table } from './markdown.js';
 import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report } from './types.js';
 
@@ -90,11 +90,13 @@ function perturbation(section: PerturbationView): string[] {
 function cause(cause: CauseView): string[] {
   const what =
     cause.kind === 'call'
-      ? `${code(cause.api ?? '?')} in ${cause.package ? code(cause.package) : 'the project'}, seen in run ${cause.run === 'a' ? 'A' : 'B'}`
+      ? `${code(cause.api ?? '?')} ${cause.package ? `in ${code(cause.package)}` : siteUnknown(cause) ? 'at an unknown call site' : 'in the project'}, seen in run ${cause.run === 'a' ? 'A' : 'B'}`
       : cause.kind === 'ordering' ? 'an ordering difference' : 'not explained by an intercepted source';
   const out = [`**Cause**: ${what} (${code(cause.confidence)})`, `Rule: ${code(cause.rule)}`];
   const rows: string[][] = [];
   if (cause.site) rows.push(['call site', frame(cause.site)]);
+  const stackNote = describeStackNote(cause);
+  if (stackNote) rows.push([cause.site ? 'its stack' : 'call site', code(stackNote, { table: true, max: 1000 })]);
   if (cause.firstPartySite && !sameFrame(cause.firstPartySite, cause.site)) rows.push(['first project frame', frame(cause.firstPartySite)]);
   if (cause.bump) rows.push(['dependency', code(describeBump(cause.bump), { table: true })]);
   if (cause.value) rows.push(['value', `run A ${code(describeValue(cause.value.a), { table: true })}, run B ${code(describeValue(cause.value.b), { table: true })}`]);

@@ -1,4 +1,4 @@
-import { describeBumpVerdict, describeConfirmation } from './describe.js';
+import { describeBumpVerdict, describeConfirmation, describeStackNote, siteUnknown } from './describe.js';
 import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
 
 export interface TerminalOptions {
@@ -59,13 +59,15 @@ function renderCause(cause: CauseView, paint: Paint): string[] {
   if (cause.kind === 'ordering') {
     out.push(paint(1, 'cause') + `  an ordering difference: async contexts ${cause.contexts?.join(' and ')} completed in a different order`);
   } else {
-    const where = cause.package ? ` in ${paint(33, cause.package)}` : ' in the project';
+    const where = cause.package ? ` in ${paint(33, cause.package)}` : siteUnknown(cause) ? ' at an unknown call site' : ' in the project';
     out.push(paint(1, 'cause') + `  ${paint(1, cause.api ?? '?')}${cause.form && cause.form !== 'call' ? ` (${cause.form})` : ''}${where}, seen in run ${cause.run.toUpperCase()}`);
     out.push(`       ${cause.rule} [${cause.confidence}]`);
     if (cause.value) out.push(`       value: run A ${formatValue(cause.value.a)}, run B ${formatValue(cause.value.b)}`);
     if (cause.bump) out.push(`       brought by ${paint(33, cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind}${through(cause.bump)})`);
   }
   if (cause.site) out.push(`       at ${formatFrame(cause.site)}`);
+  const stackNote = describeStackNote(cause);
+  if (stackNote) out.push(`       ${cause.site ? 'its stack' : 'call site unknown'}: ${stackNote}`);
   if (cause.firstPartySite && !(cause.site && formatFrame(cause.site) === formatFrame(cause.firstPartySite))) out.push(`       first project frame: ${formatFrame(cause.firstPartySite)}`);
   if (cause.source) {
     out.push('');

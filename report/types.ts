@@ -124,6 +124,29 @@ export interface CauseView {
   readonly rule: string;
   readonly source: SourceView | null;
   readonly bump: BumpView | null;
+  /** when the blamed call's run did not sample its stack: how the site was had, or why there is none; null (or absent) when the run took it */
+  readonly stackNote?: StackNoteView | null;
+}
+
+/**
+ * The stack of a blamed call its run did not sample (stacks are taken for the first calls of each
+ * API, then a sample), and what was done about it.
+ */
+export interface StackNoteView {
+  /**
+   * `replayed`: a replay of the run took it (DETDRIFT_STACKS_AT), and the site shown is that
+   * call's. `not-sampled`: there is none, and no re-run was made (traces only: `diff`, `matrix`),
+   * or none can ask for it. `not-reproduced`: a replay parted from the recording before the call;
+   * no site is shown rather than another call's.
+   */
+  readonly status: 'replayed' | 'not-sampled' | 'not-reproduced';
+  readonly process: string;
+  /** the call's number among its API's calls in that process, from 0: the count the sampling keeps */
+  readonly ordinal: number;
+  /** DETDRIFT_STACKS_AT's value (`LINEAGE:API:ORDINAL[,...]`) that asks the hook for this call's stack (for fs and timers, its neighbours' too: their events can be counted a few off) */
+  readonly stacksAt: string;
+  /** what happened and, when the site is missing, how to take it */
+  readonly detail: string;
 }
 
 /** What replay bisection found (diffing/bisect.ts). */

@@ -168,3 +168,21 @@ test('bump --report github annotates the first uncontrolled call and the bumped 
   assert.ok(errors.some((line) => line.startsWith('::error file=package.json,')), run.stdout);
   assert.ok(errors.every((line) => line.includes('Math.random in dice@1.0.1')), run.stdout);
 });
+
+test('a bump that adds a Date.now late in a loop, on a call the sampling skips: a replay of head takes its stack, and the cause names the line, the package and the bump', () => {
+  // v2 reads the clock on the loop's 5000th turn, after 5000 reads of the app's own: call #5000 of Date.now, unsampled.
+  const app = "const { tick } = require('ticker');\nfor (let i = 0; i < 5000; i++) {\n  if (Date.now() < 0) throw new Error('before 1970');\n  tick(i);\n}\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('ticker', '1.0.0'), packages: { 'ticker@1.0.0': 'exports.tick = function tick(i) {\n  return i;\n};\n' } },
+    { tree: direct('ticker', '2.0.0'), packages: { 'ticker@2.0.0': "exports.tick = function tick(i) {\n  if (i === 4999) console.log('last tick at', Date.now());\n  return i;\n};\n" } });
+  const run = bump(dir, '--mode', 'control');
+  const report = json(run, 1);
+  assert.equal(report.bump.verdict, 'changed');
+  assert.deepEqual([report.cause.api, report.cause.run, report.cause.package], ['Date.now', 'b', 'ticker@2.0.0']);
+  assert.deepEqual([report.cause.site.file, report.cause.site.line, report.cause.site.fn, report.cause.firstPartySite.file, report.cause.firstPartySite.line], ['ticker@2.0.0/index.js', 2, 'tick', 'app.js', 4]);
+  assert.deepEqual(report.cause.bump, { name: 'ticker', from: '1.0.0', to: '2.0.0', kind: 'major', path: ['ticker'] });
+  assert.deepEqual([report.cause.stackNote.status, report.cause.stackNote.ordinal], ['replayed', 5000]);
+  assert.deepEqual(report.bump.addedSites.map((site: { api: string; line: number; reached: boolean }) => [site.api, site.line, site.reached]), [['Date.now', 2, true]]);
+  assert.equal(report.firstDivergence.b?.site?.file, 'ticker@2.0.0/index.js', 'the first divergence is the same call, with the same stack');
+  assert.match(run.stderr, /taking the stack of Date\.now call #5000 of process 0 \(not sampled\) by replaying run B/);
+});

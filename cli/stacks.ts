@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Cause } from '../diffing/cause.js';
+import type { Comparison } from '../diffing/compare.js';
+import type { Rows } from '../diffing/load.js';
+import { askFor, pinsThrough, takenStack, unaskable, type StackAsk, type StackOutcome } from '../diffing/stacks.js';
+import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
+import type { CommandContext } from './args.js';
+import type { ProbeStacks } from './confirm.js';
+import type { Progress } from './progress.js';
+import { recordRun } from './record.js';
+import { prepareOutDir } from './traces.js';
+
+/** A recorded run that can be run again here: its trace directory (replayed), and how it was started. */
+export interface Rerunnable {
+  readonly trace: string;
+  readonly command: readonly string[];
+  readonly cwd: string;
+  readonly seed: string | null;
+}
+
+/**
+ * The stacks of blamed calls that their runs did not sample. Sampling leaves most calls of a hot
+ * loop without a stack, so the cause can be one; a replay of its run (every recorded value pinned,
+ * so it makes the same calls) with DETDRIFT_STACKS_AT asking for that one call takes it (DESIGN.md,
+ * The trace). Replay bisection already re-runs run A: its probes ask too (`probe`), so a confirmed
+ * `check` needs no run of its own; `forCause` re-runs only when no probe took the stack.
+ */
+export class CauseStacks {
+  private readonly outcomes = new Map<string, StackOutcome>();
+  private replayableA: Rows | null = null;
+  /** how many values a probe must pin to make the heuristic cause's call as run A did */
+  private causePins: number | null = null;
+
+  constructor(
+    private readonly comparison: Comparison,
+    private readonly logger: CommandContext['logger'],
+  ) {}
+
+  /** What every outcome, taken or not, says: the report's input (BuildOptions.stacks). */
+  list(): StackOutcome[] {
+    return [...this.outcomes.values()];
+  }
+
+  /** The stack taken for `cause`'s call, when one was. */
+  framesOf(cause: Cause | null): StackOutcome['frames'] {
+    return cause?.row ? (this.outcomes.get(`${cause.side}:${cause.row.index}`)?.frames ?? null) : null;
+  }
+
+  /**
+   * The asks of a bisection probe that pins run A's first `pinned` values: the heuristic cause, and
+   * the call that this probe would confirm (the `pinned`-th value), each when its run did not
+   * sample it and the probe pins every value before it, so that the probe makes the same calls.
+   */
+  probe(pinned: number): ProbeStacks | null {
+    const focus = this.comparison.diverging;
+    if (!focus?.a) return null;
+    const trace = focus.a;
+    const asks: StackAsk[] = [];
+    const want = (index: number) => {
+      if (trace.calls.kind(index).site !== 0 || this.outcomes.get(`a:${index}`)?.frames) return;
+      const ask = askFor(trace, focus.lineage, 'a', trace.calls.at(index)!);
+      if (unaskable(ask) === null && !asks.some((other) => other.index === index)) asks.push(ask);
+    };
+    const cause = focus.cause;
+    if (cause?.row && cause.side === 'a' && pinned >= (this.causePins ??= pinsThrough(trace, cause.row.index))) want(cause.row.index);
+    this.replayableA ??= trace.calls.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family));
+    if (pinned >= 1 && pinned <= this.replayableA.length) want(this.replayableA.index(pinned - 1));
+    if (asks.length === 0) return null;
+    return {
+      env: { DETDRIFT_STACKS_AT: asks.map((ask) => ask.entry).join(',') },
+      collect: (out) => {
+        for (const ask of asks) this.keep(takenStack(out, ask));
+      },
+    };
+  }
+
+  /**
+   * Takes the stack of `cause`'s call when its run did not sample it and no probe took it: one
+   * replay of that side's run. Without a run to replay (`sides[side]` null: a recorded trace from
+   * elsewhere) nothing is taken, and the report says how to take it.
+   */
+  async forCause(cause: Cause | null, sides: { readonly a: Rerunnable | null; readonly b: Rerunnable | null }, progress: Progress): Promise<void> {
+    const focus = this.comparison.diverging;
+    const trace = cause?.side === 'a' ? focus?.a : focus?.b;
+    if (!focus || !trace || !cause?.row || trace.calls.kind(cause.row.index).site !== 0) return;
+    if (this.outcomes.has(`${cause.side}:${cause.row.index}`)) return; // a probe asked: it pinned every value before the call
+    const rerun = sides[cause.side];
+    const ask = askFor(trace, focus.lineage, cause.side, cause.row);
+    if (rerun === null || unaskable(ask) !== null) return;
+    progress.phase(`taking the stack of ${ask.api} call #${ask.ordinal} of process ${ask.lineage} (not sampled) by replaying run ${cause.side.toUpperCase()}`);
+    const out = mkdtempSync(join(tmpdir(), 'detdrift-stack-'));
+    try {
+      prepareOutDir(out);
+      const env = { DETDRIFT_REPLAY: rerun.trace, DETDRIFT_STACKS_AT: ask.entry };
+      await recordRun({ out, mode: 'replay', seed: rerun.seed, command: rerun.command, cwd: rerun.cwd }, 'pipe', this.logger, env);
+      this.keep(takenStack(out, ask));
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+
+  /** A taken stack stands; a failure is kept only while nothing better is known. */
+  private keep(outcome: StackOutcome): void {
+    const key = `${outcome.ask.side}:${outcome.ask.index}`;
+    if (this.outcomes.get(key)?.frames) return;
+    if (outcome.frames) this.logger.debug({ stacksAt: outcome.ask.entry, site: outcome.frames[0] }, 'a replay re-run took the stack of an unsampled call');
+    else this.logger.debug({ stacksAt: outcome.ask.entry, reason: outcome.reason }, 'a replay re-run did not reproduce an unsampled call; its stack is not used');
+    this.outcomes.set(key, outcome);
+  }
+}

@@ -1,0 +1,142 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
+import { digestBytes, digestHex, digestString } from '../tracer/digest.js';
+import { TRACE_EXTENSION, type Frame } from '../tracer/format.js';
+import { TraceReader, type TraceValue } from '../tracer/reader.js';
+import type { Side } from './cause.js';
+import type { LoadedTrace, Row } from './load.js';
+import { comparable } from './slot.js';
+
+/**
+ * A call whose stack its run did not sample (site 0), named the way the hook's
+ * `DETDRIFT_STACKS_AT=LINEAGE:API:ORDINAL` asks for it: the process, the API, and the call's
+ * ordinal among that API's calls there, which is the count the sampling keeps too.
+ */
+export interface StackAsk {
+  readonly side: Side;
+  readonly lineage: string;
+  /** the call's index among its trace's calls (Row.index) */
+  readonly index: number;
+  readonly api: string;
+  readonly form: string;
+  /** the API's id in this tool's table (the hook's `Api.*`), which the trace's own table may number otherwise */
+  readonly apiId: number;
+  readonly ordinal: number;
+  /** the value the run recorded, which a re-run's call at that ordinal must have too */
+  readonly value: TraceValue;
+  /**
+   * DETDRIFT_STACKS_AT's entries for this call, `LINEAGE:API:ORDINAL[,...]`: the call's own, and
+   * for fs and timers its neighbours' too (see NEIGHBOURS)
+   */
+  readonly entry: string;
+  /** the earlier calls of this API whose stacks the run sampled: ordinal → `file:line:column` */
+  readonly sampled: ReadonlyMap<number, string>;
+}
+
+/** What a re-run gave for an ask: the stack, or why none is shown (the re-run parted before the call). */
+export interface StackOutcome {
+  readonly ask: StackAsk;
+  readonly frames: readonly Frame[] | null;
+  readonly reason: string | null;
+}
+
+/**
+ * An fs or timers call takes its site when it is called and records its event when it completes,
+ * or never (a failed stat, a timer that was not created): its event's ordinal can be a few off the
+ * sampling's count. A stack is always its own event's, so asking for the neighbours' too gives the
+ * call its stack whichever of them it was counted as.
+ */
+const NEIGHBOURS = 8;
+
+/** The ask for `row` of `trace` (process `lineage`, run `side`). */
+export function askFor(trace: LoadedTrace, lineage: string, side: Side, row: Row): StackAsk {
+  const kind = trace.calls.kind(row.index);
+  const sampled = new Map<number, string>();
+  let ordinal = 0;
+  for (let index = 0; index < row.index; index++) {
+    const other = trace.calls.kind(index);
+    if (other.apiId !== kind.apiId) continue;
+    const key = siteKey(trace.sites.get(other.site)?.frames);
+    if (key !== null) sampled.set(ordinal, key);
+    ordinal++;
+  }
+  const { api, form } = kind.spec;
+  const apiId = API_TABLE.findIndex((spec) => spec.api === api && spec.form === form);
+  const spread = kind.spec.family === 'fs' || kind.spec.family === 'timers' ? NEIGHBOURS : 0;
+  const asked: string[] = [];
+  for (let at = Math.max(0, ordinal - spread); at <= ordinal + spread; at++) asked.push(`${lineage}:${apiId}:${at}`);
+  return { side, lineage, index: row.index, api, form, apiId, ordinal, value: row.event.value, entry: asked.join(','), sampled };
+}
+
+/**
+ * Why a re-run cannot take this call's stack, or null when it can. A timer's firing is recorded
+ * with its scheduling call's site and never counts toward the sampling itself.
+ */
+export function unaskable(ask: StackAsk): string | null {
+  if (ask.apiId < 0) return `this version of detdrift does not intercept ${ask.api} (${ask.form})`;
+  if (ask.form === 'fire') return `a timer's firing carries the stack of the call that scheduled it, and that call's stack was not sampled either`;
+  return null;
+}
+
+/** How many of the trace's recorded clock, random and crypto values a replay must pin to reproduce the run through `index`. */
+export function pinsThrough(trace: LoadedTrace, index: number): number {
+  let count = 0;
+  for (let at = 0; at <= index && at < trace.calls.length; at++) if (REPLAYABLE_FAMILIES.has(trace.calls.kind(at).spec.family)) count++;
+  return count;
+}
+
+/**
+ * Reads the stack a re-run (into `dir`, a replay of the recorded run) took for `ask`. A re-run that
+ * parted from the recording before the call (a call made or skipped, a value not pinned) would give
+ * another call's stack, and a call recorded after its site was taken (an fs callback, a Dir read)
+ * can land at another ordinal when completions reorder; no stack is better than a wrong one. So
+ * the replay must not have met a call the recording does not have before it, every earlier call
+ * of the API that both runs took a stack at must be at the same place, and the call at the
+ * ordinal must have the recorded value.
+ */
+export function takenStack(dir: string, ask: StackAsk): StackOutcome {
+  const file = join(dir, ask.lineage + TRACE_EXTENSION);
+  if (!existsSync(file)) return { ask, frames: null, reason: `the re-run did not record process ${ask.lineage}` };
+  const parted = (why: string): StackOutcome => ({ ask, frames: null, reason: `the re-run parted from the recording before ${ask.api} call #${ask.ordinal}: ${why}` });
+  const reader = TraceReader.open(file);
+  try {
+    let ordinal = 0;
+    for (const event of reader.events()) {
+      if (event.family === 'meta' && typeof event.value === 'string') return parted(`replay met ${event.value}`);
+      if (event.api !== ask.api || event.form !== ask.form) continue;
+      const recorded = ask.sampled.get(ordinal);
+      const here = siteKey(reader.sites.get(event.site)?.frames);
+      if (recorded !== undefined && here !== null && recorded !== here && ordinal < ask.ordinal) return parted(`its call #${ordinal} is at ${here}, the recording's at ${recorded}`);
+      if (ordinal++ < ask.ordinal) continue;
+      if (!sameRecordedValue(ask.value, event.value)) {
+        return parted(`its call #${ask.ordinal} has another value than the recorded one`);
+      }
+      const frames = reader.sites.get(event.site)?.frames;
+      if (!frames || frames.length === 0) return { ask, frames: null, reason: `the re-run took no stack at ${ask.api} call #${ask.ordinal}` };
+      return { ask, frames, reason: null };
+    }
+    return parted(`it made only ${ordinal} ${ask.api} calls`);
+  } finally {
+    reader.close();
+  }
+}
+
+function siteKey(frames: readonly Frame[] | undefined): string | null {
+  const frame = frames?.[0];
+  return frame ? `${frame.file}:${frame.line}:${frame.column}` : null;
+}
+
+/**
+ * Two recordings of one value: equal as compared, or a digest (a run that did not hold raw
+ * values) and the bytes or text it digests (a replay run holds them).
+ */
+function sameRecordedValue(recorded: TraceValue, rerun: TraceValue): boolean {
+  if (comparable(recorded) === comparable(rerun)) return true;
+  return digestOf(rerun) === recorded || digestOf(recorded) === rerun;
+}
+
+function digestOf(value: TraceValue): string | null {
+  const digest = value instanceof Uint8Array ? digestBytes(value) : typeof value === 'string' ? digestString(value) : null;
+  return digest ? digestHex(digest.high, digest.low) : null;
+}
