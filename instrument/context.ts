@@ -32,6 +32,14 @@ export class ContextTracker {
   private nextId = 1;
   private lastAsyncId = -1;
   private lastId = 0;
+  /**
+   * Above 0 while a synchronous crypto draw runs (instrument/crypto.ts): the random-bytes job Node
+   * makes for it runs and ends inside the call, so nothing ever runs in it and it gets no name and
+   * no ordinal. Naming it cost a WeakMap entry per draw, which the GC paid for again (about 1 µs on
+   * Node 20); and a randomUUID that refills its cache every 128th call no longer moves the
+   * ordinals of the contexts its caller creates after it.
+   */
+  syncDraws = 0;
 
   /**
    * `failed` hears of an error inside the async hook, which would otherwise end the process: Node
@@ -43,6 +51,7 @@ export class ContextTracker {
   ) {
     this.hook = createHook({
       init: (_asyncId, type, _trigger, resource) => {
+        if (this.syncDraws > 0 && type === 'RANDOMBYTESREQUEST') return;
         try {
           const parent = this.nodes.get(real.executionAsyncResource()) ?? this.root;
           const ordinal = ++parent.children;

@@ -39,6 +39,12 @@ export const install = family<Recorder>('crypto', (patcher, recorder) => {
 /** CONTROLLED while control mode supplies the values, else 0; set once by install. */
 let flags = 0;
 
+/** A call without a callback: every crypto entry point that takes one runs asynchronously with it. */
+function isSync(args: IArguments): boolean {
+  for (let i = 0; i < args.length; i++) if (typeof args[i] === 'function') return false;
+  return true;
+}
+
 /**
  * Records one event once the original returned, and gives back what the program gets: `value`, or
  * in replay the recorded value in its place (the same Buffer or view, refilled). `wrapper` is the
@@ -57,15 +63,19 @@ let depth = 0;
  */
 function observe(recorder: Recorder, record: RecordEvent, substitute?: Substitute): (original: Native) => Native {
   const call: Call = substitute ? (target, thisArg, args) => substitute(target, thisArg, real.apply(real.arraySlice, args, []) as unknown[]) : real.apply;
+  const contexts = recorder.contexts;
   return (original) => {
     const wrapper: Native = wrapPlain(original, (target, thisArg, args): unknown => {
       if (depth > 0 || !recorder.on) return call(target, thisArg, args);
       depth++;
+      const sync = isSync(args) ? 1 : 0;
+      contexts.syncDraws += sync;
       let value: unknown;
       try {
         value = call(target, thisArg, args); // a throw (bad arguments) reaches the program as is
       } finally {
         depth--;
+        contexts.syncDraws -= sync;
       }
       try {
         return record(recorder, args, value, wrapper);

@@ -10,6 +10,9 @@ type Form = 'callback' | 'sync' | 'promise';
 
 // Node's own modules that call fs through its exports (cp, rm, glob, recursive watch, realpath,
 // Dirent types, the loaders, http2, the REPL). Generic forwarders (promisify, nextTick) stay recorded.
+// Node 20, 22 and 24 call stat, lstat, readdir (each form) and promises.opendir so, statSync from the
+// recursive watcher's event callbacks too: no form can skip the check, whose stack capture is most
+// of what a hooked statSync costs (about 2.5 µs on Node 20, 1 µs on Node 24).
 const NODE_FS_CALLER = /^node:(?:fs$|repl$|internal\/(?:fs|modules|http2|repl|test_runner|watch_mode|main|source_map|debugger)\/)/;
 
 /**

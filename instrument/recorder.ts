@@ -1,5 +1,5 @@
 import { Api } from '../tracer/apis.js';
-import { digestBytes, digestLines } from '../tracer/digest.js';
+import { digestBytes, digestLines, digestPrefix, type Digest } from '../tracer/digest.js';
 import type { Mode, SiteDef } from '../tracer/format.js';
 import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
 
@@ -118,7 +118,8 @@ export class Recorder {
   private readonly writer: TraceWriter;
   private readonly stack: StackContext;
   private readonly schedule: SiteSchedule;
-  private readonly contexts: ContextTracker;
+  /** the async contexts events run in; crypto.ts marks its synchronous draws on it */
+  readonly contexts: ContextTracker;
   private readonly siteIds = new SiteIds();
   /** replay mode only: a site id's `file:line:column`, to match calls against the recording */
   private readonly siteKeys = new Map<number, string | null>();
@@ -133,6 +134,8 @@ export class Recorder {
   private stacks = true;
   /** digest()'s UTF-8 buffer, grown to the longest string seen */
   private text = new real.Uint8Array(64);
+  /** digest()'s result, reused: nothing of it outlives the call */
+  private readonly sum: Digest = { high: 0, low: 0 };
 
   constructor(writer: TraceWriter, mode: Mode, stack: StackContext, policy: SitePolicy, sources: RecorderSources = {}) {
     this.writer = writer;
@@ -194,7 +197,7 @@ export class Recorder {
   digest(api: number, site: number, value: ArrayBufferView | string, flags = 0): void {
     if (!this.on || this.busy) return;
     try {
-      const { high, low } = digestBytes(typeof value === 'string' ? this.utf8(value) : value);
+      const { high, low } = typeof value === 'string' ? this.digestText(value) : digestBytes(value, this.sum);
       if (this.writer.digest(api, site, this.contexts.current(), high, low, flags)) this.flush();
     } catch (error) {
       this.fail('ERR_DETDRIFT_RECORD', error);
@@ -256,13 +259,13 @@ export class Recorder {
   }
 
   /**
-   * `value` as UTF-8, in a buffer the recorder keeps for it: the same bytes `digestString` would
-   * digest, without a fresh ArrayBuffer per call (a UUID per call made one, and the GC noticed).
+   * The digest of `value` as UTF-8, encoded into a buffer the recorder keeps for it: the bytes
+   * `digestString` digests, without a fresh ArrayBuffer, or even a view, per call (a UUID per call
+   * made one, and the GC noticed).
    */
-  private utf8(value: string): Uint8Array {
+  private digestText(value: string): Digest {
     if (this.text.length < value.length * 3) this.text = new real.Uint8Array(value.length * 3);
-    const { written } = encoder.encodeInto(value, this.text);
-    return this.text.subarray(0, written);
+    return digestPrefix(this.text, encoder.encodeInto(value, this.text).written, this.sum);
   }
 
   /** Writes what is buffered; on failure, stops recording. */

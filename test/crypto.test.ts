@@ -3,17 +3,11 @@ import cryptoModule from 'node:crypto';
 import { test } from 'node:test';
 import { install } from '../instrument/crypto.js';
 import type { Recorder } from '../instrument/recorder.js';
+import { murmurReference } from './murmur-reference.js';
 import { assertSameAsPlain, eventsOf, project, runHooked, siteOf, type HookedRun, type Trace } from './helpers.js';
 
-/** FNV-1a 64 in BigInt, written apart from tracer/digest.ts so that a bug there shows here. */
-function fnv1a(bytes: Uint8Array): string {
-  let hash = 0xcbf29ce484222325n;
-  for (const byte of bytes) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return hash.toString(16).padStart(16, '0');
-}
-
-const hexDigest = (hex: string) => fnv1a(Buffer.from(hex, 'hex'));
-const textDigest = (text: string) => fnv1a(Buffer.from(text, 'utf8'));
+const hexDigest = (hex: string) => murmurReference(Buffer.from(hex, 'hex'));
+const textDigest = (text: string) => murmurReference(Buffer.from(text, 'utf8'));
 
 /** Every crypto event as [api, form, value, file, line]. */
 function cryptoEvents(trace: Trace): unknown[][] {
@@ -126,6 +120,26 @@ test('each call is recorded exactly once: module getRandomValues goes through Cr
   assert.deepEqual(aliases.map((event) => [event.form, siteOf(trace, event)?.line]), [['sync', 4]]);
 });
 
+test('synchronous draws create no async context, so they move no later context; a callback draw still runs in its own', () => {
+  const dir = project({
+    'app.mjs': [
+      "import crypto, { randomBytes, randomFillSync, randomInt, randomUUID } from 'node:crypto';",
+      'for (let i = 0; i < Number(process.env.DRAWS); i++) {',
+      '  randomBytes(8); randomFillSync(new Uint8Array(8)); randomInt(9); crypto.getRandomValues(new Uint8Array(8)); globalThis.crypto.getRandomValues(new Uint8Array(8));',
+      '  for (let j = 0; j < 130; j++) randomUUID(); // past the 128 UUIDs one refill of its cache holds',
+      '}',
+      'setTimeout(() => { Math.random(); randomBytes(4, () => Math.random()); }, 0);',
+    ].join('\n'),
+  });
+  const contextsOfMathRandom = (draws: number) => {
+    const trace = traceOf(runHooked(['app.mjs'], { cwd: dir, env: { DRAWS: String(draws) } }));
+    return eventsOf(trace, 'Math.random').map((event) => trace.contexts.get(event.ctx));
+  };
+  const none = contextsOfMathRandom(0);
+  assert.deepEqual(none.map((context) => context?.type), ['Timeout', 'RANDOMBYTESREQUEST']);
+  assert.deepEqual(contextsOfMathRandom(3), none);
+});
+
 test('crypto stays transparent: results, argument errors, callbacks, shapes', () => {
   const dir = project({
     'transparent.mjs': `
@@ -179,7 +193,7 @@ test('uninstall puts back every descriptor it replaced, and a second install is 
     }));
   const before = snapshot();
   const events: unknown[] = [];
-  const recorder = { on: true, hold: false, site: () => 0, replay: () => undefined, digest: (...args: unknown[]) => events.push(args), number: () => {}, fail: () => {} };
+  const recorder = { on: true, hold: false, contexts: { syncDraws: 0 }, site: () => 0, replay: () => undefined, digest: (...args: unknown[]) => events.push(args), number: () => {}, fail: () => {} };
   const handle = install(recorder as unknown as Recorder);
   assert.throws(() => install(recorder as unknown as Recorder), { code: 'ERR_DETDRIFT_INSTALLED' });
   const aliases = cryptoModule as unknown as { rng: unknown };

@@ -11,8 +11,9 @@ import { project, runHooked } from './helpers.js';
 import { header } from './synthetic.js';
 
 test('the generator draws the same words as ever: a reader draws again the values older traces left out', () => {
+  // Pinned since trace format 3 (the seed's digest became MurmurHash3); a change needs a new version.
   const stream = new Stream('42', 'Math.random');
-  assert.deepEqual([stream.next(), stream.next(), stream.double()], [1264157261, 2344483395, 0.030389171941915816]);
+  assert.deepEqual([stream.next(), stream.next(), stream.double()], [3675960406, 389120012, 0.9982519674321553]);
 });
 
 test('the derivation draws what control mode draws: Math.random from its stream, every clock from one virtual clock', () => {

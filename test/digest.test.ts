@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { digestBytes, digestHex, digestString } from '../tracer/digest.js';
-
-/** FNV-1a 64 written the obvious way, with BigInt: the reference the fast 32-bit halves must match. */
-function reference(bytes: Uint8Array): string {
-  let hash = 0xcbf29ce484222325n;
-  for (const byte of bytes) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return hash.toString(16).padStart(16, '0');
-}
+import { digestBytes, digestHex, digestLines, digestPrefix, digestString } from '../tracer/digest.js';
+import { murmurReference as reference } from './murmur-reference.js';
 
 function hex(view: ArrayBufferView): string {
   const { high, low } = digestBytes(view);
@@ -24,11 +18,14 @@ function generator(seed: number): () => number {
   };
 }
 
-test('published FNV-1a 64 test vectors', () => {
+test('MurmurHash3_x86_128 vectors, first 64 bits (as another implementation of it gives them)', () => {
   const text = (value: string) => new TextEncoder().encode(value);
-  assert.equal(hex(text('')), 'cbf29ce484222325');
-  assert.equal(hex(text('a')), 'af63dc4c8601ec8c');
-  assert.equal(hex(text('foobar')), '85944171f73967e8');
+  assert.equal(hex(text('')), '0000000000000000');
+  assert.equal(hex(text('a')), 'a794933c5556b01b');
+  assert.equal(hex(text('foobar')), '2432f512fc5ca9fa');
+  assert.equal(hex(text('The quick brown fox jumps over the lazy dog')), '2f1583c3ecee2c67');
+  assert.equal(hex(text('0123456789abcdef0')), '1f8a385560920c06');
+  assert.equal(hex(text('123e4567-e89b-12d3-a456-426614174000')), 'da9a495065af0cda');
 });
 
 test('digestBytes equals the BigInt reference on random inputs', () => {
@@ -40,10 +37,30 @@ test('digestBytes equals the BigInt reference on random inputs', () => {
   }
 });
 
-test('regression: every byte value after every high-bit state (a signed low half lost its carry)', () => {
-  for (let byte = 0; byte < 256; byte++) {
-    const bytes = new Uint8Array([0xff, byte, 0x80, byte ^ 0x55]);
-    assert.equal(hex(bytes), reference(bytes), `byte ${byte}`);
+test('every byte value in every position of a block and of each tail length (signed words, sums past 2^32)', () => {
+  for (let length = 1; length <= 32; length++) {
+    for (let byte = 0; byte < 256; byte += 15) {
+      const bytes = new Uint8Array(length).fill(0xff);
+      bytes[byte % length] = byte;
+      assert.equal(hex(bytes), reference(bytes), `length ${length}, byte ${byte}`);
+    }
+  }
+});
+
+test('digestPrefix digests the first bytes of a scratch buffer into the Digest it is given', () => {
+  const scratch = new Uint8Array(64).fill(7);
+  const into = { high: 0, low: 0 };
+  assert.equal(digestPrefix(scratch, 20, into), into);
+  assert.equal(digestHex(into.high, into.low), reference(scratch.subarray(0, 20)));
+});
+
+test('digestLines reads each \\r\\n as \\n, wherever it falls, and keeps a lone \\r', () => {
+  const next = generator(7);
+  for (let round = 0; round < 300; round++) {
+    const bytes = new Uint8Array(Math.floor(next() * 60)).map(() => [0x0d, 0x0a, 0x61][Math.floor(next() * 3)]!);
+    const lines = Buffer.from(Buffer.from(bytes).toString('latin1').replaceAll('\r\n', '\n'), 'latin1');
+    const { high, low } = digestLines(bytes);
+    assert.equal(digestHex(high, low), reference(lines), `round ${round}: ${Buffer.from(bytes).toString('hex')}`);
   }
 });
 

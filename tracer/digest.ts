@@ -1,50 +1,131 @@
 /**
- * FNV-1a, 64 bits, computed in two 32-bit halves: cheap enough for the hot path, stable across
- * platforms and Node versions, and never the bytes themselves (random bytes can be secrets).
+ * The 64-bit digest of a value's bytes: the first two words (h1 as `high`, h2 as `low`) of
+ * MurmurHash3_x86_128 with seed 0. Sixteen bytes per step with 32-bit multiplies, where FNV-1a
+ * (this module's digest up to trace format 2) took a 64-bit multiply per byte: a UUID's digest
+ * went from about 350 ns to a few tens. Stable across platforms and Node versions (bytes are read
+ * little-endian, whatever the machine), and never the bytes themselves (random bytes can be secrets).
  */
-
-const PRIME_LOW = 0x1b3;
-const OFFSET_HIGH = 0xcbf29ce4;
-const OFFSET_LOW = 0x84222325;
 
 export interface Digest {
   high: number;
   low: number;
 }
 
-export function digestBytes(view: ArrayBufferView): Digest {
-  return fnv1a(view, false);
+export function digestBytes(view: ArrayBufferView, into: Digest = { high: 0, low: 0 }): Digest {
+  const bytes = view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return murmur(bytes, bytes.length, into);
 }
 
 /**
- * The digest of text as lines: FNV-1a over the bytes with every `\r\n` read as `\n`, so output
+ * The digest of text as lines: the digest of the bytes with every `\r\n` read as `\n`, so output
  * that joins lines with `os.EOL` digests the same on Windows as on Linux and macOS (platforms/).
  * Binary data is digested the same way: a CR LF in it counts as LF, and the byte length, which
  * outputs record beside the digest, still tells the two apart on one platform.
  */
 export function digestLines(view: ArrayBufferView): Digest {
-  return fnv1a(view, true);
-}
-
-function fnv1a(view: ArrayBufferView, crlfAsLf: boolean): Digest {
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  let high = OFFSET_HIGH;
-  let low = OFFSET_LOW;
-  for (let i = 0; i < bytes.length; i++) {
-    if (crlfAsLf && bytes[i] === 0x0d && bytes[i + 1] === 0x0a) continue;
-    // `>>> 0`: a bare `^=` yields a signed int32, and a negative `low` would lose the carry below.
-    low = (low ^ bytes[i]!) >>> 0;
-    // (high:low) * 0x100000001b3, keeping 64 bits: the 2^40 part only touches the high half.
-    const lowProduct = low * PRIME_LOW;
-    const carry = Math.floor(lowProduct / 0x100000000);
-    high = (Math.imul(high, PRIME_LOW) + Math.imul(low, 0x100) + carry) >>> 0;
-    low = lowProduct >>> 0;
+  const first = bytes.indexOf(0x0d);
+  if (first < 0) return murmur(bytes, bytes.length, { high: 0, low: 0 });
+  const lines = new Uint8Array(bytes.length);
+  lines.set(bytes.subarray(0, first));
+  let length = first;
+  for (let i = first; i < bytes.length; i++) {
+    if (bytes[i] !== 0x0d || bytes[i + 1] !== 0x0a) lines[length++] = bytes[i]!;
   }
-  return { high, low };
+  return murmur(lines, length, { high: 0, low: 0 });
 }
 
+/** The digest of `value`'s UTF-8 bytes. */
 export function digestString(value: string): Digest {
   return digestBytes(encoder.encode(value));
+}
+
+/**
+ * The digest of `bytes[0, length)`, written into `into` and returned: the recorder keeps one
+ * scratch buffer and one Digest, so a draw's digest allocates nothing.
+ */
+export function digestPrefix(bytes: Uint8Array, length: number, into: Digest): Digest {
+  return murmur(bytes, length, into);
+}
+
+const C1 = 0x239b961b;
+const C2 = 0xab0e9789;
+const C3 = 0x38b34ae5;
+const C4 = 0xa1e38b93;
+
+function murmur(bytes: Uint8Array, length: number, into: Digest): Digest {
+  let h1 = 0;
+  let h2 = 0;
+  let h3 = 0;
+  let h4 = 0;
+  const blocks = length & ~15;
+  for (let i = 0; i < blocks; i += 16) {
+    h1 ^= mix(word(bytes, i), C1, 15, C2);
+    h1 = (imul(rotl(h1, 19) + h2, 5) + 0x561ccd1b) | 0;
+    h2 ^= mix(word(bytes, i + 4), C2, 16, C3);
+    h2 = (imul(rotl(h2, 17) + h3, 5) + 0x0bcaa747) | 0;
+    h3 ^= mix(word(bytes, i + 8), C3, 17, C4);
+    h3 = (imul(rotl(h3, 15) + h4, 5) + 0x96cd1c35) | 0;
+    h4 ^= mix(word(bytes, i + 12), C4, 18, C1);
+    h4 = (imul(rotl(h4, 13) + h1, 5) + 0x32ac3b17) | 0;
+  }
+  // The tail: up to 15 bytes, little-endian into up to four words; a word is mixed when it got one.
+  const rest = length - blocks;
+  if (rest > 0) {
+    let k1 = 0;
+    let k2 = 0;
+    let k3 = 0;
+    let k4 = 0;
+    for (let j = 0; j < rest; j++) {
+      const byte = bytes[blocks + j]! << ((j & 3) * 8);
+      if (j < 4) k1 |= byte;
+      else if (j < 8) k2 |= byte;
+      else if (j < 12) k3 |= byte;
+      else k4 |= byte;
+    }
+    if (rest > 12) h4 ^= mix(k4, C4, 18, C1);
+    if (rest > 8) h3 ^= mix(k3, C3, 17, C4);
+    if (rest > 4) h2 ^= mix(k2, C2, 16, C3);
+    h1 ^= mix(k1, C1, 15, C2);
+  }
+  h1 ^= length;
+  h2 ^= length;
+  h3 ^= length;
+  h4 ^= length;
+  h1 = (h1 + h2 + h3 + h4) | 0;
+  h2 = (h2 + h1) | 0;
+  h3 = (h3 + h1) | 0;
+  h4 = (h4 + h1) | 0;
+  h1 = fmix(h1);
+  h2 = fmix(h2);
+  h3 = fmix(h3);
+  h4 = fmix(h4);
+  h1 = (h1 + h2 + h3 + h4) | 0;
+  h2 = (h2 + h1) | 0;
+  into.high = h1 >>> 0;
+  into.low = h2 >>> 0;
+  return into;
+}
+
+const imul = Math.imul;
+
+function word(bytes: Uint8Array, i: number): number {
+  return bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+}
+
+function rotl(value: number, bits: number): number {
+  return (value << bits) | (value >>> (32 - bits));
+}
+
+function mix(k: number, first: number, bits: number, second: number): number {
+  return imul(rotl(imul(k, first), bits), second);
+}
+
+/** MurmurHash3's 32-bit finalizer. */
+function fmix(h: number): number {
+  h = imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 export function digestHex(high: number, low: number): string {

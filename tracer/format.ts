@@ -1,7 +1,7 @@
 /**
- * The trace file format, version 2.
+ * The trace file format, version 3.
  *
- *   DETDRIFT-TRACE 2\n        magic line: format name and version
+ *   DETDRIFT-TRACE 3\n        magic line: format name and version
  *   {...header JSON...}\n     one line: TraceHeader
  *   chunk*                    binary, each written whole by one write call
  *
@@ -23,11 +23,13 @@
  * reader draws it again (tracer/derive.ts). A chunk's payload only refers to the chunks before it
  * (definitions, the generators' state), so a readable prefix stays readable.
  *
- * Version 1 (no runs, no DERIVED) is refused with ERR_TRACE_VERSION, as a newer version is.
+ * Older versions are refused with ERR_TRACE_VERSION, as a newer version is: version 1 had no runs
+ * and no DERIVED; version 2 digested values with FNV-1a, and seeded control mode's generators with
+ * it, so its digests and derived values mean something else (tracer/digest.ts).
  */
 
 export const FORMAT_NAME = 'DETDRIFT-TRACE';
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 export const MAGIC_LINE = `${FORMAT_NAME} ${FORMAT_VERSION}\n`;
 export const TRACE_EXTENSION = '.ddtrace';
 
@@ -52,7 +54,7 @@ export const Tag = Object.freeze({
   hrtime: 4,
   /** a UTF-8 string */
   string: 5,
-  /** a 64-bit digest of bytes (FNV-1a), shown as 16 hex digits */
+  /** a 64-bit digest of bytes (tracer/digest.ts: MurmurHash3_x86_128, first 64 bits), shown as 16 hex digits */
   digest: 6,
   /** a list of strings: a directory listing in the order the program saw it */
   list: 7,

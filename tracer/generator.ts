@@ -17,7 +17,7 @@ export function wallMs(nanoseconds: number): number {
 }
 
 /**
- * xoshiro128** (Blackman and Vigna), seeded through SplitMix32 from an FNV-1a digest of the seed and
+ * xoshiro128** (Blackman and Vigna), seeded through SplitMix32 from the digest (digest.ts) of the seed and
  * the stream's name. Small, fast, well studied, and the same sequence on every platform.
  */
 export class Stream {
