@@ -1,4 +1,5 @@
 import { createHook, type AsyncHook } from 'node:async_hooks';
+import { digestHex } from '../tracer/digest.js';
 import type { ContextDef } from '../tracer/format.js';
 import { real } from './real.js';
 
@@ -97,7 +98,7 @@ export class ContextTracker {
 }
 
 function keyOf(node: Node): string {
-  if (node.key === undefined) node.key = node.high.toString(16).padStart(8, '0') + node.low.toString(16).padStart(8, '0');
+  if (node.key === undefined) node.key = digestHex(node.high, node.low);
   return node.key;
 }
 

@@ -36,7 +36,7 @@ export class TraceWriter {
   private readonly site: Uint32Array;
   private readonly ctx: Uint32Array;
   private readonly num: Float64Array;
-  /** `num`'s bytes: a run of doubles is written as they lie in memory (little-endian machines) */
+  /** `num`'s bytes: a long run of doubles is written as they lie in memory (ByteWriter.doubles) */
   private readonly numBytes: Uint8Array;
   private readonly aux: Float64Array;
   private readonly big: BigInt64Array;
@@ -45,7 +45,11 @@ export class TraceWriter {
   private written = 0;
   /** the buffer length that asks for a flush: the capacity, or 1 once the run has ended */
   private flushAt: number;
-  private pending: Array<[number, number, SiteDef | ContextDef]> = [];
+  /**
+   * site and context definitions not yet in a chunk, encoded when made: a definition kept as an
+   * object until the flush would live through thousands of events, and the GC would move it twice
+   */
+  private readonly pending = new ByteWriter(1 << 10);
   private readonly out = new ByteWriter();
   private readonly sink: Sink;
   /** control mode's generators, run again over the controlled events as they are encoded */
@@ -118,11 +122,16 @@ export class TraceWriter {
   }
 
   defineSite(id: number, def: SiteDef): void {
-    this.pending.push([Rec.site, id, def]);
+    this.pending.u8(Rec.site);
+    this.pending.varint(id);
+    this.pending.string(JSON.stringify(def));
   }
 
   defineContext(id: number, def: ContextDef): void {
-    this.pending.push([Rec.context, id, def]);
+    this.pending.u8(Rec.context);
+    this.pending.varint(id);
+    this.pending.string(def.key);
+    this.pending.string(def.type);
   }
 
   flush(): void {
@@ -165,18 +174,8 @@ export class TraceWriter {
   }
 
   private encodeDefinitions(out: ByteWriter): void {
-    for (const [kind, id, def] of this.pending) {
-      out.u8(kind);
-      out.varint(id);
-      if (kind === Rec.site) {
-        out.string(JSON.stringify(def));
-      } else {
-        const context = def as ContextDef;
-        out.string(context.key);
-        out.string(context.type);
-      }
-    }
-    this.pending = [];
+    out.raw(this.pending.bytes, 0, this.pending.length);
+    this.pending.clear();
   }
 
   /**
@@ -200,8 +199,8 @@ export class TraceWriter {
           continue;
         }
         const tag = tagByte & TAG_MASK;
-        if (LITTLE_ENDIAN && (tag === Tag.f64 || tag === Tag.hrtime)) {
-          out.raw(this.numBytes, i * 8, end * 8);
+        if (tag === Tag.f64 || tag === Tag.hrtime) {
+          out.doubles(this.num, this.numBytes, i, end);
           i = end;
           continue;
         }
@@ -293,8 +292,6 @@ export class TraceWriter {
 }
 
 const encoder = new TextEncoder();
-/** The format's doubles are little-endian, as the memory of every machine Node ships for but s390x. */
-const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 
