@@ -1,6 +1,5 @@
 import { createHook, type AsyncHook } from 'node:async_hooks';
 import { digestHex } from '../tracer/digest.js';
-import type { ContextDef } from '../tracer/format.js';
 import { real } from './real.js';
 
 interface Node {
@@ -47,7 +46,7 @@ export class ContextTracker {
    * treats a throw there as fatal. The hook is disabled first, so it is heard once.
    */
   constructor(
-    private readonly define: (id: number, def: ContextDef) => void,
+    private readonly define: (id: number, high: number, low: number, type: string) => void,
     failed: (error: unknown) => void = () => {},
   ) {
     this.hook = createHook({
@@ -84,7 +83,7 @@ export class ContextTracker {
     const node = this.nodes.get(real.executionAsyncResource()) ?? this.root;
     if (node.id < 0) {
       node.id = this.nextId++;
-      this.define(node.id, { key: keyOf(node), type: node.type });
+      this.define(node.id, node.high, node.low, node.type);
     }
     this.lastAsyncId = asyncId;
     this.lastId = node.id;

@@ -146,7 +146,7 @@ export class Recorder {
     this.hold = sources.hold ?? false;
     this.stack = stack;
     this.schedule = new SiteSchedule(policy);
-    this.contexts = new ContextTracker((id, def) => writer.defineContext(id, def), (error) => this.fail('ERR_DETDRIFT_CONTEXT', error));
+    this.contexts = new ContextTracker((id, high, low, type) => writer.defineContextKey(id, high, low, type), (error) => this.fail('ERR_DETDRIFT_CONTEXT', error));
     this.contexts.enable();
   }
 

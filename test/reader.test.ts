@@ -352,3 +352,18 @@ test('a chunk of doubles written as they lie in memory reads back exactly, NaN p
   const bits = (list: readonly number[]) => [...new BigUint64Array(new Float64Array(list).buffer)];
   assert.deepEqual(bits(draws), bits(values));
 });
+
+test("a context the hook defines by its 64-bit key is the same record as one defined by the key's hex string", () => {
+  const keys: Array<readonly [number, number]> = [[0, 0], [0x01234567, 0x89abcdef], [0xffffffff, 0x0000000f]];
+  const byNumbers = write(16, (writer) => {
+    keys.forEach(([high, low], i) => writer.defineContextKey(i + 1, high, low, 'Timeout'));
+    writer.end(0);
+  });
+  const byStrings = write(16, (writer) => {
+    keys.forEach(([high, low], i) => writer.defineContext(i + 1, { key: digestHex(high, low), type: 'Timeout' }));
+    writer.end(0);
+  });
+  assert.deepEqual(byNumbers, byStrings);
+  const contexts = readBytes(byNumbers, 'keys.ddtrace').contexts;
+  assert.deepEqual([...contexts.values()].map((def) => def.key), ['0000000000000000', '0123456789abcdef', 'ffffffff0000000f']);
+});

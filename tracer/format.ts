@@ -234,6 +234,17 @@ export class ByteWriter {
     this.length += written;
   }
 
+  /** 64 bits as a string of 16 lowercase hex digits, as `digestHex` spells them. */
+  hex64(high: number, low: number): void {
+    this.reserve(17);
+    const bytes = this.bytes;
+    let at = this.length;
+    bytes[at++] = 16;
+    for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = HEX_DIGITS[(high >>> shift) & 0xf]!;
+    for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = HEX_DIGITS[(low >>> shift) & 0xf]!;
+    this.length = at;
+  }
+
   /**
    * A short string that is all ASCII, written with its one-byte length, char by char; false, with
    * nothing written, for any other. Context keys and types are such strings, one per context.
@@ -258,6 +269,7 @@ export class ByteWriter {
 }
 
 const encoder = new TextEncoder();
+const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
 /** The longest run of doubles `doubles` writes one by one. */
 const SHORT_RUN = 32;
 /** Whether this machine stores a double's bytes in the format's order (all Node ships for but s390x). */

@@ -134,6 +134,14 @@ export class TraceWriter {
     this.pending.string(def.type);
   }
 
+  /** A context whose key is 64 bits (the hook's): written as its 16 hex digits, with no string made. */
+  defineContextKey(id: number, high: number, low: number, type: string): void {
+    this.pending.u8(Rec.context);
+    this.pending.varint(id);
+    this.pending.hex64(high, low);
+    this.pending.string(type);
+  }
+
   flush(): void {
     if (this.count === 0 && this.pending.length === 0) return;
     const out = this.startChunk();
