@@ -13,7 +13,7 @@ export interface IgnoreRules {
 /**
  * The calls of a trace that take part in alignment: all but those whose call site (the first
  * frame kept) the rules name. A call whose stack was not taken (after the first calls of an API,
- * only one in DETDRIFT_SITES's `every` is sampled) cannot be told apart, and stays in. Rows keep
+ * only a sample is, DETDRIFT_SITES) cannot be told apart, and stays in. Rows keep
  * their index, so a report still counts calls as the trace does.
  */
 export function keptCalls(trace: LoadedTrace, rules: IgnoreRules | undefined): Rows {

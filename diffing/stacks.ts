@@ -4,6 +4,7 @@ import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import { digestBytes, digestHex, digestString } from '../tracer/digest.js';
 import { TRACE_EXTENSION, type Frame } from '../tracer/format.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
+import { siteKey } from '../tracer/stack.js';
 import type { Side } from './cause.js';
 import type { LoadedTrace, Row } from './load.js';
 import { comparable } from './slot.js';
@@ -57,7 +58,7 @@ export function askFor(trace: LoadedTrace, lineage: string, side: Side, row: Row
   for (let index = 0; index < row.index; index++) {
     const other = trace.calls.kind(index);
     if (other.apiId !== kind.apiId) continue;
-    const key = siteKey(trace.sites.get(other.site)?.frames);
+    const key = siteKey(trace.sites.get(other.site));
     if (key !== null) sampled.set(ordinal, key);
     ordinal++;
   }
@@ -98,15 +99,22 @@ export function pinsThrough(trace: LoadedTrace, index: number): number {
 export function takenStack(dir: string, ask: StackAsk): StackOutcome {
   const file = join(dir, ask.lineage + TRACE_EXTENSION);
   if (!existsSync(file)) return { ask, frames: null, reason: `the re-run did not record process ${ask.lineage}` };
+  // a torn or foreign re-run trace costs this stack, not the report the command is making
+  const unreadable = (error: unknown): StackOutcome => ({ ask, frames: null, reason: `the re-run's trace of process ${ask.lineage} cannot be read: ${(error as Error).message}` });
   const parted = (why: string): StackOutcome => ({ ask, frames: null, reason: `the re-run parted from the recording before ${ask.api} call #${ask.ordinal}: ${why}` });
-  const reader = TraceReader.open(file);
+  let reader: TraceReader;
+  try {
+    reader = TraceReader.open(file);
+  } catch (error) {
+    return unreadable(error);
+  }
   try {
     let ordinal = 0;
     for (const event of reader.events()) {
       if (event.family === 'meta' && typeof event.value === 'string') return parted(`replay met ${event.value}`);
       if (event.api !== ask.api || event.form !== ask.form) continue;
       const recorded = ask.sampled.get(ordinal);
-      const here = siteKey(reader.sites.get(event.site)?.frames);
+      const here = siteKey(reader.sites.get(event.site));
       if (recorded !== undefined && here !== null && recorded !== here && ordinal < ask.ordinal) return parted(`its call #${ordinal} is at ${here}, the recording's at ${recorded}`);
       if (ordinal++ < ask.ordinal) continue;
       if (!sameRecordedValue(ask.value, event.value)) {
@@ -117,14 +125,11 @@ export function takenStack(dir: string, ask: StackAsk): StackOutcome {
       return { ask, frames, reason: null };
     }
     return parted(`it made only ${ordinal} ${ask.api} calls`);
+  } catch (error) {
+    return unreadable(error);
   } finally {
     reader.close();
   }
-}
-
-function siteKey(frames: readonly Frame[] | undefined): string | null {
-  const frame = frames?.[0];
-  return frame ? `${frame.file}:${frame.line}:${frame.column}` : null;
 }
 
 /**

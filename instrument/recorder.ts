@@ -24,8 +24,9 @@ export interface SitePolicy {
   /** after that, one call in `every` (counted per API, so two runs sample the same calls) */
   readonly every: number;
   /**
-   * the stride doubles after this many samples at it (0: never): a loop of 10^6 draws then takes
-   * hundreds of stacks instead of thousands, and its first calls are sampled as densely as before
+   * the stride doubles after this many samples at it (0: never; the rule exactly: TraceHeader's
+   * `sites`): a loop of 10^6 draws then takes hundreds of stacks instead of thousands, and its
+   * first calls are sampled as densely as before
    */
   readonly doubling: number;
   /** calls whose stack is taken whatever the sampling says: [api, ordinal among that API's calls] */
@@ -34,7 +35,8 @@ export interface SitePolicy {
 
 /**
  * Which call of each API is next to get its stack: the sampling stride (SitePolicy) and the
- * ordinals asked for, kept per API so the hot path compares one number.
+ * ordinals asked for, kept per API so the hot path compares one number. Typed arrays only, set up
+ * before the program runs: nothing here calls a method the program could have replaced.
  */
 class SiteSchedule {
   /** calls of each API so far (a double: a long run passes 2^32) */
@@ -44,17 +46,20 @@ class SiteSchedule {
   private readonly sampleDue = new Float64Array(256);
   private readonly stride = new Float64Array(256);
   private readonly left = new Float64Array(256);
-  private readonly asked = new Map<number, number[]>();
+  /** the ordinals asked for, grouped by API and ascending; `asked[cursor[api] .. end[api])` are still to come */
+  private readonly asked: Float64Array;
+  private readonly cursor = new Uint32Array(256);
+  private readonly end = new Uint32Array(256);
 
   constructor(private readonly policy: SitePolicy) {
     this.stride.fill(policy.every);
     this.left.fill(policy.doubling);
-    for (const [api, ordinal] of policy.at ?? []) {
-      const list = this.asked.get(api) ?? [];
-      list.push(ordinal);
-      this.asked.set(api, list);
-    }
-    for (const list of this.asked.values()) list.sort((a, b) => b - a); // popped from the end, smallest first
+    const at = [...(policy.at ?? [])].sort(([apiA, a], [apiB, b]) => apiA - apiB || a - b);
+    this.asked = new Float64Array(at.map(([, ordinal]) => ordinal));
+    at.forEach(([api], index) => {
+      if (this.end[api] === 0) this.cursor[api] = index;
+      this.end[api] = index + 1;
+    });
   }
 
   /** Counts a call of `api`; true when its stack is to be taken. */
@@ -73,10 +78,12 @@ class SiteSchedule {
         this.left[api] = this.policy.doubling;
       }
     }
-    const asked = this.asked.get(api);
-    while (asked !== undefined && asked.length > 0 && asked[asked.length - 1]! <= count) asked.pop();
-    const next = asked?.[asked.length - 1] ?? Infinity;
-    this.due[api] = Math.min(this.sampleDue[api]!, next);
+    let cursor = this.cursor[api]!;
+    const end = this.end[api]!;
+    while (cursor < end && this.asked[cursor]! <= count) cursor++;
+    this.cursor[api] = cursor;
+    const sample = this.sampleDue[api]!;
+    this.due[api] = cursor < end && this.asked[cursor]! < sample ? this.asked[cursor]! : sample;
   }
 }
 
@@ -356,10 +363,11 @@ export class Recorder {
       this.lostStacks(error);
       return 0;
     }
-    id = ++this.lastSite;
+    id = this.lastSite + 1;
+    this.writer.defineSite(id, def); // first: a definition that fails leaves no id that names nothing
+    this.lastSite = id;
     this.siteIds.set(frames, id);
     if (this.replayer) this.siteKeys.set(id, this.replayer.siteKey(def));
-    this.writer.defineSite(id, def);
     return id;
   }
 }

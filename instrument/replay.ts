@@ -1,10 +1,11 @@
 import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
-import type { SiteDef } from '../tracer/format.js';
+import { Tag, TAG_MASK, type SiteDef } from '../tracer/format.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
-
+import { siteKey } from '../tracer/stack.js';
 
 interface Recorded {
-  readonly value: TraceValue;
+  /** undefined for a digest: the recording kept only a digest of what the program got, nothing to feed */
+  readonly value: TraceValue | undefined;
   /** `file:line:column` of the call site, when the recording took its stack */
   readonly site: string | null;
   /** the call's place among the replayable calls of the whole recorded run: pinned when below the limit */
@@ -48,7 +49,10 @@ export class Replayer {
         const key = `${reader.contexts.get(event.ctx)?.key ?? 'root'}\u0000${event.api} ${event.form}`;
         let queue = this.queues.get(key);
         if (!queue) this.queues.set(key, (queue = []));
-        queue.push({ value: event.value, site: siteKey(reader.sites.get(event.site)), rank: rank++ });
+        // A digest (a UUID or bytes, in a trace made without DETDRIFT_HOLD=bytes) is no value the
+        // program could be given: the call keeps its place and gets a fresh value.
+        const value = (event.tag & TAG_MASK) === Tag.digest ? undefined : event.value;
+        queue.push({ value, site: siteKey(reader.sites.get(event.site)), rank: rank++ });
       }
     } finally {
       reader.close();
@@ -74,7 +78,7 @@ export class Replayer {
       this.mismatch = { api: spec.api, expected: recorded.site, got: site };
       return undefined;
     }
-    if (recorded.rank < this.limit) return recorded.value;
+    if (recorded.rank < this.limit || recorded.value === undefined) return recorded.value;
     return this.fresh === 'shift' ? shift(recorded.value) : undefined;
   }
 
@@ -95,9 +99,4 @@ function shift(value: TraceValue): TraceValue | undefined {
   if (value instanceof Uint8Array) return value.map((byte) => byte ^ 0xff);
   if (Array.isArray(value) && typeof value[0] === 'number') return [(value[0] as number) + 1000, value[1] as number];
   return undefined;
-}
-
-export function siteKey(def: SiteDef | undefined): string | null {
-  const frame = def?.frames[0];
-  return frame ? `${frame.file}:${frame.line}:${frame.column}` : null;
 }

@@ -87,14 +87,15 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
     const given = sources(claimed.lineage);
     // The CLI computes the digest once per run; a bare hook, once per traced tree (children.ts passes it on).
     const lockfile = settings.lockfile ?? lockfileDigest(settings.root);
-    const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), header(settings, claimed.lineage, lockfile, given.perturber ?? null), claimed.file);
+    const sites = sitePolicy(settings, claimed.lineage);
+    const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), header(settings, claimed.lineage, lockfile, given.perturber ?? null, sites), claimed.file);
     injectRecordFault(writer, faults.recordAt);
     const active = new Recorder(writer, settings.mode, {
       root: settings.root,
       ownDir: OWN_DIR,
       packageOf: createPackageResolver(readJsonFile),
       depth: 16,
-    }, sitePolicy(settings, claimed.lineage), given);
+    }, sites, given);
     recorder = active;
     const step = installCounter(faults.installAt);
     const installs = [
@@ -177,7 +178,7 @@ async function loadSources(settings: HookSettings): Promise<Sources> {
   };
 }
 
-function header(settings: HookSettings, lineage: string, lockfile: TraceHeader['lockfile'], perturber: Perturber | null): TraceHeader {
+function header(settings: HookSettings, lineage: string, lockfile: TraceHeader['lockfile'], perturber: Perturber | null, sites: SitePolicy): TraceHeader {
   const own = readJsonFile(join(OWN_DIR, 'package.json')) as { version?: string } | null;
   const project = readJsonFile(join(settings.root, 'package.json')) as { name?: string; version?: string } | null;
   return {
@@ -194,7 +195,7 @@ function header(settings: HookSettings, lineage: string, lockfile: TraceHeader['
     root: { name: project?.name ?? null, version: project?.version ?? null },
     lockfile,
     apis: API_TABLE.map(({ api, form, family }) => ({ api, form, family })),
-    sites: sitePolicy(settings, lineage),
+    sites,
     holds: settings.hold || settings.mode === 'replay' ? ['bytes'] : [],
     ...(perturber ? { perturb: perturber.describe(process.env) } : {}),
   };

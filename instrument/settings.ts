@@ -80,16 +80,17 @@ function parseSites(value: string | undefined): SitePolicy {
   const match = /^(\d+)\/(\d+)(?:\/(\d+))?$/.exec(value);
   const every = Number(match?.[2]);
   if (!match || every < 1) {
-    throw new HookError('ERR_DETDRIFT_SITES', `DETDRIFT_SITES is ${JSON.stringify(value)}; expected FIRST/EVERY[/DOUBLING], e.g. 64/256/64 (EVERY at least 1, DOUBLING 0 for a fixed stride)`);
+    throw new HookError('ERR_DETDRIFT_SITES', `DETDRIFT_SITES is ${JSON.stringify(value)}; expected FIRST/EVERY[/DOUBLING], e.g. 64/256/64 (EVERY at least 1; without DOUBLING, or with 0, the stride is fixed)`);
   }
-  return Object.freeze({ first: Number(match[1]), every, doubling: match[3] === undefined ? DEFAULT_SITES.doubling : Number(match[3]) });
+  // FIRST/EVERY alone keeps the meaning it had before the stride could double: a fixed stride.
+  return Object.freeze({ first: Number(match[1]), every, doubling: match[3] === undefined ? 0 : Number(match[3]) });
 }
 
 function parseStacksAt(value: string | undefined): HookSettings['stacksAt'] {
   if (!value) return [];
   return value.split(',').map((entry) => {
     const match = /^(.+):(\d+):(\d+)$/.exec(entry);
-    if (!match) throw new HookError('ERR_DETDRIFT_SITES', `DETDRIFT_STACKS_AT has ${JSON.stringify(entry)}; expected LINEAGE:API:ORDINAL, e.g. 0:5:1234`);
+    if (!match) throw new HookError('ERR_DETDRIFT_STACKS_AT', `DETDRIFT_STACKS_AT has ${JSON.stringify(entry)}; expected LINEAGE:API:ORDINAL, e.g. 0:5:1234`);
     return { lineage: match[1]!, api: Number(match[2]), ordinal: Number(match[3]) };
   });
 }

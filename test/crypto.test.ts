@@ -205,3 +205,21 @@ test('uninstall puts back every descriptor it replaced, and a second install is 
   assert.equal(after.length, before.length);
   before.forEach((fields, i) => fields.forEach((field, j) => assert.equal(after[i]![j], field, `${String(fields[0])}[${j}]`)));
 });
+
+test('replaying a trace that kept only digests gives each UUID and each buffer a fresh value, never the digest, and pins the rest', () => {
+  const dir = project({
+    'app.cjs': "const crypto = require('node:crypto');\nconsole.log(JSON.stringify([crypto.randomUUID(), crypto.randomBytes(4).toString('hex'), Math.random()]));\n",
+  });
+  const recorded = runHooked(['app.cjs'], { cwd: dir });
+  assert.equal(recorded.code, 0, recorded.stderr);
+  const [uuid, bytes, draw] = JSON.parse(recorded.stdout) as [string, string, number];
+  const replayed = runHooked(['app.cjs'], { cwd: dir, env: { DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: recorded.traceDir } });
+  assert.equal(replayed.code, 0, replayed.stderr);
+  const [uuidAgain, bytesAgain, drawAgain] = JSON.parse(replayed.stdout) as [string, string, number];
+  assert.match(uuidAgain, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a UUID, not a 16-digit digest');
+  assert.notEqual(uuidAgain, uuid);
+  assert.match(bytesAgain, /^[0-9a-f]{8}$/);
+  assert.notEqual(bytesAgain, bytes, 'fresh bytes (equal by chance once in 2^32)');
+  assert.equal(drawAgain, draw, 'a Math.random the trace holds is fed back');
+  assert.equal(eventsOf(replayed.traces.get('0')!, 'replay').length, 0, 'no replay mismatch: the calls kept their places');
+});

@@ -57,7 +57,7 @@ function expectedOrdinals(first: number, every: number, doubling: number, calls:
   return ordinals;
 }
 
-test('a hot loop gets sites for its first 64 calls, then one call in 256, the same calls in every run', () => {
+test('a hot loop gets sites for its first 64 calls, then one call in 256, the stride doubling after 64 samples, the same calls in every run', () => {
   const dir = project({ 'loop.cjs': LOOP });
   const runs = [runHooked(['loop.cjs'], { cwd: dir }), runHooked(['loop.cjs'], { cwd: dir })];
   const [one, two] = runs.map(traceOf) as [Trace, Trace];
@@ -72,9 +72,9 @@ test('a hot loop gets sites for its first 64 calls, then one call in 256, the sa
   assert.deepEqual([...sites].map((site) => one.sites.get(site)?.frames[0]?.line), [2]);
 });
 
-test('DETDRIFT_SITES=first/every[/doubling] changes which calls get sites; the stride doubles after each `doubling` samples', () => {
+test('DETDRIFT_SITES=first/every[/doubling] changes which calls get sites: a fixed stride without doubling, else doubling after each `doubling` samples', () => {
   const dir = project({ 'loop.cjs': LOOP });
-  const fixed = traceOf(runHooked(['loop.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '5/1000/0' } }));
+  const fixed = traceOf(runHooked(['loop.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '5/1000' } }));
   assert.deepEqual(fixed.header.sites, { first: 5, every: 1000, doubling: 0 });
   assert.deepEqual(sampled(fixed), expectedOrdinals(5, 1000, 0, 10000));
   const doubling = traceOf(runHooked(['loop.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '2/10/3' } }));
@@ -100,6 +100,6 @@ test('a malformed DETDRIFT_STACKS_AT is refused with a code, and the program run
   const run = runHooked(['loop.cjs'], { cwd: dir, env: { DETDRIFT_STACKS_AT: '0:mathRandom' } });
   assert.equal(run.code, 0);
   assert.equal(run.stdout, 'true\n');
-  assert.match(run.stderr, /^detdrift: ERR_DETDRIFT_SITES: DETDRIFT_STACKS_AT has "0:mathRandom"; expected LINEAGE:API:ORDINAL/);
+  assert.match(run.stderr, /^detdrift: ERR_DETDRIFT_STACKS_AT: DETDRIFT_STACKS_AT has "0:mathRandom"; expected LINEAGE:API:ORDINAL/);
   assert.equal(run.traces.size, 0);
 });

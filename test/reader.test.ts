@@ -7,6 +7,7 @@ import { digestBytes, digestHex } from '../tracer/digest.js';
 import { TraceError } from '../tracer/errors.js';
 import { Control, CONTROL_SHIFT, DERIVED, MAGIC_LINE, Rec, Tag, type TraceHeader } from '../tracer/format.js';
 import { crc32, crc32Table } from '../tracer/crc32.js';
+import { crc32 as zlibCrc32 } from 'node:zlib';
 import { TraceReader, type ChunkStart, type TraceEvent } from '../tracer/reader.js';
 import { TraceWriter } from '../tracer/writer.js';
 import { Controller } from '../instrument/control.js';
@@ -330,6 +331,7 @@ test('CRC-32 is the IEEE one, whether zlib or the table computes it', () => {
   for (const [from, to] of [[0, 70_001], [3, 70_000], [1, 16_384 + 1], [0, 16_383]] as const) {
     const view = bytes.subarray(from, to);
     assert.equal(crc32(view), crc32Table(view), `bytes ${from}..${to}`);
+    assert.equal(crc32Table(view), zlibCrc32(view), `bytes ${from}..${to}: the table agrees with zlib itself`);
   }
 });
 
@@ -339,11 +341,13 @@ test('a chunk of doubles written as they lie in memory reads back exactly, NaN p
   const fd = openSync(file, 'w');
   const writer = new TraceWriter({ write: (bytes) => void writeSync(fd, bytes) }, header(), 1024);
   const nan = new Float64Array(new Uint8Array([1, 0, 0, 0, 0, 0, 0xf8, 0x7f]).buffer)[0]!;
-  const values = Array.from({ length: 3000 }, (_, i) => (i === 7 ? -0 : i === 8 ? nan : i % 500 === 0 ? Infinity : Math.sin(i)));
+  // -0 and a NaN with a payload, in a short run (written value by value) and in a long one (copied whole)
+  const special = (i: number) => (i === 7 || i === 2007 ? -0 : i === 8 || i === 2008 ? nan : undefined);
+  const values = Array.from({ length: 3000 }, (_, i) => special(i) ?? (i % 500 === 0 ? Infinity : Math.sin(i)));
   writer.defineSite(1, { frames: [], skipped: 0 });
   values.forEach((value, i) => {
-    // a run of draws, broken every 100 events by a clock read and every 250 by a site
-    if (i % 100 === 50 && writer.number(Api.dateNow, Tag.f64, 0, 0, i)) writer.flush();
+    // a run of draws, broken by a clock read every 10 events in the first half and every 100 after, and every 250 by a site
+    if (i % (i < 1500 ? 10 : 100) === 5 && writer.number(Api.dateNow, Tag.f64, 0, 0, i)) writer.flush();
     if (writer.number(Api.mathRandom, Tag.f64, i % 250 === 0 ? 1 : 0, 0, value)) writer.flush();
   });
   writer.end(0);
@@ -366,4 +370,29 @@ test("a context the hook defines by its 64-bit key is the same record as one def
   assert.deepEqual(byNumbers, byStrings);
   const contexts = readBytes(byNumbers, 'keys.ddtrace').contexts;
   assert.deepEqual([...contexts.values()].map((def) => def.key), ['0000000000000000', '0123456789abcdef', 'ffffffff0000000f']);
+});
+
+test('a site definition reads back as written, whatever its strings hold, and writing it runs no toJSON', () => {
+  const frames = [
+    { file: 'dep@1.0.0/odd "name"\\path\u2028.js', line: 1, column: 2, fn: '\u0000tab\there', package: 'dep@1.0.0' },
+    { file: 'app.js', line: 40, column: 7, fn: null, package: null },
+  ];
+  // The header is written when the writer is made, before the program runs; sites come later.
+  const chunks: Uint8Array[] = [];
+  const writer = new TraceWriter({ write: (bytes) => void chunks.push(bytes.slice()) }, HEADER, 16);
+  const seen: unknown[] = [];
+  const proto = Object.prototype as { toJSON?: () => unknown };
+  proto.toJSON = function toJSON(this: unknown) {
+    seen.push(this);
+    return {};
+  };
+  try {
+    writer.defineSite(1, { frames, skipped: 3 });
+    writer.number(Api.mathRandom, Tag.f64, 1, 0, 0.25);
+    writer.end(0);
+  } finally {
+    delete proto.toJSON;
+  }
+  assert.deepEqual(seen, []);
+  assert.deepEqual(readBytes(Buffer.concat(chunks), 'odd-site.ddtrace').sites.get(1), { frames, skipped: 3 });
 });

@@ -5,7 +5,7 @@
  * recorded traces says plainly that it was not sampled and how to take it.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Api } from '../tracer/apis.js';
@@ -131,4 +131,13 @@ test('an fs call that fails takes a site and records nothing: a later call\'s ev
   // The hook counts the failed call: ordinal 200 alone takes the stack of the call before.
   assert.match(takenStack(rerun(`0:${Api.statSync}:200`), ask).reason ?? '', /the re-run took no stack at fs\.stat call #200/);
   assert.deepEqual(takenStack(rerun(ask.entry), ask).frames?.[0]?.line, 4);
+});
+
+test("a re-run whose trace cannot be read costs the stack, with the reason, not the command's report", () => {
+  const dir = tempDir('detdrift-stacks-');
+  writeFileSync(join(dir, '0.ddtrace'), 'DETDRIFT-TRACE 3\nnot a header\n');
+  const ask = { side: 'a', lineage: '0', index: 5, api: 'Date.now', form: 'call', apiId: Api.dateNow, ordinal: 5, value: 1, entry: `0:${Api.dateNow}:5`, sampled: new Map() } as const;
+  const outcome = takenStack(dir, ask);
+  assert.equal(outcome.frames, null);
+  assert.match(outcome.reason ?? '', /^the re-run's trace of process 0 cannot be read: /);
 });

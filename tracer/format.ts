@@ -98,9 +98,10 @@ export interface TraceHeader {
   /** the api table: an event's api byte indexes it */
   readonly apis: readonly ApiRow[];
   /**
-   * how call sites were taken: the first `first` calls of each API, then one in `every`, the stride
-   * doubling after each `doubling` samples at it (0 or absent: never); and the calls in `at`
-   * ([api, ordinal among that API's calls]), whose stacks were asked for
+   * how call sites were taken, counting each API's calls from 0: every call below `first`, and
+   * stretch k (k = 0, 1, ...) of `doubling` samples, which starts at call every·doubling·(2^k − 1)
+   * and takes one call in every·2^k (`doubling` 0 or absent: one stretch, one call in `every`,
+   * forever); and the calls in `at` ([api, ordinal among that API's calls]), asked for by the CLI
    */
   readonly sites: {
     readonly first: number;

@@ -121,3 +121,12 @@ function readPackage(root: string, readJson: (file: string) => unknown): Package
   const version = typeof manifest?.version === 'string' ? manifest.version : '0.0.0';
   return { id: `${name}@${version}`, root };
 }
+
+/**
+ * A site's place as `file:line:column` of its first kept frame, null when it has none: what replay
+ * matches calls by, and what tells whether a re-run reached the recorded call.
+ */
+export function siteKey(def: SiteDef | undefined): string | null {
+  const frame = def?.frames[0];
+  return frame ? `${frame.file}:${frame.line}:${frame.column}` : null;
+}

@@ -14,6 +14,7 @@ const isString: Check = (value) => typeof value === 'string';
 const isNumber: Check = (value) => typeof value === 'number';
 const orNull = (check: Check): Check => (value) => value === null || check(value);
 const optional = (check: Check): Check => (value) => value === undefined || check(value);
+const isPair: Check = (value) => Array.isArray(value) && value.length === 2 && value.every(isNumber);
 const listOf = (check: Check, max = Infinity): Check => (value) => Array.isArray(value) && value.length <= max && value.every(check);
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const shaped = (fields: Record<string, Check>): Check => (value) => isObject(value) && Object.entries(fields).every(([key, check]) => check(value[key]));
@@ -32,7 +33,7 @@ const HEADER: ReadonlyArray<readonly [keyof TraceHeader, Check, string]> = [
   ['root', shaped({ name: orNull(isString), version: orNull(isString) }), '{ name, version }, each a string or null'],
   ['lockfile', orNull(shaped({ file: isString, sha256: isString })), 'null or { file, sha256 } strings'],
   ['apis', listOf(shaped({ api: isString, form: isString, family: isString }), 0xf0), 'a table of at most 240 { api, form, family } rows'],
-  ['sites', shaped({ first: isNumber, every: isNumber, doubling: optional(isNumber), at: optional(listOf(listOf(isNumber, 2))) }), '{ first, every, doubling? } numbers and at?, a list of [api, ordinal]'],
+  ['sites', shaped({ first: isNumber, every: isNumber, doubling: optional(isNumber), at: optional(listOf(isPair)) }), '{ first, every, doubling? } numbers and at?, a list of [api, ordinal]'],
   ['holds', listOf(isString), 'a list of strings'],
 ];
 

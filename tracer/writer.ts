@@ -121,10 +121,16 @@ export class TraceWriter {
     return this.number(api, Tag.chunk, site, ctx, high);
   }
 
+  /** Serialized before a byte is written: a definition that cannot be serialized leaves none behind. */
   defineSite(id: number, def: SiteDef): void {
+    this.defineSiteJson(id, siteJson(def));
+  }
+
+  /** A site definition already in JSON (a reader's tests write mistyped ones). */
+  defineSiteJson(id: number, json: string): void {
     this.pending.u8(Rec.site);
     this.pending.varint(id);
-    this.pending.string(JSON.stringify(def));
+    this.pending.string(json);
   }
 
   defineContext(id: number, def: ContextDef): void {
@@ -300,6 +306,22 @@ export class TraceWriter {
 }
 
 const encoder = new TextEncoder();
+// Saved when the hook loads. Given a string, it consults no toJSON: the program's code never runs here.
+const quote = JSON.stringify as (value: string) => string;
+
+/**
+ * A site definition as JSON, written out field by field: `JSON.stringify(def)` would call a
+ * program's `Object.prototype.toJSON` from inside the program's own `Date.now()`.
+ */
+function siteJson(def: SiteDef): string {
+  let frames = '';
+  for (let i = 0; i < def.frames.length; i++) {
+    const { file, line, column, fn, package: pkg } = def.frames[i]!;
+    const text = `{"file":${quote(file)},"line":${line},"column":${column},"fn":${fn === null ? 'null' : quote(fn)},"package":${pkg === null ? 'null' : quote(pkg)}}`;
+    frames += i === 0 ? text : `,${text}`;
+  }
+  return `{"frames":[${frames}],"skipped":${def.skipped}}`;
+}
 const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 

@@ -19,7 +19,7 @@ import { renderJson } from '../../report/json.js';
 import { renderTerminal } from '../../report/terminal.js';
 import { Api } from '../../tracer/apis.js';
 import { TraceError } from '../../tracer/errors.js';
-import { CHUNK_HEADER_BYTES, Control, CONTROL_SHIFT, DERIVED, FORMAT_NAME, FORMAT_VERSION, Tag, type SiteDef, type TraceHeader } from '../../tracer/format.js';
+import { CHUNK_HEADER_BYTES, Control, CONTROL_SHIFT, DERIVED, FORMAT_NAME, FORMAT_VERSION, Tag, type TraceHeader } from '../../tracer/format.js';
 import { Controller } from '../../instrument/control.js';
 import { TraceReader } from '../../tracer/reader.js';
 import { TraceWriter } from '../../tracer/writer.js';
@@ -38,7 +38,7 @@ function validTrace(random: Random, oddSite?: unknown): Uint8Array {
   const chunks: Uint8Array[] = [];
   const writer = new TraceWriter({ write: (bytes) => void chunks.push(bytes.slice()) }, HEADER, 2 + random.int(6));
   if (oddSite !== undefined) {
-    writer.defineSite(99, oddSite as SiteDef);
+    writer.defineSiteJson(99, JSON.stringify(oddSite));
     writer.number(Api.mathRandom, Tag.f64, 99, 0, 0.5);
   }
   const frame = (i: number) => ({ file: i % 2 ? `lib/${i}.js` : `dep@1.0.${i}/index.js`, line: 1 + i, column: 3, fn: i % 3 ? 'draw' : null, package: i % 2 ? null : `dep@1.0.${i}` });
