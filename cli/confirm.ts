@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { bisect, type BisectResult } from '../diffing/bisect.js';
 import type { Comparison } from '../diffing/compare.js';
 import { sameOutputs } from '../diffing/outputs.js';
-import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import type { CommandContext } from './args.js';
 import { DEFAULTS } from './defaults.js';
 import type { Progress } from './progress.js';
@@ -38,7 +37,7 @@ export interface ProbeStacks {
 export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult | null> {
   const focus = setup.comparison.diverging;
   if (!focus?.a || setup.comparison.codeChanged) return null;
-  const total = focus.a.calls.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family)).length;
+  const total = focus.a.calls.replayable().length;
   // Reproducing A means its outputs through the first that differed from B's; all of them when none did.
   const parted = focus.output?.a;
   const through = parted ? { lineage: focus.lineage, outputs: parted.index + 1 } : null;

@@ -5,7 +5,6 @@ import type { Cause } from '../diffing/cause.js';
 import type { Comparison } from '../diffing/compare.js';
 import type { Rows } from '../diffing/load.js';
 import { askFor, pinsThrough, takenStack, unaskable, type StackAsk, type StackOutcome } from '../diffing/stacks.js';
-import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import type { CommandContext } from './args.js';
 import type { ProbeStacks } from './confirm.js';
 import type { Progress } from './progress.js';
@@ -65,7 +64,7 @@ export class CauseStacks {
     };
     const cause = focus.cause;
     if (cause?.row && cause.side === 'a' && pinned >= (this.causePins ??= pinsThrough(trace, cause.row.index))) want(cause.row.index);
-    this.replayableA ??= trace.calls.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family));
+    this.replayableA ??= trace.calls.replayable();
     if (pinned >= 1 && pinned <= this.replayableA.length) want(this.replayableA.index(pinned - 1));
     if (asks.length === 0) return null;
     return {

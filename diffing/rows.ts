@@ -1,3 +1,4 @@
+import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import type { ApiRow } from '../tracer/format.js';
 import type { TraceEvent } from '../tracer/reader.js';
 import type { TraceChunks } from './chunks.js';
@@ -168,6 +169,11 @@ export class Rows implements Iterable<Row> {
     count = 0;
     for (let position = 0; position < this.length; position++) if (kept[this.kind(position).id]) positions[count++] = this.index(position);
     return new Rows(this.table, positions, this.kinds.filter((kind) => kept[kind.id]));
+  }
+
+  /** The calls replay feeds values to, in the order it ranks them (DETDRIFT_REPLAY_LIMIT pins the first k). */
+  replayable(): Rows {
+    return this.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family));
   }
 
   /** How many rows of each kind there are (kinds with none left out). */

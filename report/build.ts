@@ -7,7 +7,6 @@ import type { Attribution } from '../diffing/attribute.js';
 import type { LockfileChange } from '../diffing/lockfile/index.js';
 import { askFor, unaskable, type StackOutcome } from '../diffing/stacks.js';
 import type { Frame } from '../tracer/format.js';
-import { REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import { bytesToHex } from '../tracer/digest.js';
 import { sourceOf } from './source.js';
 import { buildTimeline } from './timeline.js';
@@ -93,7 +92,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
 /** The cause replay decided, when it did; else the heuristic one. */
 export function confirmedCause(process: ProcessComparison, confirmation: BisectResult | null | undefined): { cause: Cause | null; confirmed: boolean } {
   if (confirmation?.status === 'confirmed' && process.a && confirmation.pinned !== null) {
-    const row = process.a.calls.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family)).at(confirmation.pinned - 1);
+    const row = process.a.calls.replayable().at(confirmation.pinned - 1);
     if (row) {
       const rule = `replay: pinning run A's first ${confirmation.pinned} recorded values reproduces it, pinning ${confirmation.pinned - 1} does not`;
       return { cause: { kind: 'call', row, side: 'a', rule }, confirmed: true };
