@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Cause } from '../diffing/cause.js';
 import type { Comparison } from '../diffing/compare.js';
 import type { Rows } from '../diffing/load.js';
-import { askFor, pinsThrough, takenStack, unaskable, type StackAsk, type StackOutcome } from '../diffing/stacks.js';
+import { askFor, callKey, pinsThrough, takenStack, unaskable, type StackAsk, type StackOutcome } from '../diffing/stacks.js';
 import type { CommandContext } from './args.js';
 import type { ProbeStacks } from './confirm.js';
 import type { Progress } from './progress.js';
@@ -44,7 +44,7 @@ export class CauseStacks {
 
   /** The stack taken for `cause`'s call, when one was. */
   framesOf(cause: Cause | null): StackOutcome['frames'] {
-    return cause?.row ? (this.outcomes.get(`${cause.side}:${cause.row.index}`)?.frames ?? null) : null;
+    return cause?.row ? (this.outcomes.get(callKey(cause.side, cause.row.index))?.frames ?? null) : null;
   }
 
   /**
@@ -84,7 +84,7 @@ export class CauseStacks {
     const focus = this.comparison.diverging;
     const trace = cause?.side === 'a' ? focus?.a : focus?.b;
     if (!focus || !trace || !cause?.row || trace.calls.kind(cause.row.index).site !== 0) return;
-    if (this.outcomes.has(`${cause.side}:${cause.row.index}`)) return; // a probe asked: it pinned every value before the call
+    if (this.outcomes.has(callKey(cause.side, cause.row.index))) return; // a probe asked: it pinned every value before the call
     const rerun = sides[cause.side];
     const ask = askFor(trace, focus.lineage, cause.side, cause.row);
     if (rerun === null || unaskable(ask) !== null) return;
@@ -102,7 +102,7 @@ export class CauseStacks {
 
   /** A taken stack stands; a failure is kept only while nothing better is known. */
   private keep(outcome: StackOutcome): void {
-    const key = `${outcome.ask.side}:${outcome.ask.index}`;
+    const key = callKey(outcome.ask.side, outcome.ask.index);
     if (this.outcomes.get(key)?.frames) return;
     if (outcome.frames) this.logger.debug({ stacksAt: outcome.ask.entry, site: outcome.frames[0] }, 'a replay re-run took the stack of an unsampled call');
     else this.logger.debug({ stacksAt: outcome.ask.entry, reason: outcome.reason }, 'a replay re-run did not reproduce an unsampled call; its stack is not used');

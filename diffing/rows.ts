@@ -3,6 +3,7 @@ import type { ApiRow } from '../tracer/format.js';
 import type { TraceEvent } from '../tracer/reader.js';
 import type { TraceChunks } from './chunks.js';
 import type { Column } from './column.js';
+import { lastAtMost } from './sorted.js';
 
 /** What all rows of one kind share: the call and where it was made, how its value is stored, and its interned keys. */
 export interface RowKind {
@@ -219,16 +220,4 @@ class TableRow implements Row {
   get value(): number | string | null {
     return this.table.parts.compared(this.event);
   }
-}
-
-/** The last position whose number is at most `value`, in ascending `numbers`: the chunk that holds a row. */
-function lastAtMost(numbers: readonly number[], value: number): number {
-  let low = 0;
-  let high = numbers.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (numbers[middle]! <= value) low = middle;
-    else high = middle - 1;
-  }
-  return low;
 }

@@ -35,6 +35,11 @@ export interface StackAsk {
   readonly sampled: ReadonlyMap<number, string>;
 }
 
+/** Which call of which run an ask or an outcome is about: the key stacks are kept and looked up by. */
+export function callKey(side: Side, index: number): string {
+  return `${side}:${index}`;
+}
+
 /** What a re-run gave for an ask: the stack, or why none is shown (the re-run parted before the call). */
 export interface StackOutcome {
   readonly ask: StackAsk;

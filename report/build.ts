@@ -5,7 +5,7 @@ import type { Cause } from '../diffing/cause.js';
 import type { Divergence } from '../diffing/localize.js';
 import type { Attribution } from '../diffing/attribute.js';
 import type { LockfileChange } from '../diffing/lockfile/index.js';
-import { askFor, unaskable, type StackOutcome } from '../diffing/stacks.js';
+import { askFor, callKey, unaskable, type StackOutcome } from '../diffing/stacks.js';
 import type { Frame } from '../tracer/format.js';
 import { bytesToHex } from '../tracer/digest.js';
 import { sourceOf } from './source.js';
@@ -53,10 +53,10 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
   const focus = comparison.diverging ?? comparison.processes[0] ?? null;
   const names = comparison.interner.names;
   const outcomes = (options.stacks ?? []).filter((outcome) => outcome.ask.lineage === focus?.lineage);
-  const taken: Taken = new Map(outcomes.flatMap((outcome) => (outcome.frames ? [[`${outcome.ask.side}:${outcome.ask.index}`, outcome.frames] as const] : [])));
+  const taken: Taken = new Map(outcomes.flatMap((outcome) => (outcome.frames ? [[callKey(outcome.ask.side, outcome.ask.index), outcome.frames] as const] : [])));
   const view = (row: Row | null, side: 'a' | 'b'): EventView | null => {
     const trace = side === 'a' ? focus?.a : focus?.b;
-    return row && trace ? eventView(row, trace, names, taken.get(`${side}:${row.index}`)) : null;
+    return row && trace ? eventView(row, trace, names, taken.get(callKey(side, row.index))) : null;
   };
   const divergence = (found: Divergence | null): DivergenceView | null =>
     found && focus

@@ -9,8 +9,9 @@
 /** The size from which zlib's crc32 is worth loading zlib for. */
 const NATIVE_FROM = 16 * 1024;
 
-// Taken when this module loads, before a traced program can replace it.
+// Taken when this module loads, before a traced program can replace them.
 const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+const apply = Reflect.apply;
 let native: ((bytes: Uint8Array) => number) | null | undefined;
 
 /**
@@ -21,7 +22,7 @@ let native: ((bytes: Uint8Array) => number) | null | undefined;
  */
 function loadNative(bytes: Uint8Array): ((bytes: Uint8Array) => number) | null {
   try {
-    const zlib = getBuiltinModule?.call(process, 'node:zlib') as { crc32?: (bytes: Uint8Array) => number } | undefined;
+    const zlib = (getBuiltinModule && apply(getBuiltinModule, process, ['node:zlib'])) as { crc32?: (bytes: Uint8Array) => number } | undefined;
     const crc32 = zlib?.crc32;
     const start = bytes.subarray(0, 64);
     return typeof crc32 === 'function' && crc32(start) === crc32Table(start) ? crc32 : null;

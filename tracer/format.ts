@@ -185,7 +185,7 @@ export class ByteWriter {
     }
     while (value >= 0x80) {
       this.bytes[this.length++] = (value % 0x80) | 0x80;
-      value = Math.floor(value / 0x80);
+      value = floor(value / 0x80);
     }
     this.bytes[this.length++] = value;
   }
@@ -224,7 +224,6 @@ export class ByteWriter {
   }
 
   string(value: string): void {
-    if (value.length < 0x80 && this.ascii(value)) return;
     const maxBytes = value.length * 3;
     this.reserve(maxBytes + 8);
     // Encode after a worst-case length slot, then move the bytes down to sit after the real length.
@@ -246,24 +245,6 @@ export class ByteWriter {
     this.length = at;
   }
 
-  /**
-   * A short string that is all ASCII, written with its one-byte length, char by char; false, with
-   * nothing written, for any other. Context keys and types are such strings, one per context.
-   */
-  private ascii(value: string): boolean {
-    this.reserve(value.length + 1);
-    const bytes = this.bytes;
-    const start = this.length;
-    bytes[start] = value.length;
-    for (let i = 0; i < value.length; i++) {
-      const code = value.charCodeAt(i);
-      if (code >= 0x80) return false;
-      bytes[start + 1 + i] = code;
-    }
-    this.length = start + 1 + value.length;
-    return true;
-  }
-
   clear(): void {
     this.length = 0;
   }
@@ -271,6 +252,8 @@ export class ByteWriter {
 
 const encoder = new TextEncoder();
 const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
+// Saved when the module loads: the hook writes with it inside a traced program, which may replace Math.floor.
+const floor = Math.floor;
 /** The longest run of doubles `doubles` writes one by one. */
 const SHORT_RUN = 32;
 /** Whether this machine stores a double's bytes in the format's order (all Node ships for but s390x). */

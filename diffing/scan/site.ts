@@ -4,6 +4,7 @@
  */
 import type { NodePath } from '@babel/traverse';
 import type { Node } from '@babel/types';
+import { lastAtMost } from '../sorted.js';
 import { keyName } from './resolve.js';
 import type { ScanSite } from './types.js';
 
@@ -27,14 +28,8 @@ export class SourceText {
   /** 1-based line and column of a character offset. */
   position(offset: number): { line: number; column: number } {
     const starts = (this.lineStarts ??= lineStarts(this.code));
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (starts[middle]! <= offset) low = middle;
-      else high = middle - 1;
-    }
-    return { line: low + 1, column: offset - starts[low]! + 1 };
+    const line = lastAtMost(starts, offset);
+    return { line: line + 1, column: offset - starts[line]! + 1 };
   }
 
   site(api: string, path: NodePath, at: number): ScanSite {
