@@ -13,6 +13,20 @@ interface Node {
   id: number;
   /** the key as hex, made when first asked for */
   key?: string;
+  /** what the watcher keeps for this resource (a timer's scheduling call), if anything */
+  watched?: unknown;
+}
+
+/**
+ * Hears of each async resource as it is created and before each of its callbacks (the timers
+ * family, which sees a timer fire without wrapping its callback). It rides on the tracker's async
+ * hook: a second hook cost each timer another round through node's hook dispatch, about 3 µs.
+ */
+export interface ResourceWatch<T = unknown> {
+  /** A resource of `type` was created; what this returns (if not undefined) is handed to `before`. */
+  init(type: string, resource: object): T | undefined;
+  /** One of the resources `init` kept something for is about to run a callback. */
+  before(watched: T): void;
 }
 
 /**
@@ -26,7 +40,7 @@ interface Node {
  * endless lineage, and neither memory nor the work per context may grow with it.
  */
 export class ContextTracker {
-  private readonly root: Node = { high: 0, low: 0, type: 'root', children: 0, id: 0, key: 'root' };
+  private readonly root: Node = { high: 0, low: 0, type: 'root', children: 0, id: 0, key: 'root', watched: undefined };
   private readonly nodes = new WeakMap<object, Node>();
   private readonly hook: AsyncHook;
   private nextId = 1;
@@ -40,15 +54,22 @@ export class ContextTracker {
    * ordinals of the contexts its caller creates after it.
    */
   syncDraws = 0;
+  /** the one watcher (instrument/timers.ts), set while its family is installed */
+  watch: ResourceWatch | null = null;
 
   /**
-   * `failed` hears of an error inside the async hook, which would otherwise end the process: Node
-   * treats a throw there as fatal. The hook is disabled first, so it is heard once.
+   * `failed` hears of an error inside the async hook (the tracker's or its watcher's), which would
+   * otherwise end the process: Node treats a throw there as fatal. The hook is disabled first, so
+   * it is heard once.
    */
   constructor(
     private readonly define: (id: number, high: number, low: number, type: string) => void,
     failed: (error: unknown) => void = () => {},
   ) {
+    const fail = (error: unknown) => {
+      this.hook.disable();
+      failed(error);
+    };
     this.hook = createHook({
       init: (_asyncId, type, _trigger, resource) => {
         if (this.syncDraws > 0 && type === 'RANDOMBYTESREQUEST') return;
@@ -59,10 +80,22 @@ export class ContextTracker {
           let low = (parent.low ^ imul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
           high = fmix(high ^ low);
           low = fmix(low ^ high);
-          this.nodes.set(resource, { high, low, type, children: 0, id: -1 });
+          const node: Node = { high, low, type, children: 0, id: -1, key: undefined, watched: undefined };
+          this.nodes.set(resource, node);
+          if (this.watch !== null) node.watched = this.watch.init(type, resource);
         } catch (error) {
-          this.hook.disable();
-          failed(error);
+          fail(error);
+        }
+      },
+      before: () => {
+        const watch = this.watch;
+        if (watch === null) return;
+        try {
+          // node runs `before` with the resource as the execution resource, callbacks and promises alike
+          const watched = this.nodes.get(real.executionAsyncResource())?.watched;
+          if (watched !== undefined) watch.before(watched);
+        } catch (error) {
+          fail(error);
         }
       },
     });

@@ -65,8 +65,22 @@ export function imitate<T extends Native>(target: T, method: T): T {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot imitate ${target.name}: its ${String(key)} cannot be copied`);
     }
   }
+  keepFast(wrapper);
   originals.set(wrapper, target);
   return wrapper;
+}
+
+/**
+ * Lets V8 keep `target`'s properties in fast mode. Redefining a property (a method turned into an
+ * accessor, as `follow` does to `Math.random`) or defining a dozen on a fresh function (`imitate`)
+ * turns an object into a hash table for good, and every `Math.log` or `Date.now` the program looks
+ * up then costs a dictionary probe: 30 to 40 ns a `Math.random()` in a loop, more than the
+ * recording (bench/record.ts). An object used as a prototype is put back in fast mode at the next
+ * property lookups through it, so `target` becomes the prototype of a throwaway object. Nothing a
+ * program can see changes: no property, no prototype of its own objects.
+ */
+export function keepFast(target: object): void {
+  real.setPrototypeOf({}, target);
 }
 
 function constructible<T extends Native>(target: T, method: T): T {
@@ -134,6 +148,7 @@ export class Patcher {
     if (!real.defineProperty(target, key, descriptor)) {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}`);
     }
+    keepFast(target);
     this.saved.push({ target, key, descriptor: undefined });
   }
 
@@ -185,6 +200,7 @@ export class Patcher {
       const { target, key, descriptor } = this.saved[i]!;
       if (descriptor) real.defineProperty(target, key, descriptor);
       else delete (target as Record<PropertyKey, unknown>)[key];
+      keepFast(target);
     }
     this.saved.length = 0;
     syncBuiltinESMExports();
@@ -194,6 +210,7 @@ export class Patcher {
     if (!real.defineProperty(target, key, after)) {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: the property is not configurable`);
     }
+    keepFast(target);
     this.saved.push({ target, key, descriptor: before });
   }
 }

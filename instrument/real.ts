@@ -18,6 +18,7 @@ export const real = Object.freeze({
   arraySlice: Array.prototype.slice,
   construct: Reflect.construct,
   defineProperty: Reflect.defineProperty,
+  setPrototypeOf: Reflect.setPrototypeOf,
   getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
   captureStackTrace: Error.captureStackTrace,
   // V8 reads stackTraceLimit and prepareStackTrace from the realm's own Error, not globalThis.Error

@@ -1,10 +1,10 @@
-import { createHook, type HookCallbacks } from 'node:async_hooks';
 import timers from 'node:timers';
 import timersPromises from 'node:timers/promises';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { family, wrap, type Native } from './patch.js';
 import { real } from './real.js';
+import type { ResourceWatch } from './context.js';
 import type { Recorder } from './recorder.js';
 
 type TimerType = 'Timeout' | 'Immediate';
@@ -40,68 +40,34 @@ const CALLBACK_FORMS = [
  *
  * Callbacks are never wrapped: the program gets node's own `Timeout`, `Immediate` and promise, its
  * callbacks run with their own `this` and arguments, and an error thrown in one has the stack it
- * has without the hook. Fires are seen from an async hook instead: `init` tags the timer that the
- * armed scheduling call creates, `before` runs right before node calls a tagged timer back.
+ * has without the hook. Fires are seen from the context tracker's async hook instead (context.ts
+ * `ResourceWatch`): its `init` tags the timer that the armed scheduling call creates, its `before`
+ * runs right before node calls a tagged timer back.
  */
 export const install = family<Recorder>('timers', (patcher, recorder) => {
-  // Uninstall puts back the descriptor the Patcher found (false); the hook then disables itself at
-  // its next callback, since a family handle can only restore properties.
-  const live = { on: false };
-  patcher.value(live, 'on', true);
-  const byTimer = new WeakMap<object, Scheduled>();
   let armed: Scheduled | null = null;
   const perturber = recorder.perturber?.variant('timers') ? recorder.perturber : null;
 
-  const record = (api: number, site: number, value: number): void => {
-    try {
-      recorder.number(api, Tag.uint, site, value);
-    } catch (error) {
-      recorder.fail('ERR_DETDRIFT_TIMERS', error); // a throw inside an async hook would end the program
-    }
-  };
-  const hook = createHook({
-    init(_asyncId, type, _trigger, resource) {
-      if (!live.on) return void hook.disable();
-      try {
-        initTimer(type, resource);
-      } catch (error) {
-        stop(error);
-      }
+  // The context tracker's async hook tells this watch of every resource; uninstall puts back the
+  // tracker's empty slot. A throw here reaches the tracker, which stops recording.
+  const watch: ResourceWatch<Scheduled> = {
+    init(type, resource) {
+      const scheduled = armed;
+      if (scheduled === null || scheduled.taken || type !== scheduled.type) return undefined;
+      scheduled.taken = true;
+      const delay = delayOf(resource);
+      recorder.number(scheduled.api, Tag.uint, scheduled.site, delay);
+      // Perturb mode (timers): every timer of this delay falls due 1 ms later, so timers due together
+      // fire in another order while each delay's own timers keep theirs. Node inserts the timer by
+      // `_idleTimeout` right after this init; the program's delay is what the trace keeps.
+      if (perturber && type === 'Timeout' && delay > 0) (resource as { _idleTimeout: number })._idleTimeout = delay + perturber.timerJitter(delay);
+      return scheduled;
     },
-    before() {
-      if (!live.on) return void hook.disable();
-      try {
-        beforeTimer();
-      } catch (error) {
-        stop(error);
-      }
+    before(scheduled) {
+      if (recorder.on) recorder.number(scheduled.fire, Tag.uint, scheduled.site, ++scheduled.fires);
     },
-    // Promise events are noise here: nodes that know this option skip them (24.22 does; 20, 22 ignore it).
-    trackPromises: false,
-  } as HookCallbacks);
-  // Node ends the process on a throw inside an async hook: any failure here stops recording instead.
-  const stop = (error: unknown) => {
-    hook.disable();
-    recorder.fail('ERR_DETDRIFT_TIMERS', error);
   };
-  const initTimer = (type: string, resource: object) => {
-    const scheduled = armed;
-    if (scheduled === null || scheduled.taken || type !== scheduled.type) return;
-    scheduled.taken = true;
-    byTimer.set(resource, scheduled);
-    const delay = delayOf(resource);
-    record(scheduled.api, scheduled.site, delay);
-    // Perturb mode (timers): every timer of this delay falls due 1 ms later, so timers due together
-    // fire in another order while each delay's own timers keep theirs. Node inserts the timer by
-    // `_idleTimeout` right after this init; the program's delay is what the trace keeps.
-    if (perturber && type === 'Timeout' && delay > 0) (resource as { _idleTimeout: number })._idleTimeout = delay + perturber.timerJitter(delay);
-  };
-  const beforeTimer = () => {
-    // Node runs `before` with the timer as the execution resource, for callbacks and promises alike.
-    const scheduled = byTimer.get(real.executionAsyncResource());
-    if (scheduled !== undefined && recorder.on) record(scheduled.fire, scheduled.site, ++scheduled.fires);
-  };
-  hook.enable();
+  patcher.value(recorder.contexts, 'watch', watch);
 
   /** Calls the real scheduler with `scheduled` armed for the timer it creates; nests for valueOf. */
   const armedCall = (scheduled: Scheduled, target: Native, thisArg: unknown, args: unknown[]): unknown => {
@@ -115,7 +81,7 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   };
   const scheduling = (api: number, fire: number, type: TimerType): ProxyHandler<Native> => ({
     apply(target, thisArg, args) {
-      if (!live.on || !recorder.on) return real.apply(target, thisArg, args);
+      if (!recorder.on) return real.apply(target, thisArg, args);
       return armedCall({ api, fire, type, site: recorder.site(api), taken: false, fires: 0 }, target, thisArg, args);
     },
   });
@@ -147,7 +113,7 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   const intervals = patcher.method(timersPromises, 'setInterval', {
     apply(target, thisArg, args) {
       const iterator = real.apply(target, thisArg, args) as object;
-      if (live.on && recorder.on) {
+      if (recorder.on) {
         const site = recorder.site(Api.setIntervalPromise);
         pending.set(iterator, { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 });
       }

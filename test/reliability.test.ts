@@ -477,3 +477,31 @@ test('check deletes its traces (they can hold raw crypto values) unless --keep o
   assert.deepEqual(leftovers(outTmp), []);
   assert.deepEqual([existsSync(join(out, 'run-1', '0.ddtrace')), existsSync(join(out, 'run-2', '0.ddtrace'))], [true, true]);
 });
+
+test('the objects the hook patches stay as fast to use as it found them: none is left a hash table', () => {
+  // V8 turns an object whose method becomes an accessor (Math.random) or a function given a dozen
+  // properties (an imitated native) into a dictionary, and every lookup on it then costs a probe.
+  const dir = project({
+    'fast.cjs': [
+      "const [crypto, fs, os, timers, timersPromises, childProcess, perfHooks] = ['crypto', 'fs', 'os', 'timers', 'timers/promises', 'child_process', 'perf_hooks'].map(require);",
+      'const objects = {',
+      '  Math, "Math.random": Math.random, "Date.now": Date.now, "Date.prototype": Date.prototype, performance,',
+      '  "Performance.prototype": Object.getPrototypeOf(performance), "process.hrtime": process.hrtime,',
+      '  "process.hrtime.bigint": process.hrtime.bigint, crypto, "crypto.randomUUID": crypto.randomUUID,',
+      '  "crypto.randomBytes": crypto.randomBytes, webcrypto: globalThis.crypto, "fs.promises": fs.promises, os,',
+      '  timers, timersPromises, childProcess, perfHooks,',
+      '};',
+      '// V8 puts an object used as a prototype back in fast mode at the lookups that follow',
+      'for (let i = 0; i < 32; i++) for (const value of Object.values(objects)) void value.length;',
+      'console.log(JSON.stringify(Object.keys(objects).filter((name) => !%HasFastProperties(objects[name]))));',
+    ].join('\n'),
+  });
+  const plain = runPlain(['--allow-natives-syntax', 'fast.cjs'], { cwd: dir });
+  const hooked = runHooked(['--allow-natives-syntax', 'fast.cjs'], { cwd: dir });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(hooked.code, 0, hooked.stderr);
+  const slowWithout = JSON.parse(plain.stdout) as string[];
+  const slowWith = JSON.parse(hooked.stdout) as string[];
+  assert.deepEqual(slowWith.filter((name) => !slowWithout.includes(name)), [], 'left in dictionary mode by the hook');
+  assert.ok(!slowWithout.includes('Math'), 'Math is fast without the hook: the check can fail');
+});

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import timers from 'node:timers';
 import * as timersNamespace from 'node:timers';
 import timersPromises from 'node:timers/promises';
+import { ContextTracker } from '../instrument/context.js';
 import type { Recorder } from '../instrument/recorder.js';
 import { install } from '../instrument/timers.js';
 import { Api } from '../tracer/apis.js';
@@ -251,13 +252,17 @@ test('install patches both places, refuses a second install, and uninstall puts 
   const before = snapshot();
   const recorded: [number, number][] = [];
   const failures: unknown[] = [];
+  // the fires reach the family through the tracker's async hook, as in the hook
+  const contexts = new ContextTracker(() => {}, (error) => void failures.push(error));
   const recorder = {
     on: true,
+    contexts,
     site: () => 0,
     number: (api: number, _tag: number, _site: number, value: number) => void recorded.push([api, value]),
     fail: (_code: string, error: unknown) => void failures.push(error),
   } as unknown as Recorder;
 
+  contexts.enable();
   const handle = install(recorder);
   let fired: Promise<void>;
   try {
@@ -288,6 +293,8 @@ test('install patches both places, refuses a second install, and uninstall puts 
   clearTimeout(setTimeout(() => {}, 1));
   assert.equal(recorded.length, count);
   assert.deepEqual(failures, []);
+  assert.equal(contexts.watch, null, 'uninstall empties the watch it filled');
   install(recorder).uninstall(); // installable again
   assert.deepEqual(snapshot(), before);
+  contexts.disable();
 });

@@ -199,39 +199,35 @@ export class TraceWriter {
   private encodeEvents(out: ByteWriter): void {
     const count = this.count;
     for (let i = 0; i < count; i++) this.settleTag(i);
+    const { api, tag, site, ctx } = this;
     let i = 0;
     while (i < count) {
-      let end = i + 1;
-      if (i > 0 && this.repeats(i - 1, i)) {
-        while (end < count && end - i < MAX_RUN && this.repeats(i, end)) end++;
+      const apiId = api[i]!;
+      const tagByte = tag[i]!;
+      const context = ctx[i]!;
+      if (i > 0 && site[i] === 0 && apiId === api[i - 1] && tagByte === tag[i - 1] && context === ctx[i - 1]) {
+        const limit = count - i < MAX_RUN ? count : i + MAX_RUN;
+        let end = i + 1;
+        while (end < limit && site[end] === 0 && api[end] === apiId && tag[end] === tagByte && ctx[end] === context) end++;
         out.u8(Rec.run);
         out.varint(end - i);
         // A run's events share one tag byte: derived values take no bytes, doubles are copied whole.
-        const tagByte = this.tag[i]!;
         if (tagByte & DERIVED) {
           i = end;
           continue;
         }
-        const tag = tagByte & TAG_MASK;
-        if (tag === Tag.f64 || tag === Tag.hrtime) {
-          out.doubles(this.num, this.numBytes, i, end);
-          i = end;
-          continue;
-        }
-      } else {
-        out.u8(this.api[i]!);
-        out.u8(this.tag[i]!);
-        out.varint(this.site[i]!);
-        out.varint(this.ctx[i]!);
+        const valueTag = tagByte & TAG_MASK;
+        if (valueTag === Tag.f64 || valueTag === Tag.hrtime) out.doubles(this.num, this.numBytes, i, end);
+        else for (let j = i; j < end; j++) this.encodeValue(out, j);
+        i = end;
+        continue;
       }
-      for (; i < end; i++) this.encodeValue(out, i);
+      out.head(apiId, tagByte, site[i]!, context);
+      this.encodeValue(out, i);
+      i++;
     }
     this.written += count;
     this.count = 0;
-  }
-
-  private repeats(previous: number, i: number): boolean {
-    return this.site[i] === 0 && this.api[i] === this.api[previous] && this.tag[i] === this.tag[previous] && this.ctx[i] === this.ctx[previous];
   }
 
   /**
