@@ -1,7 +1,7 @@
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { Controller } from './control.js';
-import { family, imitate, wrap } from './patch.js';
+import { family, imitate } from './patch.js';
 import { real } from './real.js';
 import { CONTROLLED, REPLAYED, numberSource, recordProgramStub, type Recorder } from './recorder.js';
 
@@ -20,34 +20,37 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
   const perturber = recorder.perturber?.clock ? recorder.perturber : null;
   const wallMs = (ns: number) => (perturber ? perturber.wall(Controller.wallMs(ns)) : Controller.wallMs(ns));
   const monoNs = (ns: number) => (perturber ? perturber.monotonic(ns) : ns);
-  // One Proxy serves as constructor and function; subclasses reach `construct` with their newTarget.
   const flags = clock && !perturber ? CONTROLLED : 0;
-  const DateWrapper: DateConstructor = wrap(RealDate, {
-    apply(target, thisArg, args) {
-      const site = recorder.site(Api.dateCall);
-      const fed = recorder.replay(Api.dateCall, site);
-      const value = typeof fed === 'string'
-        ? fed
-        : clock
-          ? (real.apply(real.dateToString, new RealDate(wallMs(clock.tick())), []) as string)
-          : (real.apply(target, thisArg, args) as string);
-      recorder.string(Api.dateCall, site, value, typeof fed === 'string' ? REPLAYED : flags);
-      return value;
-    },
-    construct(target, args, newTarget): Date {
-      const subclass: Function = newTarget === DateWrapper ? target : newTarget;
-      if (args.length > 0) return real.construct(target, args, subclass) as Date; // a given date reads no clock
-      const site = recorder.site(Api.dateConstruct);
+  const now = numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags)(RealDate.now);
+  patcher.follow(RealDate, 'now', now, recordProgramStub(recorder, Api.dateNow, Tag.f64));
+  // A function that looks like Date (patch.ts imitate) rather than a Proxy, which put every
+  // `Date.now` lookup through its [[Get]]. Made after `follow`: it copies the followed `now`.
+  const DateWrapper: DateConstructor = imitate(
+    RealDate,
+    {
+      Date(this: unknown): string {
+        const site = recorder.site(Api.dateCall, DateWrapper);
+        const fed = recorder.replay(Api.dateCall, site);
+        const value = typeof fed === 'string'
+          ? fed
+          : clock
+            ? (real.apply(real.dateToString, new RealDate(wallMs(clock.tick())), []) as string)
+            : (real.apply(RealDate, this, arguments) as string);
+        recorder.string(Api.dateCall, site, value, typeof fed === 'string' ? REPLAYED : flags);
+        return value;
+      },
+    }.Date as unknown as DateConstructor,
+    (args, subclass): Date => {
+      if (args.length > 0) return real.construct(RealDate, args, subclass) as Date; // a given date reads no clock
+      const site = recorder.site(Api.dateConstruct, DateWrapper);
       const fed = recorder.replay(Api.dateConstruct, site);
       const time = typeof fed === 'number' ? fed : clock ? wallMs(clock.tick()) : null;
-      const date = real.construct(target, time === null ? [] : [time], subclass) as Date;
+      const date = real.construct(RealDate, time === null ? [] : [time], subclass) as Date;
       const value = time ?? (real.apply(real.dateGetTime, date, []) as number);
       recorder.number(Api.dateConstruct, Tag.f64 | (typeof fed === 'number' ? REPLAYED : flags), site, value);
       return date;
     },
-  });
-  const now = numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags)(RealDate.now);
-  patcher.follow(RealDate, 'now', now, recordProgramStub(recorder, Api.dateNow, Tag.f64));
+  );
   patcher.value(globalThis, 'Date', DateWrapper);
   patcher.value(RealDate.prototype, 'constructor', DateWrapper);
 

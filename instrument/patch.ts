@@ -56,10 +56,11 @@ export function wrapPlain<T extends Native>(target: T, call: Call): T {
  * the target, and `new` doing what it does to the target: a method is no constructor, so a
  * target that is one gets a function around the method that passes `new` on, subclasses' too.
  * Unlike a Proxy's, the properties are a snapshot: one the program adds later lands on the wrapper.
+ * `construct`, for a constructor, decides what `new` makes instead (`Date`).
  */
-export function imitate<T extends Native>(target: T, method: T): T {
+export function imitate<T extends Native>(target: T, method: T, construct?: Construct): T {
   if (isConstructor(method)) throw new HookError('ERR_DETDRIFT_PATCH', `cannot imitate ${target.name} with a constructor`);
-  const wrapper = isConstructor(target) ? constructible(target, method) : method;
+  const wrapper = isConstructor(target) ? constructible(target, method, construct) : method;
   for (const key of Reflect.ownKeys(target)) {
     if (!real.defineProperty(wrapper, key, real.getOwnPropertyDescriptor(target, key)!)) {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot imitate ${target.name}: its ${String(key)} cannot be copied`);
@@ -83,10 +84,17 @@ export function keepFast(target: object): void {
   real.setPrototypeOf({}, target);
 }
 
-function constructible<T extends Native>(target: T, method: T): T {
+/**
+ * What `new` does to an imitated constructor: its arguments, and the constructor whose prototype
+ * the object gets (the target for `new Wrapper()`, a subclass through `super()`).
+ */
+export type Construct = (args: IArguments, newTarget: Function) => object;
+
+function constructible<T extends Native>(target: T, method: T, construct?: Construct): T {
   const wrapper = function (this: unknown): unknown {
     if (new.target === undefined) return real.apply(method, this, arguments);
-    return real.construct(target, arguments, new.target === wrapper ? target : new.target);
+    const newTarget = new.target === wrapper ? target : new.target;
+    return construct ? construct(arguments, newTarget) : real.construct(target, arguments, newTarget);
   };
   return wrapper as T;
 }
