@@ -4,7 +4,9 @@
  * processes in one run: plain node, the hook in observe and in control mode, and the simulation
  * under @sinonjs/fake-timers driving its clock (sim-fake-timers.mjs). Prints medians and their
  * ratios, in wall time (what a CI job waits) and CPU time (what the process spent, which a loaded
- * machine disturbs less), and the trace's bytes per event in observe and control mode.
+ * machine disturbs less), and the trace's bytes per event in observe and control mode. Then an
+ * async-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits), plain and observed: the async
+ * hook names every promise's context, a cost the simulation's timers do not show.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -59,9 +61,35 @@ export function benchWorkload(rounds: number): void {
     ),
   );
   console.log("issue #8's targets: observe and control ÷ plain at most 1.5x and below fake-timers; at most 12 (observe) and 4 (control) trace bytes per event");
+  benchAwaits(rounds);
 }
 
-function runSimulation(variant: Variant, dir: string): Sample {
+function benchAwaits(rounds: number): void {
+  const variants = ['plain', 'observe'] as const;
+  const samples = new Map<Variant, Sample[]>(variants.map((variant) => [variant, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of variants) {
+      const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-'));
+      try {
+        samples.get(variant)!.push(runSimulation(variant, dir, 'awaits.mjs'));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+  const wall = (variant: Variant) => median(samples.get(variant)!.map((sample) => sample.wallMs));
+  const cpu = (variant: Variant) => median(samples.get(variant)!.map((sample) => sample.cpuMs));
+  console.log(`\nAsync-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits, median of ${rounds} alternating rounds)`);
+  console.log(
+    table(
+      ['run', 'wall ms', 'cpu ms', 'wall ÷ plain', 'cpu ÷ plain'],
+      variants.map((variant) => [variant, wall(variant).toFixed(0), cpu(variant).toFixed(0), `${(wall(variant) / wall('plain')).toFixed(2)}x`, `${(cpu(variant) / cpu('plain')).toFixed(2)}x`]),
+    ),
+  );
+}
+
+/** `script` runs in place of the simulation when given: the same fixture whatever the variant. */
+function runSimulation(variant: Variant, dir: string, script?: string): Sample {
   const cpuFile = join(dir, 'cpu.json');
   const env: NodeJS.ProcessEnv = { ...process.env, BENCH_CPU_FILE: cpuFile };
   delete env.NODE_OPTIONS;
@@ -71,7 +99,7 @@ function runSimulation(variant: Variant, dir: string): Sample {
     args.unshift('--import', REGISTER);
     Object.assign(env, { DETDRIFT_TRACE: join(dir, 'trace'), DETDRIFT_MODE: variant, DETDRIFT_SEED: '42' });
   }
-  args.push(join(BENCH_FIXTURES, variant === 'fake-timers' ? 'sim-fake-timers.mjs' : 'sim.mjs'));
+  args.push(join(BENCH_FIXTURES, script ?? (variant === 'fake-timers' ? 'sim-fake-timers.mjs' : 'sim.mjs')));
   const started = performance.now();
   const child = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
   const wallMs = performance.now() - started;

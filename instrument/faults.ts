@@ -9,8 +9,11 @@
  *              disk: a short write, then ENOSPC
  *   record:N   the N-th event handed to the trace writer throws inside the writer
  *   install:N  the N-th install step of the hook throws: start fails midway and is undone
+ *   context:N  the N-th async resource the context tracker names throws inside its async hook,
+ *              where node would end the process on a throw that got out
  */
 import type { TraceWriter } from '../tracer/writer.js';
+import type { ContextTracker, ResourceWatch } from './context.js';
 import { HookError } from './patch.js';
 
 export const FAULT_VAR = 'DETDRIFT_TEST_FAULT';
@@ -22,20 +25,23 @@ export interface Faults {
   readonly recordAt: number | null;
   /** install:N, 1-based */
   readonly installAt: number | null;
+  /** context:N, 1-based */
+  readonly contextAt: number | null;
 }
 
-export const NO_FAULTS: Faults = Object.freeze({ writeLimit: null, recordAt: null, installAt: null });
+export const NO_FAULTS: Faults = Object.freeze({ writeLimit: null, recordAt: null, installAt: null, contextAt: null });
 
 export function readFaults(value: string | undefined): Faults {
   if (!value) return NO_FAULTS;
   const faults: { -readonly [K in keyof Faults]: Faults[K] } = { ...NO_FAULTS };
   for (const entry of value.split(',')) {
-    const match = /^(write|record|install):(\d+)$/.exec(entry.trim());
+    const match = /^(write|record|install|context):(\d+)$/.exec(entry.trim());
     if (!match) continue;
     const count = Number(match[2]);
     if (match[1] === 'write') faults.writeLimit = count;
     else if (match[1] === 'record') faults.recordAt = count;
-    else faults.installAt = count;
+    else if (match[1] === 'install') faults.installAt = count;
+    else faults.contextAt = count;
   }
   return Object.freeze(faults);
 }
@@ -57,4 +63,22 @@ export function installCounter(at: number | null): () => void {
   return () => {
     if (++steps === at) throw new HookError('ERR_DETDRIFT_PATCH', `injected fault: install step ${at} failed (${FAULT_VAR})`);
   };
+}
+
+/**
+ * context:N: the N-th resource the tracker names throws inside its async hook, as a bug there
+ * would. Set after the families: it passes everything else on to the watch installed then.
+ */
+export function injectContextFault(contexts: ContextTracker, at: number | null): void {
+  if (at === null) return;
+  const watch = contexts.watch;
+  let resources = 0;
+  const faulty: ResourceWatch = {
+    init(type, resource) {
+      if (++resources === at) throw new Error(`injected fault: async resource ${at} failed inside the context tracker (${FAULT_VAR})`);
+      return watch?.init(type, resource);
+    },
+    before: (watched) => watch?.before(watched),
+  };
+  contexts.watch = faulty;
 }

@@ -27,6 +27,18 @@ export type Native = (...args: any[]) => any;
 
 /** Every wrapper, Proxy or plain, and the function it stands for: what `toString` prints. */
 const originals = new WeakMap<object, object>();
+// Saved: wrappers are made while the program runs (the output family's streams), after it may
+// have replaced WeakMap's methods.
+const weakMapGet = WeakMap.prototype.get;
+const weakMapSet = WeakMap.prototype.set;
+
+function remember(wrapper: object, original: object): void {
+  real.apply(weakMapSet, originals, [wrapper, original]);
+}
+
+function originalOf(value: unknown): object | undefined {
+  return real.apply(weakMapGet, originals, [value]) as object | undefined;
+}
 
 /**
  * Wraps a native in a Proxy: name, length, own properties (`process.hrtime.bigint`,
@@ -35,7 +47,7 @@ const originals = new WeakMap<object, object>();
  */
 export function wrap<T extends object>(target: T, handler: ProxyHandler<T>): T {
   const proxy = new Proxy(target, handler);
-  originals.set(proxy, target);
+  remember(proxy, target);
   return proxy;
 }
 
@@ -67,7 +79,7 @@ export function imitate<T extends Native>(target: T, method: T, construct?: Cons
     }
   }
   keepFast(wrapper);
-  originals.set(wrapper, target);
+  remember(wrapper, target);
   return wrapper;
 }
 
@@ -111,7 +123,7 @@ function isConstructor(fn: Native): boolean {
 
 /** The function a wrapper stands for, or the value itself. */
 export function unwrap<T>(value: T): T {
-  return (typeof value === 'function' && (originals.get(value) as T | undefined)) || value;
+  return (typeof value === 'function' && (originalOf(value) as T | undefined)) || value;
 }
 
 /** How a Patcher wraps what it replaces: a Proxy with this handler, or the plain wrapper this makes. */
@@ -272,7 +284,7 @@ export function family<R>(name: string, patch: (patcher: Patcher, recorder: R) =
 export const installToStringMask = family('Function.prototype.toString', (patcher) => {
   const original = Function.prototype.toString;
   const masked = wrap(original, {
-    apply: (target, thisArg, args) => real.apply(target, originals.get(thisArg) ?? thisArg, args),
+    apply: (target, thisArg, args) => real.apply(target, originalOf(thisArg) ?? thisArg, args),
   });
   patcher.value(Function.prototype, 'toString', masked);
 });

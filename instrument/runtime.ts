@@ -17,7 +17,7 @@ import { install as installRandom } from './random.js';
 import { install as installTimers } from './timers.js';
 import { Controller } from './control.js';
 import type { Perturber } from './perturb.js';
-import { FAULT_VAR, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
+import { FAULT_VAR, injectContextFault, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, HookError, installToStringMask, type Handle } from './patch.js';
 import { real, readJsonFile } from './real.js';
@@ -111,6 +111,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
         handles.push(install());
       }
     });
+    injectContextFault(active.contexts, faults.contextAt);
   } catch (error) {
     recorder?.halt();
     real.closeSync(claimed.fd);
