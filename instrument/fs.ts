@@ -45,8 +45,8 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
 
   // The open is an event without a value; its Dir's reads are recorded from then on.
   const opened = (api: number): RecordResult => (site, dir, args) => {
-    dirs.add(dir as object);
-    if (perturber) orders.set(dir as object, { path: args[0], options: typeof args[1] === 'object' ? args[1] : undefined, entries: null, at: 0 });
+    real.apply(real.weakSetAdd, dirs, [dir]);
+    if (perturber) real.apply(real.weakMapSet, orders, [dir, { path: args[0], options: typeof args[1] === 'object' ? args[1] : undefined, entries: null, at: 0 }]);
     recorder.number(api, Tag.none, site, 0);
   };
   patch(exports, 'opendir', 'callback', Api.opendir, opened(Api.opendir));

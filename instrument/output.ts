@@ -26,8 +26,8 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ro
     patcher.getter(process, name, {
       apply(target, thisArg, args) {
         const stream = real.apply(target, thisArg, args) as NodeJS.WriteStream;
-        if (!patched.has(stream)) {
-          patched.add(stream);
+        if (!real.apply(real.weakSetHas, patched, [stream])) {
+          real.apply(real.weakSetAdd, patched, [stream]);
           patcher.shadow(stream, 'write', stream.write as Native, recordWrite(recorder, api));
         }
         return stream;

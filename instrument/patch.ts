@@ -27,17 +27,14 @@ export type Native = (...args: any[]) => any;
 
 /** Every wrapper, Proxy or plain, and the function it stands for: what `toString` prints. */
 const originals = new WeakMap<object, object>();
-// Saved: wrappers are made while the program runs (the output family's streams), after it may
-// have replaced WeakMap's methods.
-const weakMapGet = WeakMap.prototype.get;
-const weakMapSet = WeakMap.prototype.set;
 
+// Through the saved methods: wrappers are made while the program runs (the output family's streams).
 function remember(wrapper: object, original: object): void {
-  real.apply(weakMapSet, originals, [wrapper, original]);
+  real.apply(real.weakMapSet, originals, [wrapper, original]);
 }
 
 function originalOf(value: unknown): object | undefined {
-  return real.apply(weakMapGet, originals, [value]) as object | undefined;
+  return real.apply(real.weakMapGet, originals, [value]) as object | undefined;
 }
 
 /**

@@ -19,6 +19,12 @@ export const real = Object.freeze({
   construct: Reflect.construct,
   defineProperty: Reflect.defineProperty,
   setPrototypeOf: Reflect.setPrototypeOf,
+  // wrappers keep per-object state while the program runs, after it may have replaced these
+  weakMapGet: WeakMap.prototype.get,
+  weakMapSet: WeakMap.prototype.set,
+  weakMapDelete: WeakMap.prototype.delete,
+  weakSetAdd: WeakSet.prototype.add,
+  weakSetHas: WeakSet.prototype.has,
   getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
   captureStackTrace: Error.captureStackTrace,
   // V8 reads stackTraceLimit and prepareStackTrace from the realm's own Error, not globalThis.Error

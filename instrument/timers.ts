@@ -115,7 +115,8 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
       const iterator = real.apply(target, thisArg, args) as object;
       if (recorder.on) {
         const site = recorder.site(Api.setIntervalPromise);
-        pending.set(iterator, { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 });
+        const scheduled: Scheduled = { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 };
+        real.apply(real.weakMapSet, pending, [iterator, scheduled]);
       }
       return iterator;
     },
@@ -125,9 +126,9 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   if (typeof next !== 'function') return; // not an async generator on this node: it goes unrecorded
   patcher.shadow(prototype, 'next', next as Native, {
     apply(target, iterator, args) {
-      const scheduled = pending.get(iterator);
+      const scheduled = real.apply(real.weakMapGet, pending, [iterator]) as Scheduled | undefined;
       if (scheduled === undefined) return real.apply(target, iterator, args);
-      pending.delete(iterator);
+      real.apply(real.weakMapDelete, pending, [iterator]);
       return armedCall(scheduled, target, iterator, args);
     },
   });

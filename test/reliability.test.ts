@@ -185,12 +185,21 @@ test('a throw inside the async hooks: one ERR_DETDRIFT_CONTEXT, never a fatal er
   assert.equal(eventsOf(rootTrace(hooked), 'setImmediate').length, 0, 'nothing is recorded after');
 });
 
-test("a program that breaks WeakMap's methods reaches neither the async hooks nor the wrappers made while it runs: contexts and timers are recorded", () => {
-  // console.log makes the output family wrap the stream's write (patch.ts wrap) after the program ran
+test("a program that breaks WeakMap's and WeakSet's methods reaches neither the async hooks nor the wrappers: contexts, timers and directories are recorded", () => {
+  // console.log makes the output family wrap the stream's write (patch.ts wrap) after the program
+  // ran; the promise setInterval and a Dir keep state per object in the timers and fs families
   const program = `
-    for (const name of ['get', 'set', 'has', 'delete']) {
-      WeakMap.prototype[name] = function () { throw new Error(name + ' is off limits'); };
+    import { opendirSync } from 'node:fs';
+    import { setInterval as every } from 'node:timers/promises';
+    for (const Collection of [WeakMap, WeakSet]) {
+      for (const name of ['get', 'set', 'add', 'has', 'delete']) {
+        if (name in Collection.prototype) Collection.prototype[name] = function () { throw new Error(name + ' is off limits'); };
+      }
     }
+    for await (const tick of every(1, 'tick')) { console.log(tick); break; }
+    const dir = opendirSync('.');
+    console.log(dir.readSync() !== null);
+    dir.closeSync();
     setImmediate(() => {
       console.log('immediate');
       setTimeout(() => { console.log('timer fired', Math.random() < 1); Promise.resolve().then(() => console.log('then')); }, 1);
@@ -202,6 +211,8 @@ test("a program that breaks WeakMap's methods reaches neither the async hooks no
   assertProgramWins(plain, hooked, []);
   const trace = rootTrace(hooked);
   assert.deepEqual(eventsOf(trace, 'setTimeout').map((event) => event.form), ['schedule', 'fire']);
+  assert.ok(eventsOf(trace, 'setInterval').some((event) => event.form === 'fire'), 'the promise interval fired and was recorded');
+  assert.ok(eventsOf(trace, 'fs.opendir').length > 0, 'the Dir read is recorded');
   const [draw] = eventsOf(trace, 'Math.random');
   assert.equal(trace.contexts.get(draw!.ctx)?.type, 'Timeout', 'the draw is named by the timer it ran in');
 });
