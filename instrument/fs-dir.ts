@@ -113,9 +113,9 @@ export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<obj
     if (dirent === null) recorder.number(Api.dirRead, Tag.none, site, 0);
     else recorder.string(Api.dirRead, site, entryName(dirent, real.apply(pathOf, dir, [])));
   };
-  const mine = (dir: unknown) => recorder.on && typeof dir === 'object' && dir !== null && (real.apply(real.weakSetHas, dirs, [dir]) as boolean);
+  const mine = (dir: unknown) => recorder.on && typeof dir === 'object' && dir !== null && dirs.has(dir);
   const substituteFor = (dir: object): Substitute | undefined => {
-    const order = real.apply(real.weakMapGet, orders, [dir]) as DirOrder | undefined;
+    const order = orders.get(dir);
     return order && reordered(recorder, order);
   };
 

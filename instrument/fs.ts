@@ -3,7 +3,7 @@ import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { entryName, guard, patchDir, substituted, withCallback, withPromise, type DirOrder, type RecordResult, type Substitute } from './fs-dir.js';
 import { family, type Native } from './patch.js';
-import { captureFrames, real } from './real.js';
+import { captureFrames, real, SafeWeakMap, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
 
 type Form = 'callback' | 'sync' | 'promise';
@@ -25,10 +25,10 @@ const NODE_FS_CALLER = /^node:(?:fs$|repl$|internal\/(?:fs|modules|http2|repl|te
 export const install = family<Recorder>('fs', (patcher, recorder) => {
   const promises = fs.promises as unknown as Record<string, Native>;
   const exports = fs as unknown as Record<string, Native>;
-  const dirs = new WeakSet<object>();
+  const dirs = new SafeWeakSet<object>();
   // Perturb mode (dir-order): listings reach the program in another order, and so do Dir reads.
   const perturber = recorder.perturber?.variant('dir-order') ? recorder.perturber : null;
-  const orders = new WeakMap<object, DirOrder>();
+  const orders = new SafeWeakMap<object, DirOrder>();
   const reorder = perturber && ((args: readonly unknown[]): Substitute => (names) => perturber.order(names as unknown[], (entry) => entryName(entry, args[0])));
   const patch = (target: Record<string, Native>, key: string, form: Form, api: number, record: RecordResult, perturb?: Perturb | null) =>
     patcher.method(target, key, handler(recorder, form, api, record, perturb ?? undefined));
@@ -45,8 +45,8 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
 
   // The open is an event without a value; its Dir's reads are recorded from then on.
   const opened = (api: number): RecordResult => (site, dir, args) => {
-    real.apply(real.weakSetAdd, dirs, [dir]);
-    if (perturber) real.apply(real.weakMapSet, orders, [dir, { path: args[0], options: typeof args[1] === 'object' ? args[1] : undefined, entries: null, at: 0 }]);
+    dirs.add(dir as object);
+    if (perturber) orders.set(dir as object, { path: args[0], options: typeof args[1] === 'object' ? args[1] : undefined, entries: null, at: 0 });
     recorder.number(api, Tag.none, site, 0);
   };
   patch(exports, 'opendir', 'callback', Api.opendir, opened(Api.opendir));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { Api } from '../tracer/apis.js';
 import { family, type Native } from './patch.js';
-import { real } from './real.js';
+import { real, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
 
 /** How much of a write the trace keeps as text; the digest covers all of it. */
@@ -22,12 +22,12 @@ interface OutputSettings {
 export const install = family<OutputSettings>('output', (patcher, { recorder, root }) => {
   // process.stdout is created on first access; patch it then, so the hook does not create it early.
   for (const [name, api] of [['stdout', Api.stdout], ['stderr', Api.stderr]] as const) {
-    const patched = new WeakSet<object>();
+    const patched = new SafeWeakSet<object>();
     patcher.getter(process, name, {
       apply(target, thisArg, args) {
         const stream = real.apply(target, thisArg, args) as NodeJS.WriteStream;
-        if (!real.apply(real.weakSetHas, patched, [stream])) {
-          real.apply(real.weakSetAdd, patched, [stream]);
+        if (!patched.has(stream)) {
+          patched.add(stream);
           patcher.shadow(stream, 'write', stream.write as Native, recordWrite(recorder, api));
         }
         return stream;

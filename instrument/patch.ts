@@ -1,5 +1,5 @@
 import { syncBuiltinESMExports } from 'node:module';
-import { real } from './real.js';
+import { real, SafeWeakMap } from './real.js';
 
 /** A coded error from the hook itself; the runtime reports it once on stderr. */
 export class HookError extends Error {
@@ -26,16 +26,7 @@ interface Saved {
 export type Native = (...args: any[]) => any;
 
 /** Every wrapper, Proxy or plain, and the function it stands for: what `toString` prints. */
-const originals = new WeakMap<object, object>();
-
-// Through the saved methods: wrappers are made while the program runs (the output family's streams).
-function remember(wrapper: object, original: object): void {
-  real.apply(real.weakMapSet, originals, [wrapper, original]);
-}
-
-function originalOf(value: unknown): object | undefined {
-  return real.apply(real.weakMapGet, originals, [value]) as object | undefined;
-}
+const originals = new SafeWeakMap<object, object>();
 
 /**
  * Wraps a native in a Proxy: name, length, own properties (`process.hrtime.bigint`,
@@ -44,7 +35,7 @@ function originalOf(value: unknown): object | undefined {
  */
 export function wrap<T extends object>(target: T, handler: ProxyHandler<T>): T {
   const proxy = new Proxy(target, handler);
-  remember(proxy, target);
+  originals.set(proxy, target);
   return proxy;
 }
 
@@ -76,7 +67,7 @@ export function imitate<T extends Native>(target: T, method: T, construct?: Cons
     }
   }
   keepFast(wrapper);
-  remember(wrapper, target);
+  originals.set(wrapper, target);
   return wrapper;
 }
 
@@ -120,7 +111,7 @@ function isConstructor(fn: Native): boolean {
 
 /** The function a wrapper stands for, or the value itself. */
 export function unwrap<T>(value: T): T {
-  return (typeof value === 'function' && (originalOf(value) as T | undefined)) || value;
+  return (typeof value === 'function' && (originals.get(value) as T | undefined)) || value;
 }
 
 /** How a Patcher wraps what it replaces: a Proxy with this handler, or the plain wrapper this makes. */
@@ -281,7 +272,7 @@ export function family<R>(name: string, patch: (patcher: Patcher, recorder: R) =
 export const installToStringMask = family('Function.prototype.toString', (patcher) => {
   const original = Function.prototype.toString;
   const masked = wrap(original, {
-    apply: (target, thisArg, args) => real.apply(target, originalOf(thisArg) ?? thisArg, args),
+    apply: (target, thisArg, args) => real.apply(target, originals.get(thisArg as object) ?? thisArg, args),
   });
   patcher.value(Function.prototype, 'toString', masked);
 });

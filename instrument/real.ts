@@ -19,12 +19,6 @@ export const real = Object.freeze({
   construct: Reflect.construct,
   defineProperty: Reflect.defineProperty,
   setPrototypeOf: Reflect.setPrototypeOf,
-  // wrappers keep per-object state while the program runs, after it may have replaced these
-  weakMapGet: WeakMap.prototype.get,
-  weakMapSet: WeakMap.prototype.set,
-  weakMapDelete: WeakMap.prototype.delete,
-  weakSetAdd: WeakSet.prototype.add,
-  weakSetHas: WeakSet.prototype.has,
   getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
   captureStackTrace: Error.captureStackTrace,
   // V8 reads stackTraceLimit and prepareStackTrace from the realm's own Error, not globalThis.Error
@@ -69,6 +63,25 @@ export const real = Object.freeze({
   setEnvironmentData: workerThreads.setEnvironmentData,
   stderrFd: 2,
 });
+
+/**
+ * A collection class whose methods are the built-in ones as the hook found them, copied onto its
+ * own prototype as Node's primordials do: wrappers keep per-object state while the program runs,
+ * and a program that replaces `WeakMap.prototype.set` must reach neither that state nor, through
+ * it, make its own `console.log` throw.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function safe<C extends new (...args: any[]) => object>(Base: C): C {
+  const Safe = class extends Base {};
+  for (const key of Reflect.ownKeys(Base.prototype)) {
+    if (key !== 'constructor') Reflect.defineProperty(Safe.prototype, key, Reflect.getOwnPropertyDescriptor(Base.prototype, key)!);
+  }
+  return Safe;
+}
+
+export const SafeMap = safe(Map);
+export const SafeWeakMap = safe(WeakMap);
+export const SafeWeakSet = safe(WeakSet);
 
 /** Reads and parses a JSON file with the real fs; null when it is missing or not JSON. */
 export function readJsonFile(file: string): unknown {

@@ -15,7 +15,7 @@ import type { Perturber } from './perturb.js';
 import type { Mismatch, Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
 import { imitate, wrap, type Native } from './patch.js';
-import { captureFrames, real, type CallSite } from './real.js';
+import { captureFrames, real, SafeMap, type CallSite } from './real.js';
 import { SiteIds } from './sites.js';
 
 export interface SitePolicy {
@@ -129,7 +129,7 @@ export class Recorder {
   readonly contexts: ContextTracker;
   private readonly siteIds = new SiteIds();
   /** replay mode only: a site id's `file:line:column`, to match calls against the recording */
-  private readonly siteKeys = new Map<number, string | null>();
+  private readonly siteKeys = new SafeMap<number, string | null>();
   private lastSite = 0;
   private ended = false;
   private exitCode = 0;

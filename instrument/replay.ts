@@ -2,6 +2,7 @@ import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import { Tag, TAG_MASK, type SiteDef } from '../tracer/format.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
 import { siteKey } from '../tracer/stack.js';
+import { SafeMap } from './real.js';
 
 interface Recorded {
   /** undefined for a digest: the recording kept only a digest of what the program got, nothing to feed */
@@ -33,8 +34,8 @@ export class Replayer {
   /** past the limit: the real source's values, or the recorded ones shifted so they surely differ */
   private readonly fresh: Fresh;
   mismatch: Mismatch | null = null;
-  private readonly queues = new Map<string, Recorded[]>();
-  private readonly taken = new Map<string, number>();
+  private readonly queues = new SafeMap<string, Recorded[]>();
+  private readonly taken = new SafeMap<string, number>();
   private readonly limit: number;
 
   constructor(file: string, limit: number, fresh: Fresh = 'real') {

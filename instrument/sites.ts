@@ -1,4 +1,4 @@
-import type { CallSite } from './real.js';
+import { SafeMap, type CallSite } from './real.js';
 
 /** A stack's frames so far: the site id when a stack ends here, and the frames that go on from it. */
 interface Node {
@@ -14,7 +14,7 @@ interface Node {
  * exactly when their frames share file, line and column.
  */
 export class SiteIds {
-  private readonly root: Node = { id: 0, next: new Map() };
+  private readonly root: Node = { id: 0, next: new SafeMap() };
 
   /** The id given to this stack, or 0 when it is new. */
   get(frames: readonly CallSite[]): number {
@@ -32,9 +32,9 @@ export class SiteIds {
       const file = frame.getFileName();
       const position = frame.getPosition();
       let byPosition = node.next.get(file);
-      if (byPosition === undefined) node.next.set(file, (byPosition = new Map()));
+      if (byPosition === undefined) node.next.set(file, (byPosition = new SafeMap()));
       let child = byPosition.get(position);
-      if (child === undefined) byPosition.set(position, (child = { id: 0, next: new Map() }));
+      if (child === undefined) byPosition.set(position, (child = { id: 0, next: new SafeMap() }));
       node = child;
     }
     node.id = id;

@@ -3,7 +3,7 @@ import timersPromises from 'node:timers/promises';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { family, wrap, type Native } from './patch.js';
-import { real } from './real.js';
+import { real, SafeWeakMap } from './real.js';
 import type { ResourceWatch } from './context.js';
 import type { Recorder } from './recorder.js';
 
@@ -109,14 +109,13 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   // The promise setInterval is an async generator: its body, which creates the Timeout, first runs
   // inside the first next(). The call takes the site; a `next` shadowed on the generator function's
   // own prototype (which every iterator it returns inherits) arms the timer on that first next().
-  const pending = new WeakMap<object, Scheduled>();
+  const pending = new SafeWeakMap<object, Scheduled>();
   const intervals = patcher.method(timersPromises, 'setInterval', {
     apply(target, thisArg, args) {
       const iterator = real.apply(target, thisArg, args) as object;
       if (recorder.on) {
         const site = recorder.site(Api.setIntervalPromise);
-        const scheduled: Scheduled = { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 };
-        real.apply(real.weakMapSet, pending, [iterator, scheduled]);
+        pending.set(iterator, { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 });
       }
       return iterator;
     },
@@ -126,9 +125,9 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   if (typeof next !== 'function') return; // not an async generator on this node: it goes unrecorded
   patcher.shadow(prototype, 'next', next as Native, {
     apply(target, iterator, args) {
-      const scheduled = real.apply(real.weakMapGet, pending, [iterator]) as Scheduled | undefined;
+      const scheduled = pending.get(iterator);
       if (scheduled === undefined) return real.apply(target, iterator, args);
-      real.apply(real.weakMapDelete, pending, [iterator]);
+      pending.delete(iterator);
       return armedCall(scheduled, target, iterator, args);
     },
   });

@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, wri
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Control } from '../tracer/format.js';
-import { eventsOf, project, REGISTER, REPO, runHooked, runPlain, tempDir, type Run, type Trace } from './helpers.js';
+import { eventsOf, project, REGISTER, REPO, runHooked, runPlain, siteOf, tempDir, type Run, type Trace } from './helpers.js';
 
 const OUR_LINE = /^detdrift: (ERR_DETDRIFT_[A-Z_]+): .*\n/gm;
 
@@ -185,13 +185,13 @@ test('a throw inside the async hooks: one ERR_DETDRIFT_CONTEXT, never a fatal er
   assert.equal(eventsOf(rootTrace(hooked), 'setImmediate').length, 0, 'nothing is recorded after');
 });
 
-test("a program that breaks WeakMap's and WeakSet's methods reaches neither the async hooks nor the wrappers: contexts, timers and directories are recorded", () => {
+test('a program that breaks the collections (Map, Set, WeakMap, WeakSet) reaches neither the async hooks nor the wrappers: contexts, timers, directories and sites are recorded', () => {
   // console.log makes the output family wrap the stream's write (patch.ts wrap) after the program
   // ran; the promise setInterval and a Dir keep state per object in the timers and fs families
   const program = `
     import { opendirSync } from 'node:fs';
     import { setInterval as every } from 'node:timers/promises';
-    for (const Collection of [WeakMap, WeakSet]) {
+    for (const Collection of [Map, Set, WeakMap, WeakSet]) {
       for (const name of ['get', 'set', 'add', 'has', 'delete']) {
         if (name in Collection.prototype) Collection.prototype[name] = function () { throw new Error(name + ' is off limits'); };
       }
@@ -214,6 +214,7 @@ test("a program that breaks WeakMap's and WeakSet's methods reaches neither the 
   assert.ok(eventsOf(trace, 'setInterval').some((event) => event.form === 'fire'), 'the promise interval fired and was recorded');
   assert.ok(eventsOf(trace, 'fs.opendir').length > 0, 'the Dir read is recorded');
   const [draw] = eventsOf(trace, 'Math.random');
+  assert.ok(siteOf(trace, draw!), 'the draw has its site');
   assert.equal(trace.contexts.get(draw!.ctx)?.type, 'Timeout', 'the draw is named by the timer it ran in');
 });
 
