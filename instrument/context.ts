@@ -80,8 +80,10 @@ export class ContextTracker {
           high = fmix(high ^ low);
           low = fmix(low ^ high);
           const node: Node = { high, low, type, children: 0, id: -1, key: undefined, watched: undefined };
+          // node creates a timer again on the same object (`refresh()` after it fired): it stays watched
+          const previous = Slot.read(resource)?.watched;
           Slot.write(resource, node);
-          if (this.watch !== null) node.watched = this.watch.init(type, resource);
+          if (this.watch !== null) node.watched = this.watch.init(type, resource) ?? previous;
         } catch (error) {
           fail(error);
         }
@@ -137,11 +139,17 @@ const Given = function (resource: object) {
  * A context's node, kept on its async resource in a private field. A WeakMap keyed by every
  * resource made the GC's ephemeron work grow with the promises a program makes: a loop of awaits
  * ran 6 to 12 times slower under the hook (the field, 2.5 to 3 times; an empty async hook alone,
- * 1.7 to 2). A private field is invisible to the program, as a WeakMap entry was: no key, no
- * symbol, no Proxy trap and no inspection shows it, and no method it can replace is called.
+ * 1.7 to 2). A private field is invisible to the program's reflection, as a WeakMap entry was:
+ * no key, no symbol, no Proxy trap and no `util.inspect` shows it, and no method it can replace
+ * is called. A debugger does list it (`Runtime.getProperties`' private properties).
  */
 class Slot extends Given {
   #node: Node | undefined = undefined;
+
+  // A constructor of its own: the default one spreads its arguments through the program's array iterator.
+  constructor(resource: object) {
+    super(resource);
+  }
 
   static read(resource: object): Node | undefined {
     return #node in resource ? (resource as Slot).#node : undefined;

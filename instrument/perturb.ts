@@ -3,7 +3,7 @@ import os from 'node:os';
 import { digestString, digestHex } from '../tracer/digest.js';
 import { VIRTUAL_EPOCH_MS } from './control.js';
 import { DST_START, SKEW_STARTS, formatPerturbation, pick, type Dimension, type Perturbation } from './perturb-dimensions.js';
-import { real } from './real.js';
+import { real, SafeMap } from './real.js';
 
 /** One perturbation as the trace header records it: what was varied, and to what. */
 export interface PerturbRecord {
@@ -42,7 +42,7 @@ export class Perturber {
   constructor(seed: string, perturbations: readonly Perturbation[]) {
     this.seed = seed;
     this.perturbations = perturbations;
-    this.variants = new Map(perturbations.map(({ dimension, variant }) => [dimension, variant]));
+    this.variants = new SafeMap(perturbations.map(({ dimension, variant }) => [dimension, variant]));
     // Worked out once: the clocks read it on every call.
     const start = this.variant('clock') === 'skew' ? pick(seed, 'clock', SKEW_STARTS) : this.variant('clock') === 'dst' ? DST_START : null;
     this.wallShift = start === null ? 0 : real.Date.parse(start) - VIRTUAL_EPOCH_MS;

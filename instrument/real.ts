@@ -72,11 +72,16 @@ export const real = Object.freeze({
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function safe<C extends new (...args: any[]) => object>(Base: C): C {
-  const Safe = class extends Base {};
+  // A constructor of its own: the default one spreads its arguments through the program's array iterator.
+  const Safe = class extends (Base as new (entries?: unknown) => object) {
+    constructor(entries?: unknown) {
+      super(entries);
+    }
+  };
   for (const key of Reflect.ownKeys(Base.prototype)) {
     if (key !== 'constructor') Reflect.defineProperty(Safe.prototype, key, Reflect.getOwnPropertyDescriptor(Base.prototype, key)!);
   }
-  return Safe;
+  return Safe as unknown as C;
 }
 
 export const SafeMap = safe(Map);

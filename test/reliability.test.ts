@@ -218,6 +218,23 @@ test('a program that breaks the collections (Map, Set, WeakMap, WeakSet) reaches
   assert.equal(trace.contexts.get(draw!.ctx)?.type, 'Timeout', 'the draw is named by the timer it ran in');
 });
 
+test('a program that replaces the array iterator: the async hook never runs it, however many promises it names', () => {
+  // a class without a constructor of its own spreads its arguments through the program's iterator;
+  // no call here is recorded, since normalizing a sampled stack still iterates arrays the program's way
+  const program = `
+    let calls = 0;
+    const iterate = Array.prototype[Symbol.iterator];
+    Array.prototype[Symbol.iterator] = function () { calls++; return iterate.call(this); };
+    for (let i = 0; i < 1000; i++) await null;
+    const seen = calls;
+    Array.prototype[Symbol.iterator] = iterate;
+    console.log('iterator calls', seen);
+  `;
+  const { dir, plain } = baseline({ 'app.mjs': program }, ['app.mjs']);
+  assert.equal(plain.code, 0, plain.stderr);
+  assertProgramWins(plain, runHooked(['app.mjs'], { cwd: dir }), []);
+});
+
 test('checkpoint() never throws, whatever it is handed: as without the hook, where it does nothing', () => {
   const program = `
     import { checkpoint } from ${JSON.stringify(join(REPO, 'dist', 'index.js'))};

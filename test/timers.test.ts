@@ -125,6 +125,23 @@ test('a fire carries the site of its schedule even when that call was not sample
   assertFiresPointAtTheirSchedule(events);
 });
 
+test('a timer refreshed after it fired keeps its fires: node creates it again on the same object', () => {
+  const dir = project({
+    'refresh.cjs': [
+      'let fired = 0;',
+      'const timer = setTimeout(() => { fired++; }, 1);',
+      "setTimeout(() => timer.refresh(), 20);",
+      "setTimeout(() => timer.refresh(), 40);",
+      "setTimeout(() => console.log('fired', fired), 80);",
+    ].join('\n'),
+  });
+  const run = runHooked(['refresh.cjs'], { cwd: dir });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, 'fired 3\n');
+  const fires = run.traces.get('0')!.events.filter((event) => event.family === 'timers' && event.form === 'fire' && siteOf(run.traces.get('0')!, event)?.line === 2);
+  assert.deepEqual(fires.map((event) => event.value), [1, 2, 3]);
+});
+
 test('timers behave as without the hook: identity, promisify, Timeout methods, this and arguments, abort', () => {
   const dir = project({
     'transparent.mjs': `
