@@ -32,21 +32,10 @@ interface TraceSize {
 }
 
 export function benchWorkload(rounds: number): void {
-  const samples = new Map<Variant, Sample[]>(VARIANTS.map((variant) => [variant, []]));
   const sizes = new Map<Variant, TraceSize>();
-  for (let round = 0; round < rounds; round++) {
-    for (const variant of VARIANTS) {
-      const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-'));
-      try {
-        samples.get(variant)!.push(runSimulation(variant, dir));
-        if (variant === 'observe' || variant === 'control') sizes.set(variant, traceSize(join(dir, 'trace')));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
-  }
-  const wall = (variant: Variant) => median(samples.get(variant)!.map((sample) => sample.wallMs));
-  const cpu = (variant: Variant) => median(samples.get(variant)!.map((sample) => sample.cpuMs));
+  const { wall, cpu } = alternate(VARIANTS, rounds, undefined, (variant, dir) => {
+    if (variant === 'observe' || variant === 'control') sizes.set(variant, traceSize(join(dir, 'trace')));
+  });
   const ratio = (of: (variant: Variant) => number, a: Variant, b: Variant) => `${(of(a) / of(b)).toFixed(2)}x`;
   console.log(`\nWhole-program workload (bench/fixtures/sim.mjs, median of ${rounds} alternating rounds)`);
   console.log(shape(sizes.get('observe')!));
@@ -66,19 +55,7 @@ export function benchWorkload(rounds: number): void {
 
 function benchAwaits(rounds: number): void {
   const variants = ['plain', 'observe'] as const;
-  const samples = new Map<Variant, Sample[]>(variants.map((variant) => [variant, []]));
-  for (let round = 0; round < rounds; round++) {
-    for (const variant of variants) {
-      const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-'));
-      try {
-        samples.get(variant)!.push(runSimulation(variant, dir, 'awaits.mjs'));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
-  }
-  const wall = (variant: Variant) => median(samples.get(variant)!.map((sample) => sample.wallMs));
-  const cpu = (variant: Variant) => median(samples.get(variant)!.map((sample) => sample.cpuMs));
+  const { wall, cpu } = alternate(variants, rounds, 'awaits.mjs');
   console.log(`\nAsync-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits, median of ${rounds} alternating rounds)`);
   console.log(
     table(
@@ -86,6 +63,34 @@ function benchAwaits(rounds: number): void {
       variants.map((variant) => [variant, wall(variant).toFixed(0), cpu(variant).toFixed(0), `${(wall(variant) / wall('plain')).toFixed(2)}x`, `${(cpu(variant) / cpu('plain')).toFixed(2)}x`]),
     ),
   );
+}
+
+/**
+ * Runs each variant once per round, alternating, each in a fresh directory (`after` reads it before
+ * it goes); returns the median wall and CPU time of each.
+ */
+function alternate(
+  variants: readonly Variant[],
+  rounds: number,
+  script?: string,
+  after?: (variant: Variant, dir: string) => void,
+): { wall: (variant: Variant) => number; cpu: (variant: Variant) => number } {
+  const samples = new Map<Variant, Sample[]>(variants.map((variant) => [variant, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of variants) {
+      const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-'));
+      try {
+        samples.get(variant)!.push(runSimulation(variant, dir, script));
+        after?.(variant, dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+  return {
+    wall: (variant) => median(samples.get(variant)!.map((sample) => sample.wallMs)),
+    cpu: (variant) => median(samples.get(variant)!.map((sample) => sample.cpuMs)),
+  };
 }
 
 /** `script` runs in place of the simulation when given: the same fixture whatever the variant. */

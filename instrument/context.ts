@@ -81,9 +81,8 @@ export class ContextTracker {
           low = fmix(low ^ high);
           const node: Node = { high, low, type, children: 0, id: -1, key: undefined, watched: undefined };
           // node creates a timer again on the same object (`refresh()` after it fired): it stays watched
-          const previous = Slot.read(resource)?.watched;
+          if (this.watch !== null) node.watched = this.watch.init(type, resource) ?? Slot.read(resource)?.watched;
           Slot.write(resource, node);
-          if (this.watch !== null) node.watched = this.watch.init(type, resource) ?? previous;
         } catch (error) {
           fail(error);
         }
