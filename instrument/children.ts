@@ -4,6 +4,7 @@ import { PARENT_VAR, WORKER_KEY } from './lineage.js';
 import { family, wrap, type Patcher } from './patch.js';
 import { real } from './real.js';
 import type { TraceHeader } from '../tracer/format.js';
+import { ArrayIsArray, ObjectAssign, ObjectCreate, ObjectHasOwn, StringIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
 import { lockfileVariable, type HookSettings } from './settings.js';
 
 const SPAWN_VAR = 'DETDRIFT_SPAWN';
@@ -36,18 +37,16 @@ export const install = family<Session>('children', (patcher, { lineage, settings
   const original = process.env[TRACE_VAR];
   const ours = (trace: string | undefined) => trace === undefined || trace === original;
   const childVars = () => ({ ...session, [SPAWN_VAR]: `${lineage}.${++spawned}` });
+  const keys = [...Object.keys(session), SPAWN_VAR];
 
   // spawn, fork, exec and execFile all pass here with normalized options: the env as `envPairs`.
   patcher.method(ChildProcess.prototype, 'spawn', {
     apply(target, thisArg, args: unknown[]) {
       const options = args[0] as { envPairs?: unknown } | undefined;
       const vars = childVars();
-      if (options && Array.isArray(options.envPairs)) {
+      if (options && ArrayIsArray(options.envPairs)) {
         const pairs = options.envPairs as string[];
-        if (ours(pairs.find((pair) => pair.startsWith(`${TRACE_VAR}=`))?.slice(TRACE_VAR.length + 1))) {
-          const kept = pairs.filter((pair) => !Object.hasOwn(vars, pair.slice(0, pair.indexOf('='))));
-          options.envPairs = [...kept, ...Object.entries(vars).map(([key, value]) => `${key}=${value}`)];
-        }
+        if (ours(valueOf(pairs, TRACE_VAR))) options.envPairs = withPairs(pairs, vars, keys);
       }
       return real.apply(target, thisArg, args);
     },
@@ -60,14 +59,15 @@ export const install = family<Session>('children', (patcher, { lineage, settings
     if (options != null && typeof options !== 'object') return options; // Node rejects it as before
     const env = options?.env ?? process.env;
     if (typeof env !== 'object' || env === null) return options; // whatever Node makes of it, unchanged
-    return ours(env[TRACE_VAR]) ? { ...options, env: Object.assign(Object.create(env) as NodeJS.ProcessEnv, vars) } : options;
+    return ours(env[TRACE_VAR]) ? { ...options, env: ObjectAssign(ObjectCreate(env) as NodeJS.ProcessEnv, vars) } : options;
   };
   // spawnSync(file, args?, options?), execFileSync likewise, execSync(command, options?)
-  const at = (args: unknown[]) => (args[1] == null || Array.isArray(args[1]) ? 2 : 1);
+  const at = (args: unknown[]) => (args[1] == null || ArrayIsArray(args[1]) ? 2 : 1);
   for (const [name, index] of [['spawnSync', at], ['execFileSync', at], ['execSync', () => 1]] as const) {
     patcher.method(childProcess, name, {
       apply(target, thisArg, args: unknown[]) {
-        const copy = [...args];
+        const copy: unknown[] = [];
+        for (let j = 0; j < args.length; j++) copy[j] = args[j];
         const i = index(copy);
         copy[i] = withEnv(copy[i] as Options);
         return real.apply(target, thisArg, copy);
@@ -76,6 +76,25 @@ export const install = family<Session>('children', (patcher, { lineage, settings
   }
   nameWorkers(patcher, lineage);
 });
+
+/** The value of `key` among `KEY=value` pairs, undefined when it is not there. */
+function valueOf(pairs: readonly string[], key: string): string | undefined {
+  for (let i = 0; i < pairs.length; i++) {
+    if (StringStartsWith(pairs[i]!, `${key}=`)) return StringSlice(pairs[i]!, key.length + 1);
+  }
+  return undefined;
+}
+
+/** `pairs` with each of `keys` set to its value in `vars`, in place of the pair it had. */
+function withPairs(pairs: readonly string[], vars: Record<string, string>, keys: readonly string[]): string[] {
+  const result: string[] = [];
+  for (let i = 0; i < pairs.length; i++) {
+    const pair = pairs[i]!;
+    if (!ObjectHasOwn(vars, StringSlice(pair, 0, StringIndexOf(pair, '=')))) result[result.length] = pair;
+  }
+  for (let i = 0; i < keys.length; i++) result[result.length] = `${keys[i]!}=${vars[keys[i]!]!}`;
+  return result;
+}
 
 /** Wraps `Worker` so each construction passes its name to the new thread as environment data. */
 function nameWorkers(patcher: Patcher, lineage: string): void {

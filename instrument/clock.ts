@@ -1,5 +1,6 @@
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
+import { ArrayIsArray, BigInt, MathFloor } from '../tracer/primordials.js';
 import { Controller } from './control.js';
 import { family, imitate } from './patch.js';
 import { real } from './real.js';
@@ -79,9 +80,9 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
         let value = real.apply(target, this, arguments) as [number, number];
         const site = recorder.site(Api.hrtime, hrtime);
         const fed = recorder.replay(Api.hrtime, site);
-        if (Array.isArray(fed)) value = [fed[0] as number, fed[1] as number];
+        if (ArrayIsArray(fed)) value = [fed[0] as number, fed[1] as number];
         else if (clock) value = virtualHrtime(monoNs(clock.tick()), arguments[0] as [number, number] | undefined);
-        recorder.number(Api.hrtime, Tag.hrtime | (Array.isArray(fed) ? REPLAYED : flags), site, value[0] * 1e9 + value[1]);
+        recorder.number(Api.hrtime, Tag.hrtime | (ArrayIsArray(fed) ? REPLAYED : flags), site, value[0] * 1e9 + value[1]);
         return value;
       },
     }.hrtime;
@@ -91,5 +92,5 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
 
 function virtualHrtime(nanoseconds: number, previous: [number, number] | undefined): [number, number] {
   const elapsed = previous ? nanoseconds - (previous[0] * 1e9 + previous[1]) : nanoseconds;
-  return [Math.floor(elapsed / 1e9), elapsed % 1e9];
+  return [MathFloor(elapsed / 1e9), elapsed % 1e9];
 }

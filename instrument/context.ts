@@ -1,5 +1,6 @@
 import { createHook, type AsyncHook } from 'node:async_hooks';
 import { digestHex } from '../tracer/digest.js';
+import { MathImul } from '../tracer/primordials.js';
 import { real } from './real.js';
 
 interface Node {
@@ -66,7 +67,7 @@ export class ContextTracker {
     failed: (error: unknown) => void = () => {},
   ) {
     const fail = (error: unknown) => {
-      this.hook.disable();
+      this.disable();
       failed(error);
     };
     this.hook = createHook({
@@ -102,11 +103,11 @@ export class ContextTracker {
   }
 
   enable(): void {
-    this.hook.enable();
+    real.apply(hookEnable, this.hook, []);
   }
 
   disable(): void {
-    this.hook.disable();
+    real.apply(hookDisable, this.hook, []);
   }
 
   /** The trace id of the context the program runs in now; its definition is written on first use. */
@@ -128,6 +129,9 @@ export class ContextTracker {
     return keyOf(Slot.read(real.executionAsyncResource()) ?? this.root);
   }
 }
+
+// AsyncHook's methods as the hook found them: the program can reach and replace them on the prototype.
+const { enable: hookEnable, disable: hookDisable } = Object.getPrototypeOf(createHook({})) as AsyncHook;
 
 /** A base class whose constructor hands back the object it is given: `new Slot(o)` stamps `o`. */
 const Given = function (resource: object) {
@@ -166,8 +170,7 @@ function keyOf(node: Node): string {
   return node.key;
 }
 
-// Saved when the hook loads: a program that replaces Math.imul must not reach inside the async hook.
-const imul = Math.imul;
+const imul = MathImul;
 
 /** MurmurHash3's 32-bit finalizer: every input bit moves every output bit. */
 function fmix(value: number): number {

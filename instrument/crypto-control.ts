@@ -1,6 +1,7 @@
 import type { Stream } from './control.js';
 import type { Native } from './patch.js';
 import { real } from './real.js';
+import { bytesOf, elementSize, MathMin, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
 
 /**
  * Control mode's crypto: each substitute first calls the real function, so arguments are
@@ -32,25 +33,29 @@ export function randomBytes(stream: Stream): Substitute {
 export function fillSync(stream: Stream): Substitute {
   return (target, thisArg, args) => {
     const result = real.apply(target, thisArg, args);
-    const [offset, size] = args.slice(1) as [number | undefined, number | undefined];
-    const bytes = region(args[0] as ArrayBufferView | ArrayBuffer, offset, size);
-    bytes.set(draw(stream, bytes.length));
+    stream.fill(region(args[0] as ArrayBufferView | ArrayBuffer, args[1] as number | undefined, args[2] as number | undefined));
     return result;
   };
 }
 
 export function randomFill(stream: Stream): Substitute {
   return (target, thisArg, args) => {
-    const at = args.findIndex((arg) => typeof arg === 'function');
-    const numbers = args.slice(1, at < 0 ? args.length : at) as number[];
+    let at = 0;
+    while (at < args.length && typeof args[at] !== 'function') at++;
+    if (at === args.length) return real.apply(target, thisArg, args); // no callback: Node throws its error
+    // randomFill(buffer, offset?, size?, callback): the numbers are the ones before the callback
+    const offset = at > 1 ? (args[1] as number) : undefined;
+    const size = at > 2 ? (args[2] as number) : undefined;
     let drawn: Uint8Array | undefined;
     const callback = args[at] as Native;
     const wrapped = (error: unknown, buffer: ArrayBufferView | ArrayBuffer) => {
-      if (!error && drawn) region(buffer, numbers[0], numbers[1]).set(drawn);
+      if (!error && drawn) TypedArraySet(region(buffer, offset, size), drawn);
       return real.apply(callback, undefined, [error, buffer]);
     };
-    const result = real.apply(target, thisArg, [...args.slice(0, at), wrapped, ...args.slice(at + 1)]);
-    drawn = draw(stream, region(args[0] as ArrayBufferView, numbers[0], numbers[1]).length);
+    const passed = copyOf(args);
+    passed[at] = wrapped;
+    const result = real.apply(target, thisArg, passed);
+    drawn = draw(stream, TypedArrayLength(region(args[0] as ArrayBufferView, offset, size)));
     return result;
   };
 }
@@ -58,7 +63,8 @@ export function randomFill(stream: Stream): Substitute {
 export function randomInt(stream: Stream): Substitute {
   return (target, thisArg, args) => {
     const minGiven = typeof args[1] === 'number';
-    const [min, max] = minGiven ? [args[0] as number, args[1] as number] : [0, args[0] as number];
+    const min = minGiven ? (args[0] as number) : 0;
+    const max = minGiven ? (args[1] as number) : (args[0] as number);
     const callback = args[minGiven ? 2 : 1];
     if (typeof callback !== 'function') {
       real.apply(target, thisArg, args);
@@ -66,7 +72,8 @@ export function randomInt(stream: Stream): Substitute {
     }
     let drawn = 0;
     const wrapped = (error: unknown, value: number) => real.apply(callback as Native, undefined, [error, error ? value : drawn]);
-    const result = real.apply(target, thisArg, [...args.slice(0, minGiven ? 2 : 1), wrapped]);
+    const passed = minGiven ? [args[0], args[1], wrapped] : [args[0], wrapped];
+    const result = real.apply(target, thisArg, passed);
     drawn = stream.int(min, max);
     return result;
   };
@@ -75,29 +82,35 @@ export function randomInt(stream: Stream): Substitute {
 function afterFill(callback: Native, drawn: () => Uint8Array | undefined): Native {
   return (error: unknown, buffer: Uint8Array) => {
     const bytes = drawn();
-    if (!error && bytes) buffer.set(bytes);
+    if (!error && bytes) TypedArraySet(buffer, bytes);
     return real.apply(callback, undefined, [error, buffer]);
   };
 }
 
 function draw(stream: Stream, length: number): Uint8Array {
-  const bytes = new real.Uint8Array(length);
+  const bytes = new Uint8Array(length);
   stream.fill(bytes);
   return bytes;
 }
 
 function fillAll<T extends ArrayBufferView>(stream: Stream, view: T): T {
-  region(view, undefined, undefined).set(draw(stream, view.byteLength));
+  stream.fill(region(view, undefined, undefined));
   return view;
+}
+
+function copyOf(args: readonly unknown[]): unknown[] {
+  const copy: unknown[] = [];
+  for (let i = 0; i < args.length; i++) copy[i] = args[i];
+  return copy;
 }
 
 /** The bytes `offset` and `size` (in elements, as Node counts them) cover. */
 function region(buffer: ArrayBufferView | ArrayBuffer, offset: number | undefined, size: number | undefined): Uint8Array {
-  const bytes = real.isView(buffer)
-    ? new real.Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
-    : new real.Uint8Array(buffer as ArrayBuffer);
-  const element = (buffer as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1;
-  const start = Math.min(bytes.length, (offset ?? 0) * element);
-  const end = size === undefined ? bytes.length : Math.min(bytes.length, start + size * element);
-  return bytes.subarray(start, end);
+  const isView = real.isView(buffer);
+  const bytes = isView ? bytesOf(buffer) : new Uint8Array(buffer);
+  const element = isView ? elementSize(buffer) : 1;
+  const length = TypedArrayLength(bytes);
+  const start = MathMin(length, (offset ?? 0) * element);
+  const end = size === undefined ? length : MathMin(length, start + size * element);
+  return new Uint8Array(TypedArrayBuffer(bytes), TypedArrayByteOffset(bytes) + start, end - start);
 }

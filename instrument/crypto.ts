@@ -1,8 +1,9 @@
 import cryptoModule from 'node:crypto';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
+import { bytesOf, FunctionHasInstance, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
 import { family, wrapPlain, type Call, type Native, type Patcher } from './patch.js';
-import { callerFile, real } from './real.js';
+import { callerFile, dataValue, real } from './real.js';
 import type { Stream } from './control.js';
 import * as substitutes from './crypto-control.js';
 import type { Substitute } from './crypto-control.js';
@@ -100,19 +101,18 @@ function recordDraw(recorder: Recorder, api: number, value: unknown, wrapper: Na
   const bits = replayed ? REPLAYED : flags;
   if (typeof program === 'number') recorder.number(api, Tag.f64 | bits, site, program);
   else if (typeof program === 'string' && recorder.hold) recorder.string(api, site, program, bits);
-  else if (typeof program !== 'string' && recorder.hold) recorder.bytes(api, site, bytesOf(program) as ArrayBufferView, bits);
-  else recorder.digest(api, site, bytesOf(program), bits);
+  else if (typeof program !== 'string' && recorder.hold) recorder.bytes(api, site, asView(program) as ArrayBufferView, bits);
+  else recorder.digest(api, site, asView(program), bits);
   return program;
 }
 
 /** True when `fed` (the recorded value) can stand for `value`; bytes are copied into `value` itself. */
 function feedInto(value: unknown, fed: unknown): boolean {
   if (typeof value === 'number' || typeof value === 'string') return typeof fed === typeof value;
-  if (!(fed instanceof real.Uint8Array)) return false;
-  const target = bytesOf(value) as ArrayBufferView;
-  const bytes = new real.Uint8Array(target.buffer, target.byteOffset, target.byteLength);
-  if (bytes.length !== fed.length) return false;
-  bytes.set(fed);
+  if (!FunctionHasInstance(Uint8Array, fed)) return false;
+  const bytes = bytesOf(asView(value) as ArrayBufferView);
+  if (TypedArrayLength(bytes) !== TypedArrayLength(fed as Uint8Array)) return false;
+  TypedArraySet(bytes, fed as Uint8Array);
   return true;
 }
 
@@ -126,16 +126,16 @@ function recordAmount(recorder: Recorder, api: number, amount: number, wrapper: 
 
 const digestOf = (api: number): RecordEvent => (recorder, _args, value, wrapper) => recordDraw(recorder, api, value, wrapper);
 
-function bytesOf(value: unknown): ArrayBufferView | string {
+function asView(value: unknown): ArrayBufferView | string {
   if (typeof value === 'string' || real.isView(value)) return value as ArrayBufferView | string;
-  return new real.Uint8Array(value as ArrayBuffer); // randomFillSync hands an ArrayBuffer back as is
+  return new Uint8Array(value as ArrayBuffer); // randomFillSync hands an ArrayBuffer back as is
 }
 
 // The callback forms return undefined and the sync forms never do.
 const recordRandomBytes: RecordEvent = (recorder, args, value, wrapper) =>
   value !== undefined ? recordDraw(recorder, Api.randomBytes, value, wrapper) : recordAmount(recorder, Api.randomBytesCallback, (args[0] as number) >>> 0, wrapper);
 
-const recordRandomFill: RecordEvent = (recorder, args, _value, wrapper) => recordAmount(recorder, Api.randomFill, (args[0] as ArrayBufferView).byteLength, wrapper);
+const recordRandomFill: RecordEvent = (recorder, args, _value, wrapper) => recordAmount(recorder, Api.randomFill, TypedArrayLength(bytesOf(asView(args[0]) as ArrayBufferView)), wrapper);
 
 const recordRandomInt: RecordEvent = (recorder, args, value, wrapper) => {
   if (value !== undefined) return recordDraw(recorder, Api.randomInt, value, wrapper);
@@ -173,8 +173,9 @@ function patchAliases(patcher: Patcher, original: Native, wrapper: Native): void
         apply(target, thisArg, args) {
           const value = real.apply(target, thisArg, args);
           if (value !== original || typeof thisArg !== 'object' || thisArg === null) return value;
-          const own = real.getOwnPropertyDescriptor(thisArg, key);
-          if (own?.value !== original || !real.defineProperty(thisArg, key, { ...own, value: wrapper })) return value;
+          if (dataValue(thisArg, key) !== original) return value;
+          const own = real.getOwnPropertyDescriptor(thisArg, key)!;
+          if (!real.defineProperty(thisArg, key, { ...own, value: wrapper })) return value;
           return wrapper;
         },
       });

@@ -15,6 +15,7 @@
 import type { TraceWriter } from '../tracer/writer.js';
 import type { ContextTracker, ResourceWatch } from './context.js';
 import { HookError } from './patch.js';
+import { real } from './real.js';
 
 export const FAULT_VAR = 'DETDRIFT_TEST_FAULT';
 
@@ -53,7 +54,7 @@ export function injectRecordFault(writer: TraceWriter, at: number | null): void 
   let calls = 0;
   writer.number = function (this: TraceWriter, ...args: Parameters<TraceWriter['number']>) {
     if (++calls === at) throw new Error(`injected fault: event ${at} failed inside the writer (${FAULT_VAR})`);
-    return number.apply(this, args);
+    return real.apply(number, this, args);
   };
 }
 

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import { sep } from 'node:path';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
+import { bytesOf, TextDecoderDecode } from '../tracer/primordials.js';
 import { wrap, type Native, type Patcher } from './patch.js';
-import { real } from './real.js';
+import { promiseThen, real } from './real.js';
 import type { Recorder } from './recorder.js';
 
 /** Records one result the program got; `args` are the arguments of the call that produced it. */
@@ -42,7 +44,7 @@ export function withPromise(recorder: Recorder, promise: unknown, args: readonly
     guard(recorder, () => record(site, value, args));
     return value;
   };
-  return real.apply(real.promiseThen, promise, [settle]);
+  return promiseThen(promise, settle);
 }
 
 /** A recorder failure (a strange entry, a full disk) stops recording; it never reaches the program. */
@@ -94,12 +96,16 @@ export function entryName(entry: unknown, base: unknown): string {
   const { name, parentPath } = entry as { name: unknown; parentPath?: unknown };
   if (typeof base !== 'string' || typeof parentPath !== 'string' || parentPath === base) return text(name);
   const relative = real.pathRelative(base, parentPath);
-  return relative === '' ? text(name) : real.pathJoin(relative, text(name));
+  // joined by hand: node's path.join pushes onto an array the program's way
+  return relative === '' ? text(name) : `${relative}${sep}${text(name)}`;
 }
 
+/** A name as a string: a Buffer's bytes as UTF-8 (a leading BOM kept, as `toString` keeps it). */
 function text(value: unknown): string {
-  return typeof value === 'string' ? value : (real.apply(real.bufferToString, value, ['utf8']) as string);
+  return typeof value === 'string' ? value : TextDecoderDecode(utf8, bytesOf(value as ArrayBufferView));
 }
+
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Dir iteration of the program's own `Dir`s (`dirs`, filled by the opendir wrappers): `read` with

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
+import { RegExpExec } from '../tracer/primordials.js';
 import { entryName, guard, patchDir, substituted, withCallback, withPromise, type DirOrder, type RecordResult, type Substitute } from './fs-dir.js';
 import { family, type Native } from './patch.js';
 import { captureFrames, real, SafeWeakMap, SafeWeakSet } from './real.js';
@@ -103,7 +104,7 @@ function handler(recorder: Recorder, form: Form, api: number, record: RecordResu
 function fromProgram(recorder: Recorder, trap: Native): boolean {
   try {
     const file = callerFile(trap);
-    return file === null || !NODE_FS_CALLER.test(file);
+    return file === null || RegExpExec(NODE_FS_CALLER, file) === null;
   } catch (error) {
     recorder.lostStacks(error); // a frozen Error: reported once; an unknown caller counts as the program
     return true;

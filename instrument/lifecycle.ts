@@ -33,13 +33,16 @@ export function install(recorder: Recorder): Handle {
   return {
     uninstall() {
       handle.uninstall();
-      for (const { event, listener } of ours) real.apply(real.emitterRemove, process, [event, listener]);
+      for (let i = 0; i < ours.length; i++) real.apply(real.emitterRemove, process, [ours[i]!.event, ours[i]!.listener]);
     },
   };
 }
 
 const patch = family<{ recorder: Recorder; ours: Listener[] }>('lifecycle', (patcher, { recorder, ours }) => {
-  const isOurs = (listener: unknown) => ours.some((entry) => entry.listener === listener);
+  const isOurs = (listener: unknown) => {
+    for (let i = 0; i < ours.length; i++) if (ours[i]!.listener === listener) return true;
+    return false;
+  };
   // Node exits with process.exitCode as the listeners after ours leave it: late end records follow it.
   const exitCode = () => process.exitCode;
   ours.push({ event: 'exit', listener: (code: unknown) => recorder.finish(typeof code === 'number' ? code : 0, exitCode) });
@@ -75,11 +78,11 @@ function hideListeners(patcher: Patcher, isOurs: (listener: unknown) => boolean)
     };
     patcher.shadow(process, method, emitter[method]!, handler);
   };
-  filtered('listeners', (_args, all) => (all as unknown[]).filter((listener) => !isOurs(listener)));
-  filtered('rawListeners', (_args, all) => (all as unknown[]).filter((listener) => !isOurs(unwrapOnce(listener))));
+  filtered('listeners', (_args, all) => keep(all as unknown[], (listener) => !isOurs(listener)));
+  filtered('rawListeners', (_args, all) => keep(all as unknown[], (listener) => !isOurs(unwrapOnce(listener))));
   // With a listener to count, the program can only name its own: Node's count is already right.
   filtered('listenerCount', (args, all) => (args[1] != null ? all : visible(args[0]).length));
-  filtered('eventNames', (_args, all) => (all as PropertyKey[]).filter((name) => visible(name).length > 0));
+  filtered('eventNames', (_args, all) => keep(all as PropertyKey[], (name) => visible(name).length > 0));
 }
 
 /**
@@ -91,10 +94,11 @@ function keepListening(patcher: Patcher, ours: readonly Listener[]): void {
     apply(target, thisArg, args) {
       const result = real.apply(target, thisArg, args);
       if (thisArg !== process) return result;
-      for (const { event, listener } of ours) {
+      for (let i = 0; i < ours.length; i++) {
+        const { event, listener } = ours[i]!;
         if (args.length > 0 && args[0] !== event) continue;
         const present = real.apply(rawListeners, process, [event]) as unknown[];
-        if (!present.includes(listener)) real.apply(real.emitterPrepend, process, [event, listener]);
+        if (keep(present, (item) => item === listener).length === 0) real.apply(real.emitterPrepend, process, [event, listener]);
       }
       return result;
     },
@@ -103,7 +107,14 @@ function keepListening(patcher: Patcher, ours: readonly Listener[]): void {
 
 /** The listeners of `event` that are the program's (`once` wrappers count as what they wrap). */
 function programListeners(event: unknown, isOurs: (listener: unknown) => boolean): unknown[] {
-  return (real.apply(rawListeners, process, [event]) as unknown[]).filter((listener) => !isOurs(unwrapOnce(listener)));
+  return keep(real.apply(rawListeners, process, [event]) as unknown[], (listener) => !isOurs(unwrapOnce(listener)));
+}
+
+/** The items of `list` that pass `test`, as `filter` gives them, without the program's Array.prototype. */
+function keep<T>(list: readonly T[], test: (item: T) => boolean): T[] {
+  const kept: T[] = [];
+  for (let i = 0; i < list.length; i++) if (test(list[i]!)) kept[kept.length] = list[i]!;
+  return kept;
 }
 
 function unwrapOnce(listener: unknown): unknown {

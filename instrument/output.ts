@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Api } from '../tracer/apis.js';
+import { ArrayBufferIsView, bytesOf, FunctionHasInstance, StringReplaceAll, StringSlice, StringStartsWith, TextDecoderDecode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array, URL } from '../tracer/primordials.js';
 import { family, type Native } from './patch.js';
 import { real, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
@@ -45,12 +47,12 @@ function recordWrite(recorder: Recorder, api: number): ProxyHandler<Native> {
   return {
     apply(target, thisArg, args) {
       const chunk = args[0] as unknown;
-      if (recorder.on && (typeof chunk === 'string' || ArrayBuffer.isView(chunk))) {
+      if (recorder.on && (typeof chunk === 'string' || ArrayBufferIsView(chunk))) {
         try {
-          const head = typeof chunk === 'string' ? chunk.slice(0, HEAD) : decoder.decode(new Uint8Array(chunk.buffer, chunk.byteOffset, Math.min(HEAD, chunk.byteLength)));
+          const head = typeof chunk === 'string' ? StringSlice(chunk, 0, HEAD) : textHead(chunk);
           recorder.chunk(api, recorder.site(api), chunk as string | ArrayBufferView, head);
         } catch (error) {
-          recorder.fail('ERR_DETDRIFT_OUTPUT', error); // a view of a detached buffer, say: the write itself is Node's to judge
+          recorder.fail('ERR_DETDRIFT_OUTPUT', error); // a bug of ours: the write itself is Node's to judge
         }
       }
       return real.apply(target, thisArg, args);
@@ -58,27 +60,54 @@ function recordWrite(recorder: Recorder, api: number): ProxyHandler<Native> {
   };
 }
 
-/** Records a whole-file write at the call: the path (project-relative) and the data's digest. */
+/**
+ * Records a whole-file write at the call: the path (project-relative) and the data's digest. Node's
+ * `appendFile` and `appendFileSync` write through `fs.writeFile` and `fs.writeFileSync`, the
+ * patched exports: the write inside a recorded one is the same write.
+ */
 function recordFile(recorder: Recorder, root: string): ProxyHandler<Native> {
+  let writing = 0;
   return {
     apply(target, thisArg, args) {
-      const [file, data] = args as [unknown, unknown];
-      if (recorder.on && (typeof file === 'string' || file instanceof URL) && (typeof data === 'string' || ArrayBuffer.isView(data))) {
+      if (writing > 0) return real.apply(target, thisArg, args);
+      const file = args[0] as unknown;
+      const data = args[1] as unknown;
+      if (recorder.on && (typeof file === 'string' || FunctionHasInstance(URL, file)) && (typeof data === 'string' || ArrayBufferIsView(data))) {
         try {
-          recorder.chunk(Api.fileWrite, recorder.site(Api.fileWrite), data as string | ArrayBufferView, displayPath(file, root));
+          const path = displayPath(file as string | URL, root);
+          if (path !== null) recorder.chunk(Api.fileWrite, recorder.site(Api.fileWrite), data as string | ArrayBufferView, path);
         } catch (error) {
           recorder.fail('ERR_DETDRIFT_OUTPUT', error);
         }
       }
-      return real.apply(target, thisArg, args);
+      writing++;
+      try {
+        return real.apply(target, thisArg, args);
+      } finally {
+        writing--;
+      }
     },
   };
 }
 
-function displayPath(file: string | URL, root: string): string {
-  const absolute = resolve(typeof file === 'string' ? file : file.pathname);
+/** The path written to, project-relative; null for a URL that names no file, which Node refuses. */
+function displayPath(file: string | URL, root: string): string | null {
+  let absolute: string;
+  try {
+    absolute = resolve(typeof file === 'string' ? file : fileURLToPath(file));
+  } catch {
+    return null; // not a file: URL; the write throws Node's own error
+  }
   const rel = relative(root, absolute);
-  return (rel.startsWith('..') ? absolute : rel).split(sep).join('/');
+  const shown = StringStartsWith(rel, '..') ? absolute : rel;
+  return sep === '/' ? shown : StringReplaceAll(shown, sep, '/');
+}
+
+/** The first HEAD bytes of a view, as text. */
+function textHead(view: ArrayBufferView): string {
+  const bytes = bytesOf(view);
+  const length = TypedArrayLength(bytes);
+  return TextDecoderDecode(decoder, length > HEAD ? new Uint8Array(TypedArrayBuffer(bytes), TypedArrayByteOffset(bytes), HEAD) : bytes);
 }
 
 const decoder = new TextDecoder();

@@ -1,4 +1,5 @@
 import { syncBuiltinESMExports } from 'node:module';
+import { Proxy } from '../tracer/primordials.js';
 import { real, SafeWeakMap } from './real.js';
 
 /** A coded error from the hook itself; the runtime reports it once on stderr. */
@@ -34,6 +35,8 @@ const originals = new SafeWeakMap<object, object>();
  * `new.target` pass through. `Function.prototype.toString` is masked so it prints the target.
  */
 export function wrap<T extends object>(target: T, handler: ProxyHandler<T>): T {
+  // A trap the handler lacks would be looked for on Object.prototype, where the program can put one.
+  real.setPrototypeOf(handler, null);
   const proxy = new Proxy(target, handler);
   originals.set(proxy, target);
   return proxy;
@@ -157,7 +160,7 @@ export class Patcher {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}`);
     }
     keepFast(target);
-    this.saved.push({ target, key, descriptor: undefined });
+    this.saved[this.saved.length] = { target, key, descriptor: undefined };
   }
 
   /** Replaces an accessor's getter with a wrapper of it; returns the original getter. */
@@ -219,7 +222,7 @@ export class Patcher {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: the property is not configurable`);
     }
     keepFast(target);
-    this.saved.push({ target, key, descriptor: before });
+    this.saved[this.saved.length] = { target, key, descriptor: before };
   }
 }
 

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { sep } from 'node:path';
 import { digestString, digestHex } from '../tracer/digest.js';
+import { ArraySort, MathFloor, StringSlice, StringToUpperCase } from '../tracer/primordials.js';
 import { VIRTUAL_EPOCH_MS } from './control.js';
 import { DST_START, SKEW_STARTS, formatPerturbation, pick, type Dimension, type Perturbation } from './perturb-dimensions.js';
 import { real, SafeMap } from './real.js';
@@ -59,15 +61,23 @@ export class Perturber {
    * entries); `reverse` reverses it; `case` sorts by the upper-cased name, as NTFS lists.
    */
   order<T>(entries: readonly T[], nameOf: (entry: T) => string): T[] {
+    // loops and the saved sort: this runs inside the program's readdir, whose Array.prototype it may have replaced
     const variant = this.variant('dir-order');
-    const list = [...entries];
-    if (variant === null || list.length < 2) return list;
-    if (variant === 'reverse') return list.reverse();
-    const keyed = list.map((entry, index) => ({ entry, index, key: this.sortKey(variant, nameOf(entry)) }));
-    keyed.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.index - y.index));
-    const sorted = keyed.map(({ entry }) => entry);
-    if (variant === 'shuffle' && keyed.every(({ index }, at) => index === at)) sorted.push(sorted.shift()!);
-    return sorted;
+    const count = entries.length;
+    const list: T[] = [];
+    for (let i = 0; i < count; i++) list[i] = entries[variant === 'reverse' ? count - 1 - i : i]!;
+    if (variant === null || variant === 'reverse' || count < 2) return list;
+    const keyed: Array<{ entry: T; index: number; key: string }> = [];
+    for (let i = 0; i < count; i++) keyed[i] = { entry: list[i]!, index: i, key: this.sortKey(variant, nameOf(list[i]!)) };
+    ArraySort(keyed, (x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.index - y.index));
+    let unmoved = true;
+    for (let i = 0; i < count; i++) {
+      list[i] = keyed[i]!.entry;
+      if (keyed[i]!.index !== i) unmoved = false;
+    }
+    // a shuffle that kept the order it got moves the first entry last
+    if (variant === 'shuffle' && unmoved) for (let i = 0; i < count; i++) list[i] = keyed[(i + 1) % count]!.entry;
+    return list;
   }
 
   /**
@@ -82,19 +92,19 @@ export class Perturber {
     return this.order(entries, (entry) => {
       const name = typeof entry.name === 'string' ? entry.name : String(entry.name);
       const parent = entry.parentPath;
-      return base !== null && parent && parent !== base ? real.pathJoin(real.pathRelative(base, parent), name) : name;
+      return base !== null && parent && parent !== base ? `${real.pathRelative(base, parent)}${sep}${name}` : name;
     });
   }
 
   /** A wall-clock reading (ms since 1970) of the virtual clock, as the perturbed machine shows it. */
   wall(ms: number): number {
-    if (this.variant('clock') === 'resolution') return Math.floor(ms / RESOLUTION_MS) * RESOLUTION_MS;
+    if (this.variant('clock') === 'resolution') return MathFloor(ms / RESOLUTION_MS) * RESOLUTION_MS;
     return ms + this.wallShift;
   }
 
   /** A monotonic reading (ns since the virtual start): only its resolution is perturbed. */
   monotonic(ns: number): number {
-    return this.variant('clock') === 'resolution' ? Math.floor(ns / (RESOLUTION_MS * 1e6)) * RESOLUTION_MS * 1e6 : ns;
+    return this.variant('clock') === 'resolution' ? MathFloor(ns / (RESOLUTION_MS * 1e6)) * RESOLUTION_MS * 1e6 : ns;
   }
 
   /** Whether the clocks read perturbed values: they are then recorded as uncontrolled, as a real clock's are. */
@@ -109,19 +119,20 @@ export class Perturber {
   }
 
   cpuCount(real: number): number {
-    const counts = CPU_COUNTS.filter((count) => count !== real);
+    const counts: number[] = [];
+    for (let i = 0; i < CPU_COUNTS.length; i++) if (CPU_COUNTS[i] !== real) counts[counts.length] = CPU_COUNTS[i]!;
     return pick(this.seed, 'cpus', counts);
   }
 
   hostname(real: string): string {
-    const name = `DESKTOP-${this.hex('hostname').slice(0, 7).toUpperCase()}`;
+    const name = `DESKTOP-${StringToUpperCase(StringSlice(this.hex('hostname'), 0, 7))}`;
     return name === real ? `${name}-2` : name;
   }
 
   /** A directory below the real one, created on first use, with a space and capitals in its name. */
   tmpdir(base: string): string {
     if (this.tmp === null) {
-      this.tmp = real.pathJoin(base, `detdrift Perturbed ${this.hex('tmpdir').slice(0, 8)}`, 'Temp');
+      this.tmp = real.pathJoin(base, `detdrift Perturbed ${StringSlice(this.hex('tmpdir'), 0, 8)}`, 'Temp');
       real.mkdirSync(this.tmp, { recursive: true });
     }
     return this.tmp;
@@ -158,7 +169,7 @@ export class Perturber {
   }
 
   private sortKey(variant: string, name: string): string {
-    return variant === 'case' ? name.toUpperCase() : this.hex(`dir-order\u0000${name}`);
+    return variant === 'case' ? StringToUpperCase(name) : this.hex(`dir-order\u0000${name}`);
   }
 
   private hex(name: string): string {

@@ -48,7 +48,7 @@ export const install = family<Recorder>('process', (patcher, recorder) => {
 
 function withLength(cpus: readonly unknown[], length: number): unknown[] {
   const list: unknown[] = [];
-  for (let i = 0; i < length; i++) list.push(cpus[i % cpus.length]);
+  for (let i = 0; i < length; i++) list[i] = cpus[i % cpus.length];
   return list;
 }
 

@@ -12,16 +12,27 @@ import { EventEmitter } from 'node:events';
 import workerThreads from 'node:worker_threads';
 import path from 'node:path';
 import { types } from 'node:util';
+import { ArrayIsArray, ObjectHasOwn, String, StringStartsWith, TextDecoderDecode } from '../tracer/primordials.js';
+
+const { defineProperty, setPrototypeOf } = Reflect;
 
 export const real = Object.freeze({
   apply: Reflect.apply,
   arraySlice: Array.prototype.slice,
   construct: Reflect.construct,
-  defineProperty: Reflect.defineProperty,
-  setPrototypeOf: Reflect.setPrototypeOf,
+  /**
+   * Reflect.defineProperty with the descriptor cut from `Object.prototype` first: its `get`, `set`
+   * and `value` are read from it alone, never from a program's `Object.prototype.get`.
+   */
+  defineProperty(target: object, key: PropertyKey, descriptor: PropertyDescriptor): boolean {
+    setPrototypeOf(descriptor, null);
+    return defineProperty(target, key, descriptor);
+  },
+  setPrototypeOf,
   getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
   captureStackTrace: Error.captureStackTrace,
-  // V8 reads stackTraceLimit and prepareStackTrace from the realm's own Error, not globalThis.Error
+  // V8 reads stackTraceLimit from the realm's own Error; node's prepareStackTrace callback asks
+  // globalThis.Error first, then this one (captureFrames checks they are the same)
   Error,
   Uint8Array,
   isView: ArrayBuffer.isView,
@@ -46,12 +57,11 @@ export const real = Object.freeze({
   executionAsyncId: asyncHooks.executionAsyncId,
   executionAsyncResource: asyncHooks.executionAsyncResource,
   // the fs family: settling program promises, naming directory entries, reading bigint stats
-  promiseThen: Promise.prototype.then,
   isPromise: types.isPromise,
+  isNativeError: types.isNativeError,
   Number,
   // a program's own JSON.parse (a logging wrapper, say) must not see the hook's reads
   jsonParse: JSON.parse,
-  bufferToString: Buffer.prototype.toString,
   pathJoin: path.join,
   pathRelative: path.relative,
   // lifecycle, lineage and children: our own listeners, re-raising a signal, naming workers
@@ -64,34 +74,46 @@ export const real = Object.freeze({
   stderrFd: 2,
 });
 
+// The hook's collections live with the other saved built-ins that tracer/ code uses too.
+export { SafeMap, SafeWeakMap, SafeWeakSet } from '../tracer/primordials.js';
+
 /**
- * A collection class whose methods are the built-in ones as the hook found them, copied onto its
- * own prototype as Node's primordials do: wrappers keep per-object state while the program runs,
- * and a program that replaces `WeakMap.prototype.set` must reach neither that state nor, through
- * it, make its own `console.log` throw.
+ * What an error says, for the hook's one line on stderr, read without running the program's code:
+ * an object that is no native error is not asked for its `toString`.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function safe<C extends new (...args: any[]) => object>(Base: C): C {
-  // A constructor of its own: the default one spreads its arguments through the program's array iterator.
-  const Safe = class extends (Base as new (entries?: unknown) => object) {
-    constructor(entries?: unknown) {
-      super(entries);
-    }
-  };
-  for (const key of Reflect.ownKeys(Base.prototype)) {
-    if (key !== 'constructor') Reflect.defineProperty(Safe.prototype, key, Reflect.getOwnPropertyDescriptor(Base.prototype, key)!);
-  }
-  return Safe as unknown as C;
+export function messageOf(error: unknown): string {
+  if (real.isNativeError(error)) return typeof error.message === 'string' ? error.message : '';
+  return typeof error === 'object' && error !== null ? 'a thrown object that is not an Error' : String(error);
 }
 
-export const SafeMap = safe(Map);
-export const SafeWeakMap = safe(WeakMap);
-export const SafeWeakSet = safe(WeakSet);
+const utf8 = new TextDecoder();
+
+/**
+ * `promise.then(onFulfilled)` that asks the program nothing: `then` makes its promise with the
+ * constructor it finds on `promise` (its species), which the program can change on
+ * `Promise.prototype` or `Promise`. For the call, `promise` gets an own `constructor` naming the
+ * real Promise, taken away again before any code of the program's can run.
+ */
+export function promiseThen(promise: Promise<unknown>, onFulfilled: (value: unknown) => unknown): Promise<unknown> {
+  if (!defineProperty(promise, 'constructor', { __proto__: null, value: REAL_SPECIES, configurable: true } as PropertyDescriptor)) {
+    return real.apply(promiseThenMethod, promise, [onFulfilled]) as Promise<unknown>; // a frozen promise: as the program's own `then` would
+  }
+  try {
+    return real.apply(promiseThenMethod, promise, [onFulfilled]) as Promise<unknown>;
+  } finally {
+    delete (promise as { constructor?: unknown }).constructor;
+  }
+}
+
+const promiseThenMethod = Promise.prototype.then;
+/** What `then` asks `constructor` for: its `Symbol.species`, here the real Promise. */
+const REAL_SPECIES = { __proto__: null, [Symbol.species]: Promise };
 
 /** Reads and parses a JSON file with the real fs; null when it is missing or not JSON. */
 export function readJsonFile(file: string): unknown {
   try {
-    return real.jsonParse(real.readFileSync(file, 'utf8'));
+    // no encoding asked of Node: its check of one calls `Buffer.isEncoding`, which the program can replace
+    return real.jsonParse(TextDecoderDecode(utf8, real.readFileSync(file)));
   } catch {
     return null; // a missing or broken package.json only costs the frame its version
   }
@@ -112,6 +134,7 @@ const returnFrames = (_error: Error, frames: CallSite[]): CallSite[] => frames;
  */
 export function captureFrames(limit: number, above?: (...args: never[]) => unknown): CallSite[] | null {
   const RealError = real.Error;
+  if (!settingsOurs(RealError)) throw new RealError('the program replaced Error, or made its stack settings accessors');
   const previousLimit = RealError.stackTraceLimit;
   const previousPrepare = RealError.prepareStackTrace;
   const holder: { stack?: CallSite[] } = {};
@@ -120,12 +143,36 @@ export function captureFrames(limit: number, above?: (...args: never[]) => unkno
     RealError.prepareStackTrace = returnFrames;
     real.captureStackTrace(holder, above ?? captureFrames);
     const frames = holder.stack; // formatted lazily: read it while our prepareStackTrace is in place
-    return Array.isArray(frames) ? frames : null;
+    return ArrayIsArray(frames) ? frames : null;
   } finally {
     // compared first: assigning even the same value to a frozen Error would throw at the program
     if (RealError.stackTraceLimit !== previousLimit) RealError.stackTraceLimit = previousLimit;
     if (RealError.prepareStackTrace !== previousPrepare) RealError.prepareStackTrace = previousPrepare;
   }
+}
+
+/**
+ * Whether a capture runs nothing of the program's. Node asks the *global* `Error` for a
+ * `prepareStackTrace` before the realm's own (its polyfill of V8's API), so a program that put
+ * another Error there would see the hook's captures and answer them; and a setting the program
+ * made an accessor would run its getter and setter. Read as descriptors: reading `Error` off
+ * `globalThis` could itself run a getter.
+ */
+function settingsOurs(RealError: ErrorConstructor): boolean {
+  return (
+    dataValue(globalThis, 'Error') === RealError &&
+    dataValue(RealError, 'stackTraceLimit') !== ACCESSOR &&
+    dataValue(RealError, 'prepareStackTrace') !== ACCESSOR
+  );
+}
+
+const ACCESSOR = Symbol('accessor');
+
+/** An own data property's value; undefined when there is none, ACCESSOR for a getter or setter. */
+export function dataValue(target: object, key: string): unknown {
+  const descriptor = real.getOwnPropertyDescriptor(target, key);
+  if (descriptor === undefined) return undefined;
+  return ObjectHasOwn(descriptor, 'value') ? descriptor.value : ACCESSOR;
 }
 
 /** The file of the code that called `fn`, or null when it cannot be told (a frozen Error, say). */
@@ -143,5 +190,6 @@ export function callerFile(fn: (...args: never[]) => unknown): string | null {
  * microseconds, so only rare calls can afford it. An unknown caller counts as the program's.
  */
 export function calledByNode(fn: (...args: never[]) => unknown): boolean {
-  return callerFile(fn)?.startsWith('node:internal/') ?? false;
+  const file = callerFile(fn);
+  return file !== null && StringStartsWith(file, 'node:internal/');
 }

@@ -14,8 +14,9 @@ import type { Controller } from './control.js';
 import type { Perturber } from './perturb.js';
 import type { Mismatch, Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
+import { bytesOf, NumberIsInteger, TextEncoderEncode, TextEncoderEncodeInto, TypedArrayLength, Uint8Array } from '../tracer/primordials.js';
 import { imitate, wrap, type Native } from './patch.js';
-import { captureFrames, real, SafeMap, type CallSite } from './real.js';
+import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { SiteIds } from './sites.js';
 
 export interface SitePolicy {
@@ -92,7 +93,6 @@ const CAPTURE_LIMIT = 32;
 
 const encoder = new TextEncoder();
 
-
 /**
  * The one object every family records through. Taking a stack costs microseconds, so `site()`
  * takes one for the first calls of each API and a deterministic sample after that (DESIGN.md, The
@@ -139,8 +139,9 @@ export class Recorder {
   private busy = false;
   /** false once a stack could not be taken: events go on without sites */
   private stacks = true;
-  /** digest()'s UTF-8 buffer, grown to the longest string seen */
-  private text = new real.Uint8Array(64);
+  /** digest()'s UTF-8 buffer, grown to the longest string seen, and its size */
+  private text = new Uint8Array(64);
+  private textSize = 64;
   /** digest()'s result, reused: nothing of it outlives the call */
   private readonly sum: Digest = { high: 0, low: 0 };
 
@@ -242,7 +243,7 @@ export class Recorder {
   bytes(api: number, site: number, value: ArrayBufferView, flags = 0): void {
     if (!this.on || this.busy) return;
     try {
-      const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      const bytes = bytesOf(value);
       if (this.writer.bytes(api, site, this.contexts.current(), bytes, flags)) this.flush();
     } catch (error) {
       this.fail('ERR_DETDRIFT_RECORD', error);
@@ -257,9 +258,9 @@ export class Recorder {
   chunk(api: number, site: number, bytes: ArrayBufferView | string, head: string): void {
     if (!this.on || this.busy) return;
     try {
-      const view = typeof bytes === 'string' ? encoder.encode(bytes) : bytes;
+      const view = typeof bytes === 'string' ? TextEncoderEncode(encoder, bytes) : bytesOf(bytes);
       const { high, low } = digestLines(view);
-      if (this.writer.chunk(api, site, this.contexts.current(), high, low, view.byteLength, head)) this.flush();
+      if (this.writer.chunk(api, site, this.contexts.current(), high, low, TypedArrayLength(view), head)) this.flush();
     } catch (error) {
       this.fail('ERR_DETDRIFT_RECORD', error);
     }
@@ -271,8 +272,11 @@ export class Recorder {
    * made one, and the GC noticed).
    */
   private digestText(value: string): Digest {
-    if (this.text.length < value.length * 3) this.text = new real.Uint8Array(value.length * 3);
-    return digestPrefix(this.text, encoder.encodeInto(value, this.text).written, this.sum);
+    if (this.textSize < value.length * 3) {
+      this.textSize = value.length * 3;
+      this.text = new Uint8Array(this.textSize);
+    }
+    return digestPrefix(this.text, TextEncoderEncodeInto(encoder, value, this.text).written, this.sum);
   }
 
   /** Writes what is buffered; on failure, stops recording. */
@@ -321,7 +325,7 @@ export class Recorder {
   /** The code an end record carries: the one the run ends with, as far as it is known yet. */
   private endCode(): number {
     const current = this.currentExitCode?.();
-    return typeof current === 'number' && Number.isInteger(current) ? current : this.exitCode;
+    return typeof current === 'number' && NumberIsInteger(current) ? current : this.exitCode;
   }
 
   /** Stops recording without a word: wrappers pass straight through from now on. */
@@ -375,8 +379,7 @@ export class Recorder {
 /** One line on stderr, with the saved real write: the only thing the hook ever says. */
 function report(code: string, error: unknown, consequence: string): void {
   try {
-    const message = error instanceof Error ? error.message : String(error);
-    real.writeSync(real.stderrFd, `detdrift: ${code}: ${message} (${consequence})\n`);
+    real.writeSync(real.stderrFd, `detdrift: ${code}: ${messageOf(error)} (${consequence})\n`);
   } catch {
     // an error that cannot be printed, or stderr is gone: nothing left to tell
   }

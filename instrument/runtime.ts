@@ -6,6 +6,7 @@ import { API_TABLE, Api } from '../tracer/apis.js';
 import { FORMAT_NAME, FORMAT_VERSION, TRACE_EXTENSION, type TraceHeader } from '../tracer/format.js';
 import { createPackageResolver } from '../tracer/stack.js';
 import { TraceWriter, type Sink } from '../tracer/writer.js';
+import { JSONStringify, String } from '../tracer/primordials.js';
 import { install as installChildren } from './children.js';
 import { install as installClock } from './clock.js';
 import { install as installCrypto } from './crypto.js';
@@ -20,7 +21,7 @@ import type { Perturber } from './perturb.js';
 import { FAULT_VAR, injectContextFault, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, HookError, installToStringMask, type Handle } from './patch.js';
-import { real, readJsonFile } from './real.js';
+import { messageOf, real, readJsonFile } from './real.js';
 import { Recorder, type RecorderSources, type SitePolicy } from './recorder.js';
 import { readSettings, type HookSettings } from './settings.js';
 import { fileSink } from './sink.js';
@@ -65,8 +66,7 @@ export async function start(): Promise<Runtime | null> {
   } catch (error) {
     const code = String((error as { code?: unknown } | null)?.code ?? '');
     try {
-      const message = error instanceof Error ? error.message : String(error);
-      real.writeSync(real.stderrFd, `detdrift: ${code.startsWith('ERR_DETDRIFT_') ? code : 'ERR_DETDRIFT_START'}: ${message} (not recording; the program continues)\n`);
+      real.writeSync(real.stderrFd, `detdrift: ${code.startsWith('ERR_DETDRIFT_') ? code : 'ERR_DETDRIFT_START'}: ${messageOf(error)} (not recording; the program continues)\n`);
     } catch {
       // stderr is gone: the program still runs, unrecorded
     }
@@ -227,9 +227,9 @@ function recordCheckpoint(recorder: Recorder, label: string, value: unknown): vo
   let text: string;
   let head: string;
   try {
-    text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${item}n` : item)) ?? 'undefined';
+    text = JSONStringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${item}n` : item)) ?? 'undefined';
   } catch (error) {
-    text = `unserializable: ${error instanceof Error ? error.message : typeof error}`;
+    text = `unserializable: ${real.isNativeError(error) ? messageOf(error) : typeof error}`;
   }
   try {
     head = String(label);

@@ -1,4 +1,5 @@
 import type { Sink } from '../tracer/writer.js';
+import { MathMin, TypedArrayLength } from '../tracer/primordials.js';
 import { real } from './real.js';
 
 /**
@@ -11,10 +12,11 @@ export function fileSink(fd: number, limit: number | null = null): Sink {
   let room = limit ?? Infinity;
   return {
     write(bytes) {
+      const length = TypedArrayLength(bytes);
       let done = 0;
-      while (done < bytes.length) {
+      while (done < length) {
         if (room <= 0) throw diskFull();
-        const count = real.writeSync(fd, bytes, done, Math.min(bytes.length - done, room));
+        const count = real.writeSync(fd, bytes, done, MathMin(length - done, room));
         if (count <= 0) throw diskFull(); // no progress: never spin
         done += count;
         room -= count;
@@ -24,5 +26,9 @@ export function fileSink(fd: number, limit: number | null = null): Sink {
 }
 
 function diskFull(): Error {
-  return Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+  const error = new real.Error('ENOSPC: no space left on device, write') as NodeJS.ErrnoException;
+  error.code = 'ENOSPC';
+  error.errno = -28;
+  error.syscall = 'write';
+  return error;
 }

@@ -28,7 +28,8 @@ export class SiteIds {
 
   set(frames: readonly CallSite[], id: number): void {
     let node = this.root;
-    for (const frame of frames) {
+    for (let i = 0; i < frames.length; i++) {
+      const frame = frames[i]!;
       const file = frame.getFileName();
       const position = frame.getPosition();
       let byPosition = node.next.get(file);

@@ -6,6 +6,8 @@
  * per eight bytes instead of a dependent lookup per byte. Both give the same value.
  */
 
+import { TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array } from './primordials.js';
+
 /** The size from which zlib's crc32 is worth loading zlib for. */
 const NATIVE_FROM = 16 * 1024;
 
@@ -24,7 +26,7 @@ function loadNative(bytes: Uint8Array): ((bytes: Uint8Array) => number) | null {
   try {
     const zlib = (getBuiltinModule && apply(getBuiltinModule, process, ['node:zlib'])) as { crc32?: (bytes: Uint8Array) => number } | undefined;
     const crc32 = zlib?.crc32;
-    const start = bytes.subarray(0, 64);
+    const start = new Uint8Array(TypedArrayBuffer(bytes), TypedArrayByteOffset(bytes), 64);
     return typeof crc32 === 'function' && crc32(start) === crc32Table(start) ? crc32 : null;
   } catch {
     return null; // a Node that refuses: the table serves
@@ -46,7 +48,7 @@ const TABLES = (() => {
 })();
 
 export function crc32(bytes: Uint8Array): number {
-  if (bytes.length >= NATIVE_FROM) {
+  if (TypedArrayLength(bytes) >= NATIVE_FROM) {
     if (native === undefined) native = loadNative(bytes);
     if (native !== null) return native(bytes);
   }
@@ -57,12 +59,13 @@ export function crc32Table(bytes: Uint8Array): number {
   const t = TABLES;
   let crc = -1;
   let i = 0;
-  for (const whole = bytes.length - (bytes.length % 8); i < whole; i += 8) {
+  const length = TypedArrayLength(bytes);
+  for (const whole = length - (length % 8); i < whole; i += 8) {
     const low = crc ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
     crc =
       t[0x700 + (low & 0xff)]! ^ t[0x600 + ((low >>> 8) & 0xff)]! ^ t[0x500 + ((low >>> 16) & 0xff)]! ^ t[0x400 + (low >>> 24)]! ^
       t[0x300 + bytes[i + 4]!]! ^ t[0x200 + bytes[i + 5]!]! ^ t[0x100 + bytes[i + 6]!]! ^ t[bytes[i + 7]!]!;
   }
-  for (; i < bytes.length; i++) crc = t[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
+  for (; i < length; i++) crc = t[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;
 }

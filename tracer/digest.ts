@@ -6,14 +6,16 @@
  * little-endian, whatever the machine), and never the bytes themselves (random bytes can be secrets).
  */
 
+import { bytesOf, MathImul, TextEncoderEncode, TypedArrayIndexOf, TypedArrayLength, Uint8Array } from './primordials.js';
+
 export interface Digest {
   high: number;
   low: number;
 }
 
 export function digestBytes(view: ArrayBufferView, into: Digest = { high: 0, low: 0 }): Digest {
-  const bytes = view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  return murmur(bytes, bytes.length, into);
+  const bytes = bytesOf(view);
+  return murmur(bytes, TypedArrayLength(bytes), into);
 }
 
 /**
@@ -23,13 +25,15 @@ export function digestBytes(view: ArrayBufferView, into: Digest = { high: 0, low
  * outputs record beside the digest, still tells the two apart on one platform.
  */
 export function digestLines(view: ArrayBufferView): Digest {
-  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  const first = bytes.indexOf(0x0d);
-  if (first < 0) return murmur(bytes, bytes.length, { high: 0, low: 0 });
-  const lines = new Uint8Array(bytes.length);
-  lines.set(bytes.subarray(0, first));
+  const bytes = bytesOf(view);
+  const total = TypedArrayLength(bytes);
+  // a view of a detached buffer has no bytes, and indexOf would throw on it
+  const first = total === 0 ? -1 : TypedArrayIndexOf(bytes, 0x0d);
+  if (first < 0) return murmur(bytes, total, { high: 0, low: 0 });
+  const lines = new Uint8Array(total);
+  for (let i = 0; i < first; i++) lines[i] = bytes[i]!;
   let length = first;
-  for (let i = first; i < bytes.length; i++) {
+  for (let i = first; i < total; i++) {
     if (bytes[i] !== 0x0d || bytes[i + 1] !== 0x0a) lines[length++] = bytes[i]!;
   }
   return murmur(lines, length, { high: 0, low: 0 });
@@ -37,7 +41,7 @@ export function digestLines(view: ArrayBufferView): Digest {
 
 /** The digest of `value`'s UTF-8 bytes. */
 export function digestString(value: string): Digest {
-  return digestBytes(encoder.encode(value));
+  return digestBytes(TextEncoderEncode(encoder, value));
 }
 
 /**
@@ -107,7 +111,7 @@ function murmur(bytes: Uint8Array, length: number, into: Digest): Digest {
   return into;
 }
 
-const imul = Math.imul;
+const imul = MathImul;
 
 function word(bytes: Uint8Array, i: number): number {
   return bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
@@ -145,7 +149,7 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
 /** Raw bytes as hex, how reports and `show` print a held value. */
 export function bytesToHex(bytes: Uint8Array): string {
   let text = '';
-  for (const byte of bytes) text += HEX[byte]!;
+  for (let i = 0, length = TypedArrayLength(bytes); i < length; i++) text += HEX[bytes[i]!]!;
   return text;
 }
 

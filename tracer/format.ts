@@ -28,6 +28,19 @@
  * it, so its digests and derived values mean something else (tracer/digest.ts).
  */
 
+import {
+  ArrayBuffer,
+  DataView,
+  DataViewSetBigInt64,
+  DataViewSetFloat64,
+  DataViewSetUint32,
+  MathFloor,
+  TextEncoderEncodeInto,
+  TypedArrayCopyWithin,
+  TypedArraySet,
+  Uint8Array,
+} from './primordials.js';
+
 export const FORMAT_NAME = 'DETDRIFT-TRACE';
 export const FORMAT_VERSION = 3;
 export const MAGIC_LINE = `${FORMAT_NAME} ${FORMAT_VERSION}\n`;
@@ -138,26 +151,43 @@ export interface ContextDef {
   readonly type: string;
 }
 
-/** A growable byte buffer with the few encodings the format needs. */
+/**
+ * A growable byte buffer with the few encodings the format needs. The trace writer runs inside the
+ * traced program, so it calls only saved built-ins (primordials.ts), and it keeps its buffer's size
+ * itself rather than asking `length`, a getter the program can replace.
+ */
 export class ByteWriter {
   bytes: Uint8Array;
   view: DataView;
+  /** `bytes`'s buffer and its size, kept here: `buffer` and `length` are getters the program can replace */
+  buffer: ArrayBuffer;
+  private size: number;
   length = 0;
 
   constructor(capacity = 1 << 16) {
-    this.bytes = new Uint8Array(capacity);
-    this.view = new DataView(this.bytes.buffer);
+    this.size = capacity;
+    this.buffer = new ArrayBuffer(capacity);
+    this.bytes = new Uint8Array(this.buffer);
+    this.view = new DataView(this.buffer);
   }
 
   reserve(extra: number): void {
     const needed = this.length + extra;
-    if (needed <= this.bytes.length) return;
-    let size = this.bytes.length * 2;
+    if (needed <= this.size) return;
+    let size = this.size * 2;
     while (size < needed) size *= 2;
-    const bytes = new Uint8Array(size);
-    bytes.set(this.bytes.subarray(0, this.length));
+    const buffer = new ArrayBuffer(size);
+    const bytes = new Uint8Array(buffer);
+    TypedArraySet(bytes, this.written());
+    this.size = size;
+    this.buffer = buffer;
     this.bytes = bytes;
-    this.view = new DataView(bytes.buffer);
+    this.view = new DataView(buffer);
+  }
+
+  /** The bytes written so far from `from` on, as a view on the buffer (no copy). */
+  written(from = 0): Uint8Array {
+    return new Uint8Array(this.buffer, from, this.length - from);
   }
 
   u8(value: number): void {
@@ -167,7 +197,7 @@ export class ByteWriter {
 
   u32(value: number): void {
     this.reserve(4);
-    this.view.setUint32(this.length, value, true);
+    DataViewSetUint32(this.view, this.length, value, true);
     this.length += 4;
   }
 
@@ -185,7 +215,7 @@ export class ByteWriter {
     }
     while (value >= 0x80) {
       this.bytes[this.length++] = (value % 0x80) | 0x80;
-      value = floor(value / 0x80);
+      value = MathFloor(value / 0x80);
     }
     this.bytes[this.length++] = value;
   }
@@ -204,34 +234,34 @@ export class ByteWriter {
 
   f64(value: number): void {
     this.reserve(8);
-    this.view.setFloat64(this.length, value, true);
+    DataViewSetFloat64(this.view, this.length, value, true);
     this.length += 8;
   }
 
-  /** `bytes[from..to)` as they are. */
-  raw(bytes: Uint8Array, from: number, to: number): void {
+  /** Bytes `[from..to)` of `buffer`, as they are. */
+  raw(buffer: ArrayBuffer, from: number, to: number): void {
     this.reserve(to - from);
-    this.bytes.set(bytes.subarray(from, to), this.length);
+    TypedArraySet(this.bytes, new Uint8Array(buffer, from, to - from), this.length);
     this.length += to - from;
   }
 
   /**
    * `values[from..to)`, little-endian: as they lie in memory when that is how the machine stores
-   * them, except a short run, which goes value by value: a subarray is an object per run, and a
+   * them, except a short run, which goes value by value: a view is an object per run, and a
    * simulation's trace has a run every ten events.
    */
-  doubles(values: Float64Array, bytes: Uint8Array, from: number, to: number): void {
-    if (LITTLE_ENDIAN && to - from > SHORT_RUN) return this.raw(bytes, from * 8, to * 8);
+  doubles(values: Float64Array, buffer: ArrayBuffer, from: number, to: number): void {
+    if (LITTLE_ENDIAN && to - from > SHORT_RUN) return this.raw(buffer, from * 8, to * 8);
     this.reserve((to - from) * 8);
     const view = this.view;
     let at = this.length;
-    for (let i = from; i < to; i++, at += 8) view.setFloat64(at, values[i]!, true);
+    for (let i = from; i < to; i++, at += 8) DataViewSetFloat64(view, at, values[i]!, true);
     this.length = at;
   }
 
   i64(value: bigint): void {
     this.reserve(8);
-    this.view.setBigInt64(this.length, value, true);
+    DataViewSetBigInt64(this.view, this.length, value, true);
     this.length += 8;
   }
 
@@ -240,9 +270,9 @@ export class ByteWriter {
     this.reserve(maxBytes + 8);
     // Encode after a worst-case length slot, then move the bytes down to sit after the real length.
     const start = this.length + 8;
-    const { written } = encoder.encodeInto(value, this.bytes.subarray(start, start + maxBytes));
+    const { written } = TextEncoderEncodeInto(encoder, value, new Uint8Array(this.buffer, start, maxBytes));
     this.varint(written);
-    this.bytes.copyWithin(this.length, start, start + written);
+    TypedArrayCopyWithin(this.bytes, this.length, start, start + written);
     this.length += written;
   }
 
@@ -264,8 +294,6 @@ export class ByteWriter {
 
 const encoder = new TextEncoder();
 const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
-// Saved when the module loads: the hook writes with it inside a traced program, which may replace Math.floor.
-const floor = Math.floor;
 /** The longest run of doubles `doubles` writes one by one. */
 const SHORT_RUN = 32;
 /** Whether this machine stores a double's bytes in the format's order (all Node ships for but s390x). */

@@ -1,4 +1,5 @@
-import { digestString } from './digest.js';
+import { bytesToHex, digestString } from './digest.js';
+import { Int32Array, MathFloor, MathImul, MathMin, StringSlice, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
 
 /**
  * Control mode's generators, shared by the hook (instrument/control.ts draws from them) and the
@@ -13,7 +14,7 @@ export const CLOCK_STEP_NS = 1_000_000;
 
 /** The virtual wall clock in milliseconds at `nanoseconds` since the virtual start, as Date.now gives. */
 export function wallMs(nanoseconds: number): number {
-  return VIRTUAL_EPOCH_MS + Math.floor(nanoseconds / 1e6);
+  return VIRTUAL_EPOCH_MS + MathFloor(nanoseconds / 1e6);
 }
 
 /**
@@ -29,21 +30,24 @@ export class Stream {
 
   constructor(seed: string, name: string) {
     const { high, low } = digestString(`${seed}\u0000${name}`);
-    let state = (high ^ Math.imul(low, 0x9e3779b9)) >>> 0;
+    let state = (high ^ MathImul(low, 0x9e3779b9)) >>> 0;
     const splitmix = () => {
       state = (state + 0x9e3779b9) >>> 0;
       let z = state;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      z = MathImul(z ^ (z >>> 16), 0x85ebca6b);
+      z = MathImul(z ^ (z >>> 13), 0xc2b2ae35);
       return (z ^ (z >>> 16)) >>> 0;
     };
-    this.state.set([splitmix(), splitmix(), splitmix(), splitmix() || 1]);
+    this.state[0] = splitmix();
+    this.state[1] = splitmix();
+    this.state[2] = splitmix();
+    this.state[3] = splitmix() || 1;
   }
 
   /** An independent stream at this one's position. */
   copy(): Stream {
     const copy = new Stream('', '');
-    copy.state.set(this.state);
+    TypedArraySet(copy.state, this.state);
     return copy;
   }
 
@@ -52,7 +56,7 @@ export class Stream {
     const s = this.state;
     const a = s[0]!;
     const b = s[1]!;
-    const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
+    const result = MathImul(rotl(MathImul(b, 5), 7), 9) >>> 0;
     const c = s[2]! ^ a;
     const d = s[3]! ^ b;
     s[1] = b ^ c;
@@ -68,9 +72,10 @@ export class Stream {
   }
 
   fill(bytes: Uint8Array): void {
-    for (let i = 0; i < bytes.length; i += 4) {
+    const length = TypedArrayLength(bytes);
+    for (let i = 0; i < length; i += 4) {
       let word = this.next();
-      for (let j = i; j < Math.min(i + 4, bytes.length); j++) {
+      for (let j = i; j < MathMin(i + 4, length); j++) {
         bytes[j] = word & 0xff;
         word >>>= 8;
       }
@@ -93,8 +98,8 @@ export class Stream {
     this.fill(bytes);
     bytes[6] = (bytes[6]! & 0x0f) | 0x40;
     bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-    const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const hex = bytesToHex(bytes);
+    return `${StringSlice(hex, 0, 8)}-${StringSlice(hex, 8, 12)}-${StringSlice(hex, 12, 16)}-${StringSlice(hex, 16, 20)}-${StringSlice(hex, 20)}`;
   }
 }
 

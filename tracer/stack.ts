@@ -1,6 +1,7 @@
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Frame, SiteDef } from './format.js';
+import { ObjectHasOwn, SafeMap, StringIncludes, StringLastIndexOf, StringReplaceAll, StringSlice, StringSplit, StringStartsWith } from './primordials.js';
 
 /** The raw frame V8 hands out; only the fields we read. */
 export interface RawFrame {
@@ -30,30 +31,34 @@ export interface StackContext {
 
 /**
  * Turns V8 call sites into a site definition: project-relative paths, `name@version/path` inside
- * node_modules, detdrift's own frames and node's internals counted but left out.
+ * node_modules, detdrift's own frames and node's internals counted but left out. It runs inside
+ * the traced program, so it calls only saved built-ins (primordials.ts).
  */
 export function normalizeStack(raw: readonly RawFrame[], context: StackContext): SiteDef {
   const frames: Frame[] = [];
   let skipped = 0;
-  for (const callSite of raw) {
+  for (let i = 0; i < raw.length; i++) {
+    const callSite = raw[i]!;
     const name = toPath(callSite.getFileName());
-    if (name === null || name.startsWith('node:') || isOwn(name, context.ownDir)) {
+    if (name === null || StringStartsWith(name, 'node:') || isOwn(name, context.ownDir)) {
       skipped++;
       continue;
     }
     if (frames.length === context.depth) break;
-    const pkg = name.includes(`${sep}node_modules${sep}`) ? context.packageOf(name) : null;
+    const pkg = StringIncludes(name, NODE_MODULES) ? context.packageOf(name) : null;
     const file = pkg ? `${pkg.id}/${toSlashes(relative(pkg.root, name))}` : displayPath(name, context.root);
-    frames.push({
+    frames[frames.length] = {
       file,
       line: callSite.getLineNumber() ?? 0,
       column: callSite.getColumnNumber() ?? 0,
       fn: functionName(callSite),
       package: pkg ? pkg.id : null,
-    });
+    };
   }
   return { frames, skipped };
 }
+
+const NODE_MODULES = `${sep}node_modules${sep}`;
 
 function functionName(callSite: RawFrame): string | null {
   const fn = callSite.getFunctionName();
@@ -66,7 +71,7 @@ function functionName(callSite: RawFrame): string | null {
 
 function toPath(fileName: string | null | undefined): string | null {
   if (!fileName) return null;
-  if (fileName.startsWith('file://')) {
+  if (StringStartsWith(fileName, 'file://')) {
     try {
       return fileURLToPath(fileName);
     } catch {
@@ -77,17 +82,17 @@ function toPath(fileName: string | null | undefined): string | null {
 }
 
 function isOwn(file: string, ownDir: string): boolean {
-  return file.startsWith(ownDir) && (file.length === ownDir.length || file[ownDir.length] === sep);
+  return StringStartsWith(file, ownDir) && (file.length === ownDir.length || file[ownDir.length] === sep);
 }
 
 function displayPath(file: string, root: string): string {
   if (!isAbsolute(file)) return file;
   const rel = relative(root, file);
-  return rel.startsWith('..') || isAbsolute(rel) ? toSlashes(file) : toSlashes(rel);
+  return StringStartsWith(rel, '..') || isAbsolute(rel) ? toSlashes(file) : toSlashes(rel);
 }
 
 function toSlashes(path: string): string {
-  return sep === '/' ? path : path.split(sep).join('/');
+  return sep === '/' ? path : StringReplaceAll(path, sep, '/');
 }
 
 /**
@@ -96,15 +101,16 @@ function toSlashes(path: string): string {
  * Cached by package directory; `readJson` is the saved real reader.
  */
 export function createPackageResolver(readJson: (file: string) => unknown): (file: string) => PackageInfo | null {
-  const cache = new Map<string, PackageInfo | null>();
+  const cache = new SafeMap<string, PackageInfo | null>();
   return (file) => {
-    const marker = `${sep}node_modules${sep}`;
-    const at = file.lastIndexOf(marker);
+    const at = StringLastIndexOf(file, NODE_MODULES);
     if (at < 0) return null;
-    const rest = file.slice(at + marker.length).split(sep);
-    const depth = rest[0]?.startsWith('@') ? 2 : 1;
-    if (rest.length <= depth) return null;
-    const root = join(file.slice(0, at + marker.length), ...rest.slice(0, depth));
+    const modules = StringSlice(file, 0, at + NODE_MODULES.length);
+    const rest = StringSplit(StringSlice(file, at + NODE_MODULES.length), sep);
+    const scoped = rest[0] !== undefined && StringStartsWith(rest[0], '@');
+    if (rest.length <= (scoped ? 2 : 1)) return null;
+    // joined by hand: node's path.join pushes onto an array the program's way
+    const root = scoped ? `${modules}${rest[0]!}${sep}${rest[1]!}` : `${modules}${rest[0]!}`;
     let info = cache.get(root);
     if (info === undefined) {
       info = readPackage(root, readJson);
@@ -115,11 +121,17 @@ export function createPackageResolver(readJson: (file: string) => unknown): (fil
 }
 
 function readPackage(root: string, readJson: (file: string) => unknown): PackageInfo | null {
-  const manifest = readJson(join(root, 'package.json')) as { name?: unknown; version?: unknown } | null;
-  const fallback = root.slice(dirname(root).length + 1);
-  const name = typeof manifest?.name === 'string' ? manifest.name : fallback;
-  const version = typeof manifest?.version === 'string' ? manifest.version : '0.0.0';
+  const manifest = readJson(`${root}${sep}package.json`);
+  const name = ownString(manifest, 'name') ?? StringSlice(root, dirname(root).length + 1);
+  const version = ownString(manifest, 'version') ?? '0.0.0';
   return { id: `${name}@${version}`, root };
+}
+
+/** A string field of parsed JSON, not looked for on `Object.prototype` when it is missing. */
+function ownString(value: unknown, key: string): string | undefined {
+  if (typeof value !== 'object' || value === null || !ObjectHasOwn(value, key)) return undefined;
+  const field = (value as Record<string, unknown>)[key];
+  return typeof field === 'string' ? field : undefined;
 }
 
 /**

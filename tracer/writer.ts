@@ -18,6 +18,21 @@ import {
   type SiteDef,
   type TraceHeader,
 } from './format.js';
+import {
+  ArrayBuffer,
+  BigInt,
+  BigInt64Array,
+  DataViewSetUint32,
+  Float64Array,
+  Number,
+  NumberIsSafeInteger,
+  ObjectIs,
+  TextEncoderEncode,
+  TypedArrayLength,
+  TypedArraySet,
+  Uint32Array,
+  Uint8Array,
+} from './primordials.js';
 
 /** Where the chunks go; the hook passes one built from the saved real `fs.writeSync`. */
 export interface Sink {
@@ -36,8 +51,8 @@ export class TraceWriter {
   private readonly site: Uint32Array;
   private readonly ctx: Uint32Array;
   private readonly num: Float64Array;
-  /** `num`'s bytes: a long run of doubles is written as they lie in memory (ByteWriter.doubles) */
-  private readonly numBytes: Uint8Array;
+  /** `num`'s buffer: a long run of doubles is written as it lies in memory (ByteWriter.doubles) */
+  private readonly numBuffer: ArrayBuffer;
   private readonly aux: Float64Array;
   private readonly big: BigInt64Array;
   private readonly obj: unknown[];
@@ -63,13 +78,15 @@ export class TraceWriter {
     this.tag = new Uint8Array(capacity);
     this.site = new Uint32Array(capacity);
     this.ctx = new Uint32Array(capacity);
-    this.num = new Float64Array(capacity);
-    this.numBytes = new Uint8Array(this.num.buffer);
+    this.numBuffer = new ArrayBuffer(capacity * 8);
+    this.num = new Float64Array(this.numBuffer);
     this.aux = new Float64Array(capacity);
     this.big = new BigInt64Array(capacity);
-    this.obj = new Array(capacity);
+    // no holes: a write into one would look for a setter up the program's Array.prototype
+    this.obj = [];
+    for (let i = 0; i < capacity; i++) this.obj[i] = undefined;
     this.derivation = new Derivation(header);
-    sink.write(encoder.encode(MAGIC_LINE + JSON.stringify(header) + '\n'));
+    sink.write(TextEncoderEncode(encoder, MAGIC_LINE + JSON.stringify(header) + '\n'));
   }
 
   /** Events written so far, buffered ones included. */
@@ -109,7 +126,7 @@ export class TraceWriter {
 
   /** Raw bytes, for traces that hold what replay needs. The bytes are copied now: the program may reuse its buffer. */
   bytes(api: number, site: number, ctx: number, value: Uint8Array, flags = 0): boolean {
-    this.obj[this.count] = value.slice();
+    this.obj[this.count] = copyBytes(value);
     return this.number(api, Tag.bytes | flags, site, ctx, 0);
   }
 
@@ -180,15 +197,15 @@ export class TraceWriter {
   }
 
   private endChunk(out: ByteWriter): void {
-    const payload = out.bytes.subarray(CHUNK_HEADER_BYTES, out.length);
+    const payload = out.written(CHUNK_HEADER_BYTES);
     out.bytes[0] = CHUNK_MARK;
-    out.view.setUint32(1, payload.length, true);
-    out.view.setUint32(5, crc32(payload), true);
-    this.sink.write(out.bytes.subarray(0, out.length));
+    DataViewSetUint32(out.view, 1, out.length - CHUNK_HEADER_BYTES, true);
+    DataViewSetUint32(out.view, 5, crc32(payload), true);
+    this.sink.write(out.written());
   }
 
   private encodeDefinitions(out: ByteWriter): void {
-    out.raw(this.pending.bytes, 0, this.pending.length);
+    out.raw(this.pending.buffer, 0, this.pending.length);
     this.pending.clear();
   }
 
@@ -217,7 +234,7 @@ export class TraceWriter {
           continue;
         }
         const valueTag = tagByte & TAG_MASK;
-        if (valueTag === Tag.f64 || valueTag === Tag.hrtime) out.doubles(this.num, this.numBytes, i, end);
+        if (valueTag === Tag.f64 || valueTag === Tag.hrtime) out.doubles(this.num, this.numBuffer, i, end);
         else for (let j = i; j < end; j++) this.encodeValue(out, j);
         i = end;
         continue;
@@ -245,7 +262,7 @@ export class TraceWriter {
   /** Whether event i's value is the one the derivation draws next (NaN, "not derivable", never is). */
   private derived(i: number, tag: number): boolean {
     const value = this.derivation.next(this.api[i]!, tag);
-    return tag === Tag.bigint ? value === value && this.big[i] === BigInt(value) : Object.is(value, this.num[i]);
+    return tag === Tag.bigint ? value === value && this.big[i] === BigInt(value) : ObjectIs(value, this.num[i]);
   }
 
   private encodeValue(out: ByteWriter, i: number): void {
@@ -275,16 +292,17 @@ export class TraceWriter {
       case Tag.list: {
         const list = this.obj[i] as readonly string[];
         out.varint(list.length);
-        for (const item of list) out.string(item);
+        for (let j = 0; j < list.length; j++) out.string(list[j]!);
         this.obj[i] = undefined;
         break;
       }
       case Tag.bytes: {
         const bytes = this.obj[i] as Uint8Array;
-        out.varint(bytes.length);
-        out.reserve(bytes.length);
-        out.bytes.set(bytes, out.length);
-        out.length += bytes.length;
+        const length = TypedArrayLength(bytes);
+        out.varint(length);
+        out.reserve(length);
+        TypedArraySet(out.bytes, bytes, out.length);
+        out.length += length;
         this.obj[i] = undefined;
         break;
       }
@@ -299,6 +317,13 @@ export class TraceWriter {
         throw new Error(`unknown value tag ${tagByte & TAG_MASK}`);
     }
   }
+}
+
+/** A copy of `bytes`, made with nothing the program can replace (`slice` asks its `constructor`). */
+function copyBytes(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(TypedArrayLength(bytes));
+  TypedArraySet(copy, bytes);
+  return copy;
 }
 
 const encoder = new TextEncoder();
@@ -322,5 +347,5 @@ const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 
 function isVarint(value: number): boolean {
-  return Number.isSafeInteger(value) && value >= 0;
+  return NumberIsSafeInteger(value) && value >= 0;
 }

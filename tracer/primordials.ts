@@ -1,0 +1,130 @@
+/**
+ * The built-in methods that code inside a traced program calls while it runs, saved when the hook
+ * loads, as Node's own primordials are: a program that replaces `String.prototype.startsWith`,
+ * `Array.prototype.push` or the array iterator must neither redirect the hook nor see it call
+ * them (a program that counts its own calls would count ours).
+ *
+ * Methods are taken as functions with the receiver first: `StringStartsWith(name, 'node:')`.
+ * `uncurryThis(fn)` is `Function.prototype.call` bound to `fn`, so a call looks nothing up.
+ * Constructors are exported under their own names: a module that imports `Uint8Array` from here
+ * reads no global the program can reassign, and its code reads the same. V8's call sites need none
+ * of this: their methods are neither writable nor configurable.
+ */
+export const { ArrayBuffer, Uint8Array, Int32Array, Uint32Array, Float64Array, BigInt64Array, DataView, BigInt, Number, String, Proxy, URL } = globalThis;
+
+const uncurryThis = Function.prototype.bind.bind(Function.prototype.call) as <T, A extends unknown[], R>(
+  fn: (this: T, ...args: A) => R,
+) => (self: T, ...args: A) => R;
+
+export const StringStartsWith = uncurryThis(String.prototype.startsWith);
+export const StringIncludes = uncurryThis(String.prototype.includes);
+export const StringIndexOf = uncurryThis(String.prototype.indexOf);
+export const StringLastIndexOf = uncurryThis(String.prototype.lastIndexOf);
+export const StringSlice = uncurryThis(String.prototype.slice);
+export const StringToUpperCase = uncurryThis(String.prototype.toUpperCase);
+/** `test` would look `exec` up on the regexp: this is the built-in one. */
+export const RegExpExec = uncurryThis(RegExp.prototype.exec);
+export const ArrayIsArray = Array.isArray;
+/** `array.sort(compare)`: sorts in place, asks for no species. */
+export const ArraySort = uncurryThis(Array.prototype.sort) as <T>(array: T[], compare: (x: T, y: T) => number) => T[];
+/** `value instanceof C` without asking `C` for a `Symbol.hasInstance` of the program's. */
+export const FunctionHasInstance = uncurryThis(Function.prototype[Symbol.hasInstance]) as (C: abstract new (...args: never[]) => unknown, value: unknown) => boolean;
+export const ArrayBufferIsView = ArrayBuffer.isView;
+export const JSONStringify = JSON.stringify;
+export const NumberIsSafeInteger = Number.isSafeInteger;
+export const NumberIsInteger = Number.isInteger;
+export const ObjectIs = Object.is;
+export const ObjectHasOwn = Object.hasOwn;
+export const ObjectAssign = Object.assign;
+export const ObjectCreate = Object.create;
+export const MathMin = Math.min;
+export const MathFloor = Math.floor;
+export const MathImul = Math.imul;
+
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as Uint8Array;
+const typedArrayGetter = (name: string | symbol) => uncurryThis(Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, name)!.get!) as (view: ArrayBufferView) => never;
+/** A typed array's `length`, `byteLength`, `byteOffset` and `buffer`: getters the program can replace. */
+export const TypedArrayLength = typedArrayGetter('length') as (view: ArrayBufferView) => number;
+export const TypedArrayByteLength = typedArrayGetter('byteLength') as (view: ArrayBufferView) => number;
+export const TypedArrayByteOffset = typedArrayGetter('byteOffset') as (view: ArrayBufferView) => number;
+export const TypedArrayBuffer = typedArrayGetter('buffer') as (view: ArrayBufferView) => ArrayBufferLike;
+const TypedArrayToStringTag = typedArrayGetter(Symbol.toStringTag) as (view: unknown) => string | undefined;
+const dataViewGetter = (name: string) => uncurryThis(Reflect.getOwnPropertyDescriptor(DataView.prototype, name)!.get!) as (view: ArrayBufferView) => never;
+const DataViewBuffer = dataViewGetter('buffer') as (view: ArrayBufferView) => ArrayBufferLike;
+const DataViewByteOffset = dataViewGetter('byteOffset') as (view: ArrayBufferView) => number;
+const DataViewByteLength = dataViewGetter('byteLength') as (view: ArrayBufferView) => number;
+
+/** A view's bytes: the view itself when it is a Uint8Array (a Buffer is one), else a Uint8Array over the same memory. */
+export function bytesOf(view: ArrayBufferView): Uint8Array {
+  const tag = TypedArrayToStringTag(view);
+  if (tag === 'Uint8Array') return view as Uint8Array;
+  return tag !== undefined
+    ? new Uint8Array(TypedArrayBuffer(view), TypedArrayByteOffset(view), TypedArrayByteLength(view))
+    : new Uint8Array(DataViewBuffer(view), DataViewByteOffset(view), DataViewByteLength(view));
+}
+
+/** The bytes one element of a view takes: 1 for a DataView. */
+export function elementSize(view: ArrayBufferView): number {
+  if (TypedArrayToStringTag(view) === undefined) return 1;
+  const length = TypedArrayLength(view);
+  return length === 0 ? 1 : TypedArrayByteLength(view) / length;
+}
+
+/**
+ * `target.set(source, offset)`. `subarray` and `slice` have no saved form: they ask the view's
+ * `constructor` for its species, which the program can change; take a view with
+ * `new Uint8Array(buffer, offset, length)` instead.
+ */
+export const TypedArraySet = uncurryThis(TypedArrayPrototype.set) as (target: ArrayBufferView, source: ArrayLike<number>, offset?: number) => void;
+export const TypedArrayCopyWithin = uncurryThis(TypedArrayPrototype.copyWithin) as (target: Uint8Array, to: number, start: number, end?: number) => Uint8Array;
+export const TypedArrayIndexOf = uncurryThis(TypedArrayPrototype.indexOf) as (target: Uint8Array, value: number, from?: number) => number;
+export const DataViewSetUint32 = uncurryThis(DataView.prototype.setUint32);
+export const DataViewSetFloat64 = uncurryThis(DataView.prototype.setFloat64);
+export const DataViewSetBigInt64 = uncurryThis(DataView.prototype.setBigInt64);
+export const TextEncoderEncode = uncurryThis(TextEncoder.prototype.encode);
+export const TextEncoderEncodeInto = uncurryThis(TextEncoder.prototype.encodeInto);
+export const TextDecoderDecode = uncurryThis(TextDecoder.prototype.decode);
+
+/** `text` cut at every `separator` (not empty), as `text.split(separator)`, which looks up `Symbol.split` on `String.prototype`. */
+export function StringSplit(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let from = 0;
+  for (let at = StringIndexOf(text, separator); at >= 0; at = StringIndexOf(text, separator, from)) {
+    parts[parts.length] = StringSlice(text, from, at);
+    from = at + separator.length;
+  }
+  parts[parts.length] = StringSlice(text, from);
+  return parts;
+}
+
+/** `text` with every `from` replaced by `to`, as `text.split(from).join(to)`. */
+export function StringReplaceAll(text: string, from: string, to: string): string {
+  const parts = StringSplit(text, from);
+  let joined = parts[0]!;
+  for (let i = 1; i < parts.length; i++) joined += to + parts[i]!;
+  return joined;
+}
+
+/**
+ * A collection class whose methods are the built-in ones as the hook found them, copied onto its
+ * own prototype: wrappers keep per-object state while the program runs, and a program that
+ * replaces `WeakMap.prototype.set` must reach neither that state nor, through it, make its own
+ * `console.log` throw.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function safe<C extends new (...args: any[]) => object>(Base: C): C {
+  // A constructor of its own: the default one spreads its arguments through the program's array iterator.
+  const Safe = class extends (Base as new (entries?: unknown) => object) {
+    constructor(entries?: unknown) {
+      super(entries);
+    }
+  };
+  for (const key of Reflect.ownKeys(Base.prototype)) {
+    if (key !== 'constructor') Reflect.defineProperty(Safe.prototype, key, Reflect.getOwnPropertyDescriptor(Base.prototype, key)!);
+  }
+  return Safe as unknown as C;
+}
+
+export const SafeMap = safe(Map);
+export const SafeWeakMap = safe(WeakMap);
+export const SafeWeakSet = safe(WeakSet);
