@@ -1,5 +1,5 @@
 import { createHook, type AsyncHook } from 'node:async_hooks';
-import { digestHex } from '../tracer/digest.js';
+import { digestHex, fmix } from '../tracer/digest.js';
 import { MathImul } from '../tracer/primordials.js';
 import { real } from './real.js';
 
@@ -76,10 +76,10 @@ export class ContextTracker {
         try {
           const parent = Slot.read(real.executionAsyncResource()) ?? this.root;
           const ordinal = ++parent.children;
-          let high = (parent.high ^ imul(ordinal, 0x9e3779b1)) >>> 0;
-          let low = (parent.low ^ imul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
-          high = fmix(high ^ low);
-          low = fmix(low ^ high);
+          let high = (parent.high ^ MathImul(ordinal, 0x9e3779b1)) >>> 0;
+          let low = (parent.low ^ MathImul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
+          high = fmix(high ^ low) >>> 0;
+          low = fmix(low ^ high) >>> 0;
           const node: Node = { high, low, type, children: 0, id: -1, key: undefined, watched: undefined };
           // node creates a timer again on the same object (`refresh()` after it fired): it stays watched
           if (this.watch !== null) node.watched = this.watch.init(type, resource) ?? Slot.read(resource)?.watched;
@@ -168,13 +168,4 @@ class Slot extends Given {
 function keyOf(node: Node): string {
   if (node.key === undefined) node.key = digestHex(node.high, node.low);
   return node.key;
-}
-
-const imul = MathImul;
-
-/** MurmurHash3's 32-bit finalizer: every input bit moves every output bit. */
-function fmix(value: number): number {
-  value = imul(value ^ (value >>> 16), 0x85ebca6b);
-  value = imul(value ^ (value >>> 13), 0xc2b2ae35);
-  return (value ^ (value >>> 16)) >>> 0;
 }

@@ -125,8 +125,8 @@ function mix(k: number, first: number, bits: number, second: number): number {
   return imul(rotl(imul(k, first), bits), second);
 }
 
-/** MurmurHash3's 32-bit finalizer. */
-function fmix(h: number): number {
+/** MurmurHash3's 32-bit finalizer: every input bit moves every output bit. Signed; `>>> 0` for a word. */
+export function fmix(h: number): number {
   h = imul(h ^ (h >>> 16), 0x85ebca6b);
   h = imul(h ^ (h >>> 13), 0xc2b2ae35);
   return h ^ (h >>> 16);
