@@ -4,7 +4,7 @@ import { PARENT_VAR, WORKER_KEY } from './lineage.js';
 import { family, wrap, type Patcher } from './patch.js';
 import { real } from './real.js';
 import type { TraceHeader } from '../tracer/format.js';
-import { ArrayIsArray, ObjectAssign, ObjectCreate, ObjectHasOwn, StringIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
+import { ArgAt, ArrayCopy, ArrayIsArray, ObjectAssign, ObjectCreate, ObjectHasOwn, StringIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
 import { lockfileVariable, type HookSettings } from './settings.js';
 
 const SPAWN_VAR = 'DETDRIFT_SPAWN';
@@ -42,11 +42,11 @@ export const install = family<Session>('children', (patcher, { lineage, settings
   // spawn, fork, exec and execFile all pass here with normalized options: the env as `envPairs`.
   patcher.method(ChildProcess.prototype, 'spawn', {
     apply(target, thisArg, args: unknown[]) {
-      const options = args[0] as { envPairs?: unknown } | undefined;
+      const options = ArgAt(args, 0) as { envPairs?: unknown } | undefined;
       const vars = childVars();
       if (options && ArrayIsArray(options.envPairs)) {
         const pairs = options.envPairs as string[];
-        if (ours(valueOf(pairs, TRACE_VAR))) options.envPairs = withPairs(pairs, vars, keys);
+        if (ours(pairValue(pairs, TRACE_VAR))) options.envPairs = withPairs(pairs, vars, keys);
       }
       return real.apply(target, thisArg, args);
     },
@@ -62,12 +62,11 @@ export const install = family<Session>('children', (patcher, { lineage, settings
     return ours(env[TRACE_VAR]) ? { ...options, env: ObjectAssign(ObjectCreate(env) as NodeJS.ProcessEnv, vars) } : options;
   };
   // spawnSync(file, args?, options?), execFileSync likewise, execSync(command, options?)
-  const at = (args: unknown[]) => (args[1] == null || ArrayIsArray(args[1]) ? 2 : 1);
+  const at = (args: unknown[]) => (ArgAt(args, 1) == null || ArrayIsArray(ArgAt(args, 1)) ? 2 : 1);
   for (const [name, index] of [['spawnSync', at], ['execFileSync', at], ['execSync', () => 1]] as const) {
     patcher.method(childProcess, name, {
       apply(target, thisArg, args: unknown[]) {
-        const copy: unknown[] = [];
-        for (let j = 0; j < args.length; j++) copy[j] = args[j];
+        const copy = ArrayCopy(args);
         const i = index(copy);
         copy[i] = withEnv(copy[i] as Options);
         return real.apply(target, thisArg, copy);
@@ -78,7 +77,7 @@ export const install = family<Session>('children', (patcher, { lineage, settings
 });
 
 /** The value of `key` among `KEY=value` pairs, undefined when it is not there. */
-function valueOf(pairs: readonly string[], key: string): string | undefined {
+function pairValue(pairs: readonly string[], key: string): string | undefined {
   for (let i = 0; i < pairs.length; i++) {
     if (StringStartsWith(pairs[i]!, `${key}=`)) return StringSlice(pairs[i]!, key.length + 1);
   }

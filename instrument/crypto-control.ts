@@ -1,7 +1,7 @@
 import type { Stream } from './control.js';
 import type { Native } from './patch.js';
 import { real } from './real.js';
-import { bytesOf, elementSize, MathMin, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
+import { ArgAt, ArrayBufferIsView, ArrayCopy, bytesOf, elementSize, MathMin, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
 
 /**
  * Control mode's crypto: each substitute first calls the real function, so arguments are
@@ -20,7 +20,7 @@ export function uuid(stream: Stream): Substitute {
 
 export function randomBytes(stream: Stream): Substitute {
   return (target, thisArg, args) => {
-    const callback = args[1];
+    const callback = ArgAt(args, 1);
     if (typeof callback !== 'function') return fillAll(stream, real.apply(target, thisArg, args) as Uint8Array);
     let drawn: Uint8Array | undefined;
     const result = real.apply(target, thisArg, [args[0], afterFill(callback as Native, () => drawn)]);
@@ -33,7 +33,7 @@ export function randomBytes(stream: Stream): Substitute {
 export function fillSync(stream: Stream): Substitute {
   return (target, thisArg, args) => {
     const result = real.apply(target, thisArg, args);
-    stream.fill(region(args[0] as ArrayBufferView | ArrayBuffer, args[1] as number | undefined, args[2] as number | undefined));
+    stream.fill(region(args[0] as ArrayBufferView | ArrayBuffer, ArgAt(args, 1) as number | undefined, ArgAt(args, 2) as number | undefined));
     return result;
   };
 }
@@ -48,11 +48,11 @@ export function randomFill(stream: Stream): Substitute {
     const size = at > 2 ? (args[2] as number) : undefined;
     let drawn: Uint8Array | undefined;
     const callback = args[at] as Native;
-    const wrapped = (error: unknown, buffer: ArrayBufferView | ArrayBuffer) => {
+    const wrapped = function (this: unknown, error: unknown, buffer: ArrayBufferView | ArrayBuffer) {
       if (!error && drawn) TypedArraySet(region(buffer, offset, size), drawn);
-      return real.apply(callback, undefined, [error, buffer]);
+      return real.apply(callback, this, arguments);
     };
-    const passed = copyOf(args);
+    const passed = ArrayCopy(args);
     passed[at] = wrapped;
     const result = real.apply(target, thisArg, passed);
     drawn = draw(stream, TypedArrayLength(region(args[0] as ArrayBufferView, offset, size)));
@@ -62,16 +62,19 @@ export function randomFill(stream: Stream): Substitute {
 
 export function randomInt(stream: Stream): Substitute {
   return (target, thisArg, args) => {
-    const minGiven = typeof args[1] === 'number';
+    const minGiven = typeof ArgAt(args, 1) === 'number';
     const min = minGiven ? (args[0] as number) : 0;
     const max = minGiven ? (args[1] as number) : (args[0] as number);
-    const callback = args[minGiven ? 2 : 1];
+    const callback = ArgAt(args, minGiven ? 2 : 1);
     if (typeof callback !== 'function') {
       real.apply(target, thisArg, args);
       return stream.int(min, max);
     }
     let drawn = 0;
-    const wrapped = (error: unknown, value: number) => real.apply(callback as Native, undefined, [error, error ? value : drawn]);
+    // the callback gets Node's receiver (its job) and the drawn value in place of Node's
+    const wrapped = function (this: unknown, error: unknown, value: number) {
+      return real.apply(callback as Native, this, [error, error ? value : drawn]);
+    };
     const passed = minGiven ? [args[0], args[1], wrapped] : [args[0], wrapped];
     const result = real.apply(target, thisArg, passed);
     drawn = stream.int(min, max);
@@ -80,10 +83,10 @@ export function randomInt(stream: Stream): Substitute {
 }
 
 function afterFill(callback: Native, drawn: () => Uint8Array | undefined): Native {
-  return (error: unknown, buffer: Uint8Array) => {
+  return function (this: unknown, error: unknown, buffer: Uint8Array) {
     const bytes = drawn();
     if (!error && bytes) TypedArraySet(buffer, bytes);
-    return real.apply(callback, undefined, [error, buffer]);
+    return real.apply(callback, this, arguments);
   };
 }
 
@@ -98,15 +101,9 @@ function fillAll<T extends ArrayBufferView>(stream: Stream, view: T): T {
   return view;
 }
 
-function copyOf(args: readonly unknown[]): unknown[] {
-  const copy: unknown[] = [];
-  for (let i = 0; i < args.length; i++) copy[i] = args[i];
-  return copy;
-}
-
 /** The bytes `offset` and `size` (in elements, as Node counts them) cover. */
 function region(buffer: ArrayBufferView | ArrayBuffer, offset: number | undefined, size: number | undefined): Uint8Array {
-  const isView = real.isView(buffer);
+  const isView = ArrayBufferIsView(buffer);
   const bytes = isView ? bytesOf(buffer) : new Uint8Array(buffer);
   const element = isView ? elementSize(buffer) : 1;
   const length = TypedArrayLength(bytes);

@@ -1,7 +1,7 @@
 import cryptoModule from 'node:crypto';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { bytesOf, FunctionHasInstance, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
+import { ArgAt, ArrayBufferIsView, ArrayCopy, bytesOf, FunctionHasInstance, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
 import { family, wrapPlain, type Call, type Native, type Patcher } from './patch.js';
 import { callerFile, dataValue, real } from './real.js';
 import type { Stream } from './control.js';
@@ -63,7 +63,7 @@ let depth = 0;
  * Proxy's trap alone would add half of that.
  */
 function observe(recorder: Recorder, record: RecordEvent, substitute?: Substitute): (original: Native) => Native {
-  const call: Call = substitute ? (target, thisArg, args) => substitute(target, thisArg, real.apply(real.arraySlice, args, []) as unknown[]) : real.apply;
+  const call: Call = substitute ? (target, thisArg, args) => substitute(target, thisArg, ArrayCopy(args)) : real.apply;
   const contexts = recorder.contexts;
   return (original) => {
     const wrapper: Native = wrapPlain(original, (target, thisArg, args): unknown => {
@@ -127,7 +127,7 @@ function recordAmount(recorder: Recorder, api: number, amount: number, wrapper: 
 const digestOf = (api: number): RecordEvent => (recorder, _args, value, wrapper) => recordDraw(recorder, api, value, wrapper);
 
 function asView(value: unknown): ArrayBufferView | string {
-  if (typeof value === 'string' || real.isView(value)) return value as ArrayBufferView | string;
+  if (typeof value === 'string' || ArrayBufferIsView(value)) return value as ArrayBufferView | string;
   return new Uint8Array(value as ArrayBuffer); // randomFillSync hands an ArrayBuffer back as is
 }
 
@@ -140,7 +140,7 @@ const recordRandomFill: RecordEvent = (recorder, args, _value, wrapper) => recor
 const recordRandomInt: RecordEvent = (recorder, args, value, wrapper) => {
   if (value !== undefined) return recordDraw(recorder, Api.randomInt, value, wrapper);
   // randomInt(max, callback) or randomInt(min, max, callback); the call succeeded, so they are valid
-  const minGiven = args[1] !== undefined && typeof args[1] !== 'function';
+  const minGiven = ArgAt(args, 1) !== undefined && typeof ArgAt(args, 1) !== 'function';
   return recordAmount(recorder, Api.randomIntCallback, minGiven ? (args[1] as number) - (args[0] as number) : (args[0] as number), wrapper);
 };
 

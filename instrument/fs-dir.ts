@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import { sep } from 'node:path';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { bytesOf, TextDecoderDecode } from '../tracer/primordials.js';
+import { ArgAt, Utf8Text } from '../tracer/primordials.js';
 import { wrap, type Native, type Patcher } from './patch.js';
-import { promiseThen, real } from './real.js';
+import { promiseThen, real, relativePath } from './real.js';
 import type { Recorder } from './recorder.js';
 
 /** Records one result the program got; `args` are the arguments of the call that produced it. */
@@ -95,17 +95,15 @@ export function entryName(entry: unknown, base: unknown): string {
   if (entry === null || typeof entry !== 'object' || !('name' in entry)) return text(entry);
   const { name, parentPath } = entry as { name: unknown; parentPath?: unknown };
   if (typeof base !== 'string' || typeof parentPath !== 'string' || parentPath === base) return text(name);
-  const relative = real.pathRelative(base, parentPath);
+  const relative = relativePath(base, parentPath);
   // joined by hand: node's path.join pushes onto an array the program's way
   return relative === '' ? text(name) : `${relative}${sep}${text(name)}`;
 }
 
-/** A name as a string: a Buffer's bytes as UTF-8 (a leading BOM kept, as `toString` keeps it). */
+/** A name as a string: a Buffer's bytes as UTF-8. */
 function text(value: unknown): string {
-  return typeof value === 'string' ? value : TextDecoderDecode(utf8, bytesOf(value as ArrayBufferView));
+  return typeof value === 'string' ? value : Utf8Text(value as ArrayBufferView);
 }
-
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Dir iteration of the program's own `Dir`s (`dirs`, filled by the opendir wrappers): `read` with
@@ -129,7 +127,7 @@ export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<obj
     apply(target, dir, args) {
       if (!mine(dir)) return real.apply(target, dir, args);
       const site = recorder.site(Api.dirRead);
-      if (typeof args[0] === 'function') return withCallback(recorder, target, dir, args, 0, recordFor(dir), site, substituteFor(dir));
+      if (typeof ArgAt(args, 0) === 'function') return withCallback(recorder, target, dir, args, 0, recordFor(dir), site, substituteFor(dir));
       return withPromise(recorder, real.apply(target, dir, args), args, recordFor(dir), site, substituteFor(dir));
     },
   });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { RegExpExec } from '../tracer/primordials.js';
+import { ArgAt, Number, RegExpExec } from '../tracer/primordials.js';
 import { entryName, guard, patchDir, substituted, withCallback, withPromise, type DirOrder, type RecordResult, type Substitute } from './fs-dir.js';
 import { family, type Native } from './patch.js';
 import { captureFrames, real, SafeWeakMap, SafeWeakSet } from './real.js';
@@ -47,7 +47,7 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
   // The open is an event without a value; its Dir's reads are recorded from then on.
   const opened = (api: number): RecordResult => (site, dir, args) => {
     dirs.add(dir as object);
-    if (perturber) orders.set(dir as object, { path: args[0], options: typeof args[1] === 'object' ? args[1] : undefined, entries: null, at: 0 });
+    if (perturber) orders.set(dir as object, { path: ArgAt(args, 0), options: typeof ArgAt(args, 1) === 'object' ? ArgAt(args, 1) : undefined, entries: null, at: 0 });
     recorder.number(api, Tag.none, site, 0);
   };
   patch(exports, 'opendir', 'callback', Api.opendir, opened(Api.opendir));
@@ -58,7 +58,7 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
   // `statSync(path, { throwIfNoEntry: false })` gives undefined: an event without a value.
   const mtime = (api: number): RecordResult => (site, stats) => {
     if (stats === undefined) recorder.number(api, Tag.none, site, 0);
-    else recorder.number(api, Tag.f64, site, real.Number((stats as fs.Stats | fs.BigIntStats).mtimeMs));
+    else recorder.number(api, Tag.f64, site, Number((stats as fs.Stats | fs.BigIntStats).mtimeMs));
   };
   for (const name of ['stat', 'lstat', 'fstat']) {
     patch(exports, name, 'callback', Api.stat, mtime(Api.stat));
@@ -78,8 +78,8 @@ function handler(recorder: Recorder, form: Form, api: number, record: RecordResu
   const self: ProxyHandler<Native> = {
     apply(target, thisArg, args) {
       // Node validates the callback as `typeof options === 'function' ? options : callback`.
-      const index = typeof args[1] === 'function' ? 1 : 2;
-      if (!recorder.on || (form === 'callback' && typeof args[index] !== 'function') || !fromProgram(recorder, self.apply!)) {
+      const index = typeof ArgAt(args, 1) === 'function' ? 1 : 2;
+      if (!recorder.on || (form === 'callback' && typeof ArgAt(args, index) !== 'function') || !fromProgram(recorder, self.apply!)) {
         return real.apply(target, thisArg, args);
       }
       const site = recorder.site(api);

@@ -3,6 +3,7 @@ import { isMainThread } from 'node:worker_threads';
 import { family, type Handle, type Native, type Patcher } from './patch.js';
 import { calledByNode, real } from './real.js';
 import type { Recorder } from './recorder.js';
+import { ArgAt, ArrayFilter } from '../tracer/primordials.js';
 
 // Signals reach only the main thread; Windows knows no SIGHUP.
 const SIGNALS = !isMainThread ? [] : process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -78,11 +79,11 @@ function hideListeners(patcher: Patcher, isOurs: (listener: unknown) => boolean)
     };
     patcher.shadow(process, method, emitter[method]!, handler);
   };
-  filtered('listeners', (_args, all) => keep(all as unknown[], (listener) => !isOurs(listener)));
-  filtered('rawListeners', (_args, all) => keep(all as unknown[], (listener) => !isOurs(unwrapOnce(listener))));
+  filtered('listeners', (_args, all) => ArrayFilter(all as unknown[], (listener) => !isOurs(listener)));
+  filtered('rawListeners', (_args, all) => ArrayFilter(all as unknown[], (listener) => !isOurs(unwrapOnce(listener))));
   // With a listener to count, the program can only name its own: Node's count is already right.
-  filtered('listenerCount', (args, all) => (args[1] != null ? all : visible(args[0]).length));
-  filtered('eventNames', (_args, all) => keep(all as PropertyKey[], (name) => visible(name).length > 0));
+  filtered('listenerCount', (args, all) => (ArgAt(args, 1) != null ? all : visible(ArgAt(args, 0)).length));
+  filtered('eventNames', (_args, all) => ArrayFilter(all as PropertyKey[], (name) => visible(name).length > 0));
 }
 
 /**
@@ -98,7 +99,7 @@ function keepListening(patcher: Patcher, ours: readonly Listener[]): void {
         const { event, listener } = ours[i]!;
         if (args.length > 0 && args[0] !== event) continue;
         const present = real.apply(rawListeners, process, [event]) as unknown[];
-        if (keep(present, (item) => item === listener).length === 0) real.apply(real.emitterPrepend, process, [event, listener]);
+        if (ArrayFilter(present, (item) => item === listener).length === 0) real.apply(real.emitterPrepend, process, [event, listener]);
       }
       return result;
     },
@@ -107,14 +108,7 @@ function keepListening(patcher: Patcher, ours: readonly Listener[]): void {
 
 /** The listeners of `event` that are the program's (`once` wrappers count as what they wrap). */
 function programListeners(event: unknown, isOurs: (listener: unknown) => boolean): unknown[] {
-  return keep(real.apply(rawListeners, process, [event]) as unknown[], (listener) => !isOurs(unwrapOnce(listener)));
-}
-
-/** The items of `list` that pass `test`, as `filter` gives them, without the program's Array.prototype. */
-function keep<T>(list: readonly T[], test: (item: T) => boolean): T[] {
-  const kept: T[] = [];
-  for (let i = 0; i < list.length; i++) if (test(list[i]!)) kept[kept.length] = list[i]!;
-  return kept;
+  return ArrayFilter(real.apply(rawListeners, process, [event]) as unknown[], (listener) => !isOurs(unwrapOnce(listener)));
 }
 
 function unwrapOnce(listener: unknown): unknown {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Api } from '../tracer/apis.js';
-import { ArrayBufferIsView, bytesOf, FunctionHasInstance, StringReplaceAll, StringSlice, StringStartsWith, TextDecoderDecode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array, URL } from '../tracer/primordials.js';
+import { ArgAt, ArrayBufferIsView, bytesOf, FunctionHasInstance, StringReplaceAll, StringSlice, StringStartsWith, TextDecoderDecode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array, URL, URLHref } from '../tracer/primordials.js';
+import { filePathOf } from '../tracer/stack.js';
 import { family, type Native } from './patch.js';
 import { real, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
@@ -46,7 +46,7 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ro
 function recordWrite(recorder: Recorder, api: number): ProxyHandler<Native> {
   return {
     apply(target, thisArg, args) {
-      const chunk = args[0] as unknown;
+      const chunk = ArgAt(args, 0);
       if (recorder.on && (typeof chunk === 'string' || ArrayBufferIsView(chunk))) {
         try {
           const head = typeof chunk === 'string' ? StringSlice(chunk, 0, HEAD) : textHead(chunk);
@@ -63,15 +63,17 @@ function recordWrite(recorder: Recorder, api: number): ProxyHandler<Native> {
 /**
  * Records a whole-file write at the call: the path (project-relative) and the data's digest. Node's
  * `appendFile` and `appendFileSync` write through `fs.writeFile` and `fs.writeFileSync`, the
- * patched exports: the write inside a recorded one is the same write.
+ * patched exports: a write inside a recorded one, of the same file and data, is the same write.
  */
 function recordFile(recorder: Recorder, root: string): ProxyHandler<Native> {
-  let writing = 0;
+  let outerFile: unknown;
+  let outerData: unknown;
+  let writing = false;
   return {
     apply(target, thisArg, args) {
-      if (writing > 0) return real.apply(target, thisArg, args);
-      const file = args[0] as unknown;
-      const data = args[1] as unknown;
+      const file = ArgAt(args, 0);
+      const data = ArgAt(args, 1);
+      if (writing && file === outerFile && data === outerData) return real.apply(target, thisArg, args);
       if (recorder.on && (typeof file === 'string' || FunctionHasInstance(URL, file)) && (typeof data === 'string' || ArrayBufferIsView(data))) {
         try {
           const path = displayPath(file as string | URL, root);
@@ -80,27 +82,40 @@ function recordFile(recorder: Recorder, root: string): ProxyHandler<Native> {
           recorder.fail('ERR_DETDRIFT_OUTPUT', error);
         }
       }
-      writing++;
+      const wasWriting = writing;
+      const wasFile = outerFile;
+      const wasData = outerData;
+      writing = true;
+      outerFile = file;
+      outerData = data;
       try {
         return real.apply(target, thisArg, args);
       } finally {
-        writing--;
+        writing = wasWriting;
+        outerFile = wasFile;
+        outerData = wasData;
       }
     },
   };
 }
 
-/** The path written to, project-relative; null for a URL that names no file, which Node refuses. */
+/**
+ * The path written to, project-relative; null for a URL that names no file, which Node refuses.
+ * Resolved against the real working directory: `path.resolve` alone would call the program's
+ * `process.cwd`, a mock in some tests.
+ */
 function displayPath(file: string | URL, root: string): string | null {
-  let absolute: string;
-  try {
-    absolute = resolve(typeof file === 'string' ? file : fileURLToPath(file));
-  } catch {
-    return null; // not a file: URL; the write throws Node's own error
-  }
+  const path = typeof file === 'string' ? file : fileURLPath(URLHref(file));
+  if (path === null) return null;
+  const absolute = resolve(real.cwd(), path);
   const rel = relative(root, absolute);
   const shown = StringStartsWith(rel, '..') ? absolute : rel;
   return sep === '/' ? shown : StringReplaceAll(shown, sep, '/');
+}
+
+/** What a `file:` URL names; null for another scheme. */
+function fileURLPath(href: string): string | null {
+  return StringStartsWith(href, 'file:') ? filePathOf(href) : null;
 }
 
 /** The first HEAD bytes of a view, as text. */

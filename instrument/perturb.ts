@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { sep } from 'node:path';
 import { digestString, digestHex } from '../tracer/digest.js';
-import { ArraySort, MathFloor, StringSlice, StringToUpperCase } from '../tracer/primordials.js';
+import { ArrayFilter, ArraySort, MathFloor, StringSlice, StringToUpperCase, Utf8Text } from '../tracer/primordials.js';
 import { VIRTUAL_EPOCH_MS } from './control.js';
 import { DST_START, SKEW_STARTS, formatPerturbation, pick, type Dimension, type Perturbation } from './perturb-dimensions.js';
-import { real, SafeMap } from './real.js';
+import { real, relativePath, SafeMap } from './real.js';
 
 /** One perturbation as the trace header records it: what was varied, and to what. */
 export interface PerturbRecord {
@@ -90,9 +90,9 @@ export class Perturber {
     const entries = real.apply(readdirSync, fs, [path, { withFileTypes: true, encoding, recursive: recursive === true }]) as fs.Dirent[];
     const base = typeof path === 'string' ? path : null;
     return this.order(entries, (entry) => {
-      const name = typeof entry.name === 'string' ? entry.name : String(entry.name);
+      const name = typeof entry.name === 'string' ? entry.name : Utf8Text(entry.name as Buffer);
       const parent = entry.parentPath;
-      return base !== null && parent && parent !== base ? `${real.pathRelative(base, parent)}${sep}${name}` : name;
+      return base !== null && parent && parent !== base ? `${relativePath(base, parent)}${sep}${name}` : name;
     });
   }
 
@@ -119,9 +119,7 @@ export class Perturber {
   }
 
   cpuCount(real: number): number {
-    const counts: number[] = [];
-    for (let i = 0; i < CPU_COUNTS.length; i++) if (CPU_COUNTS[i] !== real) counts[counts.length] = CPU_COUNTS[i]!;
-    return pick(this.seed, 'cpus', counts);
+    return pick(this.seed, 'cpus', ArrayFilter(CPU_COUNTS, (count) => count !== real));
   }
 
   hostname(real: string): string {

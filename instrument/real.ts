@@ -12,13 +12,12 @@ import { EventEmitter } from 'node:events';
 import workerThreads from 'node:worker_threads';
 import path from 'node:path';
 import { types } from 'node:util';
-import { ArrayIsArray, ObjectHasOwn, String, StringStartsWith, TextDecoderDecode } from '../tracer/primordials.js';
+import { ArrayBuffer, ArrayIsArray, ObjectHasOwn, String, StringStartsWith, TextDecoderDecode, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
 
 const { defineProperty, setPrototypeOf } = Reflect;
 
 export const real = Object.freeze({
   apply: Reflect.apply,
-  arraySlice: Array.prototype.slice,
   construct: Reflect.construct,
   /**
    * Reflect.defineProperty with the descriptor cut from `Object.prototype` first: its `get`, `set`
@@ -30,12 +29,11 @@ export const real = Object.freeze({
   },
   setPrototypeOf,
   getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
+  getPrototypeOf: Reflect.getPrototypeOf,
   captureStackTrace: Error.captureStackTrace,
   // V8 reads stackTraceLimit from the realm's own Error; node's prepareStackTrace callback asks
   // globalThis.Error first, then this one (captureFrames checks they are the same)
   Error,
-  Uint8Array,
-  isView: ArrayBuffer.isView,
   Date,
   dateNow: Date.now,
   dateGetTime: Date.prototype.getTime,
@@ -49,7 +47,7 @@ export const real = Object.freeze({
   openSync: fs.openSync,
   writeSync: fs.writeSync,
   closeSync: fs.closeSync,
-  readFileSync: fs.readFileSync,
+  readSync: fs.readSync,
   mkdirSync: fs.mkdirSync,
   unlinkSync: fs.unlinkSync,
   existsSync: fs.existsSync,
@@ -59,11 +57,14 @@ export const real = Object.freeze({
   // the fs family: settling program promises, naming directory entries, reading bigint stats
   isPromise: types.isPromise,
   isNativeError: types.isNativeError,
-  Number,
+  isProxy: types.isProxy,
   // a program's own JSON.parse (a logging wrapper, say) must not see the hook's reads
   jsonParse: JSON.parse,
   pathJoin: path.join,
   pathRelative: path.relative,
+  pathResolve: path.resolve,
+  // path.resolve and path.relative call process.cwd for a relative path: the program's, if it mocked it
+  cwd: process.cwd,
   // lifecycle, lineage and children: our own listeners, re-raising a signal, naming workers
   emitterOn: EventEmitter.prototype.on,
   emitterPrepend: EventEmitter.prototype.prependListener,
@@ -109,14 +110,59 @@ const promiseThenMethod = Promise.prototype.then;
 /** What `then` asks `constructor` for: its `Symbol.species`, here the real Promise. */
 const REAL_SPECIES = { __proto__: null, [Symbol.species]: Promise };
 
-/** Reads and parses a JSON file with the real fs; null when it is missing or not JSON. */
+/** `path.relative(from, to)`, both resolved against the real working directory first (see `cwd`). */
+export function relativePath(from: string, to: string): string {
+  const cwd = real.cwd();
+  return real.pathRelative(real.pathResolve(cwd, from), real.pathResolve(cwd, to));
+}
+
+/**
+ * Gives a view of the hook's own an own `byteLength`: Node's `writeSync` and `readSync` check the
+ * buffer they are handed by reading `buffer.byteLength`, which would otherwise run the getter on
+ * `TypedArray.prototype`, the program's if it replaced it.
+ */
+export function withOwnByteLength(view: Uint8Array, length: number): Uint8Array {
+  defineProperty(view, 'byteLength', { __proto__: null, value: length } as PropertyDescriptor);
+  return view;
+}
+
+/**
+ * Reads and parses a JSON file with the real fs; null when it is missing or not JSON. Read into a
+ * buffer of the hook's own: `readFileSync` makes its Buffer through `Buffer.allocUnsafe` and asks
+ * an encoding of `Buffer.isEncoding`, both the program's to replace.
+ */
 export function readJsonFile(file: string): unknown {
+  let fd: number;
   try {
-    // no encoding asked of Node: its check of one calls `Buffer.isEncoding`, which the program can replace
-    return real.jsonParse(TextDecoderDecode(utf8, real.readFileSync(file)));
+    fd = real.openSync(file, 'r');
   } catch {
-    return null; // a missing or broken package.json only costs the frame its version
+    return null; // a missing package.json only costs the frame its version
   }
+  try {
+    let buffer = new ArrayBuffer(JSON_CHUNK);
+    let size = JSON_CHUNK;
+    let length = 0;
+    for (;;) {
+      if (length === size) buffer = grown(buffer, length, (size *= 2));
+      const room = size - length;
+      const read = real.readSync(fd, withOwnByteLength(new Uint8Array(buffer, length, room), room), 0, room, null);
+      if (read === 0) break;
+      length += read;
+    }
+    return real.jsonParse(TextDecoderDecode(utf8, new Uint8Array(buffer, 0, length)));
+  } catch {
+    return null; // an unreadable or broken package.json only costs the frame its version
+  } finally {
+    real.closeSync(fd);
+  }
+}
+
+const JSON_CHUNK = 4096;
+
+function grown(buffer: ArrayBuffer, length: number, size: number): ArrayBuffer {
+  const larger = new ArrayBuffer(size);
+  TypedArraySet(new Uint8Array(larger), new Uint8Array(buffer, 0, length));
+  return larger;
 }
 
 /** A V8 call site, as `Error.prepareStackTrace` hands it out: the fields tracer/stack.ts reads. */
@@ -134,7 +180,7 @@ const returnFrames = (_error: Error, frames: CallSite[]): CallSite[] => frames;
  */
 export function captureFrames(limit: number, above?: (...args: never[]) => unknown): CallSite[] | null {
   const RealError = real.Error;
-  if (!settingsOurs(RealError)) throw new RealError('the program replaced Error, or made its stack settings accessors');
+  if (!settingsOurs(RealError)) throw new RealError("the program's global Error has a prepareStackTrace of its own, or the stack settings are accessors");
   const previousLimit = RealError.stackTraceLimit;
   const previousPrepare = RealError.prepareStackTrace;
   const holder: { stack?: CallSite[] } = {};
@@ -159,11 +205,21 @@ export function captureFrames(limit: number, above?: (...args: never[]) => unkno
  * `globalThis` could itself run a getter.
  */
 function settingsOurs(RealError: ErrorConstructor): boolean {
-  return (
-    dataValue(globalThis, 'Error') === RealError &&
-    dataValue(RealError, 'stackTraceLimit') !== ACCESSOR &&
-    dataValue(RealError, 'prepareStackTrace') !== ACCESSOR
-  );
+  return inheritsOurs(dataValue(globalThis, 'Error'), RealError) && dataValue(RealError, 'stackTraceLimit') !== ACCESSOR && dataValue(RealError, 'prepareStackTrace') !== ACCESSOR;
+}
+
+/**
+ * Whether `global` finds its `prepareStackTrace` on the realm's Error: it is that Error, or a
+ * subclass of it (`class AppError extends Error`) with none of its own on the way. A Proxy is not
+ * walked: its `getPrototypeOf` trap is the program's code.
+ */
+function inheritsOurs(global: unknown, RealError: ErrorConstructor): boolean {
+  for (let level = global, depth = 0; depth < 16; depth++) {
+    if (level === RealError) return true;
+    if (typeof level !== 'function' || real.isProxy(level) || real.getOwnPropertyDescriptor(level, 'prepareStackTrace') !== undefined) return false;
+    level = real.getPrototypeOf(level);
+  }
+  return false;
 }
 
 const ACCESSOR = Symbol('accessor');

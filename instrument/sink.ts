@@ -1,6 +1,6 @@
 import type { Sink } from '../tracer/writer.js';
 import { MathMin, TypedArrayLength } from '../tracer/primordials.js';
-import { real } from './real.js';
+import { real, withOwnByteLength } from './real.js';
 
 /**
  * The trace file's sink: every chunk written whole, with the saved real `fs.writeSync`. A write to
@@ -13,6 +13,7 @@ export function fileSink(fd: number, limit: number | null = null): Sink {
   return {
     write(bytes) {
       const length = TypedArrayLength(bytes);
+      withOwnByteLength(bytes, length);
       let done = 0;
       while (done < length) {
         if (room <= 0) throw diskFull();

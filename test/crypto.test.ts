@@ -181,6 +181,8 @@ test('crypto stays transparent: results, argument errors, callbacks, shapes', ()
     `,
   });
   assertSameAsPlain(['transparent.mjs'], { cwd: dir }, 3);
+  // control mode's substitutes call the real function first: the same errors, callbacks and shapes
+  assertSameAsPlain(['transparent.mjs'], { cwd: dir, env: { DETDRIFT_MODE: 'control', DETDRIFT_SEED: '1' } }, 3);
 });
 
 test('uninstall puts back every descriptor it replaced, and a second install is refused', () => {

@@ -7,9 +7,11 @@
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { bytesOf, elementSize, StringReplaceAll, StringSplit } from '../tracer/primordials.js';
 import type { Chunk } from '../tracer/reader.js';
+import { filePathOf } from '../tracer/stack.js';
 import { eventsOf, FIXTURES, project, REPO, runHooked, runPlain, siteOf, type HookedRun } from './helpers.js';
 
 const PROBE_PACKAGES = {
@@ -56,8 +58,8 @@ test("a program that replaces every built-in's methods, getters and global bindi
   }
   assert.deepEqual(
     eventsOf(trace, 'fs.writeFile').map((event) => (event.value as Chunk).head),
-    ['out.txt', 'out.txt', 'out.txt'],
-    'whole-file writes, the URL one named by its path',
+    ['out.txt', 'out.txt', 'out.txt', 'out two.txt'],
+    'whole-file writes, each once (appendFileSync writes through writeFileSync), a URL named by its decoded path',
   );
   assert.equal(trace.ending.complete, true, 'the end record, written from the exit listener under the replacements');
   assert.ok(hooked.traces.has('0.1'), 'the child process has its trace');
@@ -95,10 +97,22 @@ test("a program's own Error with a prepareStackTrace: the hook never calls it, t
   assert.equal(plain.stdout, 'prepareStackTrace calls 0 true\n');
   const hooked = runHooked(['app.mjs'], { cwd: dir });
   assert.equal(hooked.stdout, plain.stdout);
-  assert.match(hooked.stderr, /^detdrift: ERR_DETDRIFT_STACK: the program replaced Error, or made its stack settings accessors \(call sites are no longer taken; values are still recorded\)\n$/);
+  assert.match(hooked.stderr, /^detdrift: ERR_DETDRIFT_STACK: the program's global Error has a prepareStackTrace of its own, or the stack settings are accessors \(call sites are no longer taken; values are still recorded\)\n$/);
   const trace = hooked.traces.get('0')!;
   assert.equal(eventsOf(trace, 'Math.random').length, 100, 'values are still recorded');
   assert.equal(eventsOf(trace, 'fs.readdir').length, 1, 'an fs call of an unknown caller counts as the program');
+});
+
+test("a program's own Error subclass on globalThis, without a prepareStackTrace of its own: sites are taken as before", () => {
+  const program = `
+    globalThis.Error = class AppError extends Error {};
+    console.log(Math.random() < 1);
+  `;
+  const dir = project({ 'app.mjs': program });
+  const hooked = runHooked(['app.mjs'], { cwd: dir });
+  assert.deepEqual({ stdout: hooked.stdout, stderr: hooked.stderr }, { stdout: 'true\n', stderr: '' });
+  const trace = hooked.traces.get('0')!;
+  assert.equal(siteOf(trace, eventsOf(trace, 'Math.random')[0]!)?.file, 'app.mjs');
 });
 
 test('traps and descriptor fields on Object.prototype: the wrappers and the hook never look there', () => {
@@ -146,6 +160,46 @@ test("a program's species on Promise: the promise its readdir hands back is Node
   assert.equal(eventsOf(hooked.traces.get('0')!, 'fs.readdir').length, 1, 'the listing is recorded');
 });
 
+test("the hook's own reads: a package.json that starts with a BOM names its package; a write inside another write is its own", () => {
+  const program = `
+    import { appendFileSync, writeFileSync } from 'node:fs';
+    import dep from 'dep';
+    dep();
+    // Node reads the options' encoding while the outer write runs: the inner write is the program's own
+    let reads = 0;
+    const options = { get encoding() { reads++; writeFileSync('inner.txt', 'inner'); return 'utf8'; } };
+    writeFileSync('outer.txt', 'outer', options);
+    appendFileSync('outer.txt', '!');
+    console.log(reads);
+  `;
+  const dir = project({
+    'app.mjs': program,
+    'node_modules/dep/package.json': '\ufeff{ "name": "dep", "version": "2.0.0", "main": "index.js" }\n',
+    'node_modules/dep/index.js': 'module.exports = () => Math.random();\n',
+  });
+  const hooked = runHooked(['app.mjs'], { cwd: dir });
+  assert.deepEqual({ code: hooked.code, stderr: hooked.stderr }, { code: 0, stderr: '' });
+  const trace = hooked.traces.get('0')!;
+  assert.equal(siteOf(trace, eventsOf(trace, 'Math.random')[0]!)?.package, 'dep@2.0.0');
+  const reads = Number(hooked.stdout);
+  assert.ok(reads > 0, 'Node read the encoding');
+  assert.deepEqual(
+    eventsOf(trace, 'fs.writeFile').map((event) => (event.value as Chunk).head),
+    ['outer.txt', ...Array<string>(reads).fill('inner.txt'), 'outer.txt'],
+  );
+});
+
+test('filePathOf reads a file: URL as fileURLToPath does, and refuses what it refuses', () => {
+  for (const path of ['/a/b.js', '/with space/é#?%.mjs', '/100%/x', '/a/b%2Fc']) {
+    const url = pathToFileURL(path).href;
+    assert.equal(filePathOf(url), fileURLToPath(url), url);
+  }
+  for (const url of ['file:///a%2Fb/c.js', 'file://host/share/x.js', 'file:///bad%E0%A4%A']) {
+    assert.throws(() => fileURLToPath(url), Error, url);
+    assert.equal(filePathOf(url), null, url);
+  }
+});
+
 test('StringSplit and StringReplaceAll cut and join as split and join do', () => {
   for (const [text, separator] of [['a/b/c', '/'], ['', '/'], ['/', '/'], ['a//b', '/'], ['no separator', '/'], ['a\\b\\c', '\\'], ['x--y--', '--']]) {
     assert.deepEqual(StringSplit(text!, separator!), text!.split(separator!), `${text} by ${separator}`);
@@ -163,5 +217,5 @@ test('bytesOf gives the bytes of any view over the same memory; elementSize its 
   assert.equal(bytesOf(buf), buf, 'a Uint8Array (a Buffer is one) is its own bytes');
   const view = new DataView(buffer, 1, 3);
   assert.deepEqual([bytesOf(view).byteOffset, bytesOf(view).length], [1, 3]);
-  assert.deepEqual([elementSize(words), elementSize(view), elementSize(new Float64Array(1)), elementSize(new Float64Array(0))], [2, 1, 8, 1]);
+  assert.deepEqual([elementSize(words), elementSize(view), elementSize(new Float64Array(1)), elementSize(new Float64Array(0))], [2, 1, 8, 8]);
 });

@@ -6,7 +6,7 @@
  * little-endian, whatever the machine), and never the bytes themselves (random bytes can be secrets).
  */
 
-import { bytesOf, MathImul, TextEncoderEncode, TypedArrayIndexOf, TypedArrayLength, Uint8Array } from './primordials.js';
+import { bytesOf, MathImul, TextEncoderEncode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayIndexOf, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
 
 export interface Digest {
   high: number;
@@ -31,7 +31,7 @@ export function digestLines(view: ArrayBufferView): Digest {
   const first = total === 0 ? -1 : TypedArrayIndexOf(bytes, 0x0d);
   if (first < 0) return murmur(bytes, total, { high: 0, low: 0 });
   const lines = new Uint8Array(total);
-  for (let i = 0; i < first; i++) lines[i] = bytes[i]!;
+  TypedArraySet(lines, new Uint8Array(TypedArrayBuffer(bytes), TypedArrayByteOffset(bytes), first));
   let length = first;
   for (let i = first; i < total; i++) {
     if (bytes[i] !== 0x0d || bytes[i + 1] !== 0x0a) lines[length++] = bytes[i]!;

@@ -1,5 +1,5 @@
 import { bytesToHex, digestString } from './digest.js';
-import { Int32Array, MathFloor, MathImul, MathMin, StringSlice, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
+import { Int32Array, MathFloor, MathImul, StringSlice, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
 
 /**
  * Control mode's generators, shared by the hook (instrument/control.ts draws from them) and the
@@ -75,7 +75,8 @@ export class Stream {
     const length = TypedArrayLength(bytes);
     for (let i = 0; i < length; i += 4) {
       let word = this.next();
-      for (let j = i; j < MathMin(i + 4, length); j++) {
+      const end = i + 4 < length ? i + 4 : length;
+      for (let j = i; j < end; j++) {
         bytes[j] = word & 0xff;
         word >>>= 8;
       }

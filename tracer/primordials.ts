@@ -31,6 +31,7 @@ export const ArraySort = uncurryThis(Array.prototype.sort) as <T>(array: T[], co
 export const FunctionHasInstance = uncurryThis(Function.prototype[Symbol.hasInstance]) as (C: abstract new (...args: never[]) => unknown, value: unknown) => boolean;
 export const ArrayBufferIsView = ArrayBuffer.isView;
 export const JSONStringify = JSON.stringify;
+export const DecodeURIComponent = decodeURIComponent;
 export const NumberIsSafeInteger = Number.isSafeInteger;
 export const NumberIsInteger = Number.isInteger;
 export const ObjectIs = Object.is;
@@ -54,21 +55,45 @@ const DataViewBuffer = dataViewGetter('buffer') as (view: ArrayBufferView) => Ar
 const DataViewByteOffset = dataViewGetter('byteOffset') as (view: ArrayBufferView) => number;
 const DataViewByteLength = dataViewGetter('byteLength') as (view: ArrayBufferView) => number;
 
-/** A view's bytes: the view itself when it is a Uint8Array (a Buffer is one), else a Uint8Array over the same memory. */
+/**
+ * A view's bytes: the view itself when it is a Uint8Array (a Buffer is one), else a Uint8Array
+ * over the same memory; none for a view of a detached buffer, which has no bytes.
+ */
 export function bytesOf(view: ArrayBufferView): Uint8Array {
   const tag = TypedArrayToStringTag(view);
   if (tag === 'Uint8Array') return view as Uint8Array;
-  return tag !== undefined
-    ? new Uint8Array(TypedArrayBuffer(view), TypedArrayByteOffset(view), TypedArrayByteLength(view))
-    : new Uint8Array(DataViewBuffer(view), DataViewByteOffset(view), DataViewByteLength(view));
+  if (tag !== undefined) {
+    const length = TypedArrayByteLength(view); // 0 once detached, where a new view would throw
+    return length === 0 ? new Uint8Array(0) : new Uint8Array(TypedArrayBuffer(view), TypedArrayByteOffset(view), length);
+  }
+  try {
+    return new Uint8Array(DataViewBuffer(view), DataViewByteOffset(view), DataViewByteLength(view));
+  } catch {
+    return new Uint8Array(0); // a DataView's getters throw once its buffer is detached
+  }
 }
 
 /** The bytes one element of a view takes: 1 for a DataView. */
 export function elementSize(view: ArrayBufferView): number {
-  if (TypedArrayToStringTag(view) === undefined) return 1;
-  const length = TypedArrayLength(view);
-  return length === 0 ? 1 : TypedArrayByteLength(view) / length;
+  const tag = TypedArrayToStringTag(view);
+  return tag === undefined ? 1 : ELEMENT_SIZES[tag as keyof typeof ELEMENT_SIZES] ?? 1;
 }
+
+const ELEMENT_SIZES = {
+  __proto__: null,
+  Int8Array: 1,
+  Uint8Array: 1,
+  Uint8ClampedArray: 1,
+  Int16Array: 2,
+  Uint16Array: 2,
+  Float16Array: 2,
+  Int32Array: 4,
+  Uint32Array: 4,
+  Float32Array: 4,
+  Float64Array: 8,
+  BigInt64Array: 8,
+  BigUint64Array: 8,
+};
 
 /**
  * `target.set(source, offset)`. `subarray` and `slice` have no saved form: they ask the view's
@@ -84,6 +109,8 @@ export const DataViewSetBigInt64 = uncurryThis(DataView.prototype.setBigInt64);
 export const TextEncoderEncode = uncurryThis(TextEncoder.prototype.encode);
 export const TextEncoderEncodeInto = uncurryThis(TextEncoder.prototype.encodeInto);
 export const TextDecoderDecode = uncurryThis(TextDecoder.prototype.decode);
+/** A URL's `href`, read with the getter as the hook found it. */
+export const URLHref = uncurryThis(Reflect.getOwnPropertyDescriptor(URL.prototype, 'href')!.get!) as (url: URL) => string;
 
 /** `text` cut at every `separator` (not empty), as `text.split(separator)`, which looks up `Symbol.split` on `String.prototype`. */
 export function StringSplit(text: string, separator: string): string[] {
@@ -95,6 +122,32 @@ export function StringSplit(text: string, separator: string): string[] {
   }
   parts[parts.length] = StringSlice(text, from);
   return parts;
+}
+
+/** A Buffer's (or any view's) bytes as UTF-8 text, as `buffer.toString()` gives them: a leading BOM kept. */
+export function Utf8Text(view: ArrayBufferView): string {
+  return TextDecoderDecode(utf8, bytesOf(view));
+}
+
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** `args[index]`, not looked for up the prototype chain (where the program can put a getter) past the end. */
+export function ArgAt(args: ArrayLike<unknown>, index: number): unknown {
+  return index < args.length ? args[index] : undefined;
+}
+
+/** A copy of `list` (an array or `arguments`), as `[...list]` without the program's array iterator. */
+export function ArrayCopy<T>(list: ArrayLike<T>): T[] {
+  const copy: T[] = [];
+  for (let i = 0; i < list.length; i++) copy[i] = list[i]!;
+  return copy;
+}
+
+/** The items of `list` that pass `test`, as `list.filter(test)` without the program's Array.prototype. */
+export function ArrayFilter<T>(list: readonly T[], test: (item: T) => boolean): T[] {
+  const kept: T[] = [];
+  for (let i = 0; i < list.length; i++) if (test(list[i]!)) kept[kept.length] = list[i]!;
+  return kept;
 }
 
 /** `text` with every `from` replaced by `to`, as `text.split(from).join(to)`. */

@@ -1,7 +1,6 @@
 import { dirname, isAbsolute, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Frame, SiteDef } from './format.js';
-import { ObjectHasOwn, SafeMap, StringIncludes, StringLastIndexOf, StringReplaceAll, StringSlice, StringSplit, StringStartsWith } from './primordials.js';
+import { DecodeURIComponent, ObjectHasOwn, SafeMap, StringIncludes, StringLastIndexOf, StringReplaceAll, StringSlice, StringSplit, StringStartsWith } from './primordials.js';
 
 /** The raw frame V8 hands out; only the fields we read. */
 export interface RawFrame {
@@ -71,15 +70,31 @@ function functionName(callSite: RawFrame): string | null {
 
 function toPath(fileName: string | null | undefined): string | null {
   if (!fileName) return null;
-  if (StringStartsWith(fileName, 'file://')) {
-    try {
-      return fileURLToPath(fileName);
-    } catch {
-      return fileName;
-    }
-  }
-  return fileName;
+  return StringStartsWith(fileName, 'file://') ? (filePathOf(fileName) ?? fileName) : fileName;
 }
+
+/**
+ * The path a `file:` URL names, decoded by hand: node's `fileURLToPath` reads the URL through
+ * getters on `URL.prototype`, which the program can replace. Null for what names no local path
+ * here (a host on POSIX, bad percent-encoding, an encoded separator), as `fileURLToPath` refuses.
+ */
+export function filePathOf(url: string): string | null {
+  const rest = StringSlice(url, FILE_SCHEME.length);
+  const windows = sep === '\\';
+  let path: string;
+  if (StringStartsWith(rest, '/')) path = windows ? StringSlice(rest, 1) : rest;
+  else if (windows) path = `//${rest}`; // file://server/share: a UNC path
+  else return null;
+  if (StringIncludes(path, '%2F') || StringIncludes(path, '%2f') || (windows && (StringIncludes(path, '%5C') || StringIncludes(path, '%5c')))) return null;
+  try {
+    path = DecodeURIComponent(path);
+  } catch {
+    return null; // a malformed escape: not a path node would give either
+  }
+  return windows ? StringReplaceAll(path, '/', '\\') : path;
+}
+
+const FILE_SCHEME = 'file://';
 
 function isOwn(file: string, ownDir: string): boolean {
   return StringStartsWith(file, ownDir) && (file.length === ownDir.length || file[ownDir.length] === sep);
