@@ -2,7 +2,8 @@
  * The real built-ins, saved once when the hook loads and before any family patches anything.
  * The recorder, the writer and every internal timing use only these, so the tool's own clock,
  * randomness and file access never reach a trace, and a program that patches a global later
- * cannot redirect the tool.
+ * cannot redirect the tool. Here: the sources the families patch and the Node APIs the hook uses;
+ * the language's own built-ins, which tracer/ code needs too, are in tracer/primordials.ts.
  */
 import fs from 'node:fs';
 import type { RawFrame } from '../tracer/stack.js';
