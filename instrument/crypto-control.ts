@@ -64,16 +64,16 @@ export function randomInt(stream: Stream): Substitute {
   return (target, thisArg, args) => {
     const minGiven = typeof ArgAt(args, 1) === 'number';
     const min = minGiven ? (args[0] as number) : 0;
-    const max = minGiven ? (args[1] as number) : (args[0] as number);
+    const max = (minGiven ? args[1] : ArgAt(args, 0)) as number;
     const callback = ArgAt(args, minGiven ? 2 : 1);
     if (typeof callback !== 'function') {
       real.apply(target, thisArg, args);
       return stream.int(min, max);
     }
     let drawn = 0;
-    // the callback gets Node's receiver (its job) and the drawn value in place of Node's
-    const wrapped = function (this: unknown, error: unknown, value: number) {
-      return real.apply(callback as Native, this, [error, error ? value : drawn]);
+    // the callback gets Node's receiver and arguments, the drawn value in place of Node's
+    const wrapped = function (this: unknown, error: unknown) {
+      return error ? real.apply(callback as Native, this, arguments) : real.apply(callback as Native, this, [error, drawn]);
     };
     const passed = minGiven ? [args[0], args[1], wrapped] : [args[0], wrapped];
     const result = real.apply(target, thisArg, passed);

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { Api } from '../tracer/apis.js';
 import { ArgAt, ArrayBufferIsView, bytesOf, FunctionHasInstance, StringReplaceAll, StringSlice, StringStartsWith, TextDecoderDecode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array, URL, URLHref } from '../tracer/primordials.js';
 import { filePathOf } from '../tracer/stack.js';
 import { family, type Native } from './patch.js';
-import { real, SafeWeakSet } from './real.js';
+import { absolutePath, real, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
 
 /** How much of a write the trace keeps as text; the digest covers all of it. */
@@ -100,14 +100,18 @@ function recordFile(recorder: Recorder, root: string): ProxyHandler<Native> {
 }
 
 /**
- * The path written to, project-relative; null for a URL that names no file, which Node refuses.
- * Resolved against the real working directory: `path.resolve` alone would call the program's
- * `process.cwd`, a mock in some tests.
+ * The path written to, project-relative; null for a URL that names no file, and for a relative
+ * path once the working directory is gone: Node refuses both writes with its own error.
  */
 function displayPath(file: string | URL, root: string): string | null {
   const path = typeof file === 'string' ? file : fileURLPath(URLHref(file));
   if (path === null) return null;
-  const absolute = resolve(real.cwd(), path);
+  let absolute: string;
+  try {
+    absolute = absolutePath(path);
+  } catch {
+    return null; // process.cwd() throws once the directory it names was removed
+  }
   const rel = relative(root, absolute);
   const shown = StringStartsWith(rel, '..') ? absolute : rel;
   return sep === '/' ? shown : StringReplaceAll(shown, sep, '/');

@@ -64,6 +64,7 @@ export const real = Object.freeze({
   pathJoin: path.join,
   pathRelative: path.relative,
   pathResolve: path.resolve,
+  isAbsolute: path.isAbsolute,
   // path.resolve and path.relative call process.cwd for a relative path: the program's, if it mocked it
   cwd: process.cwd,
   // lifecycle, lineage and children: our own listeners, re-raising a signal, naming workers
@@ -111,10 +112,17 @@ const promiseThenMethod = Promise.prototype.then;
 /** What `then` asks `constructor` for: its `Symbol.species`, here the real Promise. */
 const REAL_SPECIES = { __proto__: null, [Symbol.species]: Promise };
 
-/** `path.relative(from, to)`, both resolved against the real working directory first (see `cwd`). */
+/**
+ * `path` made absolute against the real working directory (see `cwd`), asked for only when the
+ * path is relative: a test that removed the directory it ran in leaves `process.cwd()` throwing.
+ */
+export function absolutePath(path: string): string {
+  return real.pathResolve(real.isAbsolute(path) ? path : real.pathResolve(real.cwd(), path));
+}
+
+/** `path.relative(from, to)`, both made absolute first (`absolutePath`). */
 export function relativePath(from: string, to: string): string {
-  const cwd = real.cwd();
-  return real.pathRelative(real.pathResolve(cwd, from), real.pathResolve(cwd, to));
+  return real.pathRelative(absolutePath(from), absolutePath(to));
 }
 
 /**
@@ -123,7 +131,7 @@ export function relativePath(from: string, to: string): string {
  * `TypedArray.prototype`, the program's if it replaced it.
  */
 export function withOwnByteLength(view: Uint8Array, length: number): Uint8Array {
-  defineProperty(view, 'byteLength', { __proto__: null, value: length } as PropertyDescriptor);
+  if (!defineProperty(view, 'byteLength', { __proto__: null, value: length } as PropertyDescriptor)) throw new real.Error('a view of the hook was handed twice');
   return view;
 }
 
@@ -181,7 +189,7 @@ const returnFrames = (_error: Error, frames: CallSite[]): CallSite[] => frames;
  */
 export function captureFrames(limit: number, above?: (...args: never[]) => unknown): CallSite[] | null {
   const RealError = real.Error;
-  if (!settingsOurs(RealError)) throw new RealError("the program's global Error has a prepareStackTrace of its own, or the stack settings are accessors");
+  if (!settingsOurs(RealError)) throw new RealError("the program's global Error does not take its prepareStackTrace from the realm's Error, or the stack settings are accessors");
   const previousLimit = RealError.stackTraceLimit;
   const previousPrepare = RealError.prepareStackTrace;
   const holder: { stack?: CallSite[] } = {};

@@ -97,7 +97,7 @@ test("a program's own Error with a prepareStackTrace: the hook never calls it, t
   assert.equal(plain.stdout, 'prepareStackTrace calls 0 true\n');
   const hooked = runHooked(['app.mjs'], { cwd: dir });
   assert.equal(hooked.stdout, plain.stdout);
-  assert.match(hooked.stderr, /^detdrift: ERR_DETDRIFT_STACK: the program's global Error has a prepareStackTrace of its own, or the stack settings are accessors \(call sites are no longer taken; values are still recorded\)\n$/);
+  assert.match(hooked.stderr, /^detdrift: ERR_DETDRIFT_STACK: the program's global Error does not take its prepareStackTrace from the realm's Error, or the stack settings are accessors \(call sites are no longer taken; values are still recorded\)\n$/);
   const trace = hooked.traces.get('0')!;
   assert.equal(eventsOf(trace, 'Math.random').length, 100, 'values are still recorded');
   assert.equal(eventsOf(trace, 'fs.readdir').length, 1, 'an fs call of an unknown caller counts as the program');
@@ -194,10 +194,40 @@ test('filePathOf reads a file: URL as fileURLToPath does, and refuses what it re
     const url = pathToFileURL(path).href;
     assert.equal(filePathOf(url), fileURLToPath(url), url);
   }
+  for (const url of ['file:///a/mod.mjs?t=123', 'file:///a/mod.mjs#part', 'file:///a/mod.mjs?q#f', 'file:///a/mod.mjs#f?q']) {
+    assert.equal(filePathOf(url), fileURLToPath(url), url);
+  }
   for (const url of ['file:///a%2Fb/c.js', 'file://host/share/x.js', 'file:///bad%E0%A4%A']) {
     assert.throws(() => fileURLToPath(url), Error, url);
     assert.equal(filePathOf(url), null, url);
   }
+});
+
+test('a module imported with a query names its site by its file; a removed working directory stops nothing', () => {
+  const program = `
+    import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
+    import { join } from 'node:path';
+    const { draw } = await import('./mod.mjs?t=' + Date.now());
+    draw();
+    const gone = join(process.cwd(), 'gone');
+    mkdirSync(gone);
+    process.chdir(gone);
+    rmdirSync(gone);
+    writeFileSync(join(gone, '..', 'after.txt'), 'absolute');
+    try { writeFileSync('relative.txt', 'refused'); } catch (error) { console.log(error.code); }
+    console.log(Math.random() < 1);
+  `;
+  const dir = project({ 'app.mjs': program, 'mod.mjs': 'export const draw = () => Math.random();\n' });
+  const plain = runPlain(['app.mjs'], { cwd: dir });
+  assert.equal(plain.stdout, 'ENOENT\ntrue\n', plain.stderr);
+  const hooked = runHooked(['app.mjs'], { cwd: dir });
+  assert.deepEqual({ stdout: hooked.stdout, stderr: hooked.stderr }, { stdout: plain.stdout, stderr: '' });
+  const trace = hooked.traces.get('0')!;
+  const draws = eventsOf(trace, 'Math.random');
+  assert.equal(siteOf(trace, draws[0]!)?.file, 'mod.mjs');
+  assert.equal(draws.length, 2, 'recording went on past the removed directory');
+  assert.deepEqual(eventsOf(trace, 'fs.writeFile').map((event) => (event.value as Chunk).head), ['after.txt'], 'the relative write Node refused is not recorded');
+  assert.equal(trace.ending.complete, true);
 });
 
 test('StringSplit and StringReplaceAll cut and join as split and join do', () => {

@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 import type { Frame, SiteDef } from './format.js';
-import { DecodeURIComponent, ObjectHasOwn, SafeMap, StringIncludes, StringLastIndexOf, StringReplaceAll, StringSlice, StringSplit, StringStartsWith } from './primordials.js';
+import { DecodeURIComponent, ObjectHasOwn, SafeMap, StringIncludes, StringIndexOf, StringLastIndexOf, StringReplaceAll, StringSlice, StringSplit, StringStartsWith } from './primordials.js';
 
 /** The raw frame V8 hands out; only the fields we read. */
 export interface RawFrame {
@@ -75,16 +75,19 @@ function toPath(fileName: string | null | undefined): string | null {
 
 /**
  * The path a `file:` URL names, decoded by hand: node's `fileURLToPath` reads the URL through
- * getters on `URL.prototype`, which the program can replace. Null for what names no local path
- * here (a host on POSIX, bad percent-encoding, an encoded separator), as `fileURLToPath` refuses.
+ * getters on `URL.prototype`, which the program can replace. Its query and fragment name no part
+ * of the path (`import('./mod.mjs?t=1')`: the module is mod.mjs). Null for what names no local
+ * path here (a host on POSIX, no drive on Windows, bad percent-encoding, an encoded separator),
+ * as `fileURLToPath` refuses.
  */
 export function filePathOf(url: string): string | null {
-  const rest = StringSlice(url, FILE_SCHEME.length);
+  const rest = beforeTail(StringSlice(url, FILE_SCHEME.length));
   const windows = sep === '\\';
   let path: string;
   if (StringStartsWith(rest, '/')) path = windows ? StringSlice(rest, 1) : rest;
   else if (windows) path = `//${rest}`; // file://server/share: a UNC path
   else return null;
+  if (windows && !StringStartsWith(path, '//') && !(isLetter(path[0]) && path[1] === ':')) return null;
   if (StringIncludes(path, '%2F') || StringIncludes(path, '%2f') || (windows && (StringIncludes(path, '%5C') || StringIncludes(path, '%5c')))) return null;
   try {
     path = DecodeURIComponent(path);
@@ -95,6 +98,18 @@ export function filePathOf(url: string): string | null {
 }
 
 const FILE_SCHEME = 'file://';
+
+/** A URL without its query and fragment. */
+function beforeTail(url: string): string {
+  const query = StringIndexOf(url, '?');
+  const cut = query >= 0 ? StringSlice(url, 0, query) : url;
+  const fragment = StringIndexOf(cut, '#');
+  return fragment >= 0 ? StringSlice(cut, 0, fragment) : cut;
+}
+
+function isLetter(char: string | undefined): boolean {
+  return char !== undefined && ((char >= 'A' && char <= 'Z') || (char >= 'a' && char <= 'z'));
+}
 
 function isOwn(file: string, ownDir: string): boolean {
   return StringStartsWith(file, ownDir) && (file.length === ownDir.length || file[ownDir.length] === sep);
