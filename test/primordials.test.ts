@@ -79,6 +79,21 @@ for (const [mode, env] of [
   });
 }
 
+test("the same program replayed from a recording that holds its bytes: no call of the hook's reaches it, and it is fed", () => {
+  const dir = probeProject();
+  const recorded = runHooked(['probe.mjs', HOOK_DIR], { cwd: dir, env: { DETDRIFT_HOLD: 'bytes' } });
+  assert.deepEqual(noted(recorded), {});
+  const replayed = runHooked(['probe.mjs', HOOK_DIR], { cwd: dir, env: { DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: recorded.traceDir } });
+  assert.deepEqual({ stderr: replayed.stderr, code: replayed.code }, { stderr: '', code: 0 });
+  assert.deepEqual(noted(replayed), {});
+  const draws = eventsOf(replayed.traces.get('0')!, 'Math.random');
+  assert.deepEqual(
+    draws.map((event) => event.value),
+    eventsOf(recorded.traces.get('0')!, 'Math.random').map((event) => event.value),
+    'every draw fed from the recording',
+  );
+});
+
 test("a program's own Error with a prepareStackTrace: the hook never calls it, takes no stacks from then on and says so once", () => {
   // Node asks the global Error for a prepareStackTrace before the realm's own, on every capture
   const program = `
