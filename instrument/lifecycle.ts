@@ -3,7 +3,7 @@ import { isMainThread } from 'node:worker_threads';
 import { family, type Handle, type Native, type Patcher } from './patch.js';
 import { calledByNode, real } from './real.js';
 import type { Recorder } from './recorder.js';
-import { ArgAt, ArrayFilter } from '../tracer/primordials.js';
+import { ArgAt, ArrayFilter, ArrayIncludes } from '../tracer/primordials.js';
 
 // Signals reach only the main thread; Windows knows no SIGHUP.
 const SIGNALS = !isMainThread ? [] : process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -99,7 +99,7 @@ function keepListening(patcher: Patcher, ours: readonly Listener[]): void {
         const { event, listener } = ours[i]!;
         if (args.length > 0 && args[0] !== event) continue;
         const present = real.apply(rawListeners, process, [event]) as unknown[];
-        if (ArrayFilter(present, (item) => item === listener).length === 0) real.apply(real.emitterPrepend, process, [event, listener]);
+        if (!ArrayIncludes(present, listener)) real.apply(real.emitterPrepend, process, [event, listener]);
       }
       return result;
     },

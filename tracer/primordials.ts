@@ -25,6 +25,8 @@ export const StringToUpperCase = uncurryThis(String.prototype.toUpperCase);
 /** `test` would look `exec` up on the regexp: this is the built-in one. */
 export const RegExpExec = uncurryThis(RegExp.prototype.exec);
 export const ArrayIsArray = Array.isArray;
+/** `array.includes(value)`: reads the array's own elements, asks for no species. */
+export const ArrayIncludes = uncurryThis(Array.prototype.includes) as (array: readonly unknown[], value: unknown) => boolean;
 /** `array.sort(compare)`: sorts in place, asks for no species. */
 export const ArraySort = uncurryThis(Array.prototype.sort) as <T>(array: T[], compare: (x: T, y: T) => number) => T[];
 /** `value instanceof C` without asking `C` for a `Symbol.hasInstance` of the program's. */
@@ -46,7 +48,7 @@ const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as Uint8
 const typedArrayGetter = (name: string | symbol) => uncurryThis(Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, name)!.get!) as (view: ArrayBufferView) => never;
 /** A typed array's `length`, `byteLength`, `byteOffset` and `buffer`: getters the program can replace. */
 export const TypedArrayLength = typedArrayGetter('length') as (view: ArrayBufferView) => number;
-export const TypedArrayByteLength = typedArrayGetter('byteLength') as (view: ArrayBufferView) => number;
+const TypedArrayByteLength = typedArrayGetter('byteLength') as (view: ArrayBufferView) => number;
 export const TypedArrayByteOffset = typedArrayGetter('byteOffset') as (view: ArrayBufferView) => number;
 export const TypedArrayBuffer = typedArrayGetter('buffer') as (view: ArrayBufferView) => ArrayBufferLike;
 const TypedArrayToStringTag = typedArrayGetter(Symbol.toStringTag) as (view: unknown) => string | undefined;
