@@ -34,11 +34,11 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
   const patch = (target: Record<string, Native>, key: string, form: Form, api: number, record: RecordResult, perturb?: Perturb | null) =>
     patcher.method(target, key, handler(recorder, form, api, record, perturb ?? undefined));
 
-  const listing = (api: number): RecordResult => (site, names, args) => {
-    const list = names as readonly unknown[];
-    const copy: string[] = []; // the program may sort its array before the trace is flushed
-    for (let i = 0; i < list.length; i++) copy[i] = entryName(list[i], args[0]);
-    recorder.list(api, site, copy);
+  const listing = (api: number): RecordResult => (site, result, args) => {
+    const list = result as readonly unknown[];
+    const names: string[] = []; // as the trace spells them: a Dirent by its name, a Buffer as text
+    for (let i = 0; i < list.length; i++) names[i] = entryName(list[i], args[0]);
+    recorder.list(api, site, names);
   };
   patch(exports, 'readdir', 'callback', Api.readdir, listing(Api.readdir), reorder);
   patch(exports, 'readdirSync', 'sync', Api.readdirSync, listing(Api.readdirSync), reorder);

@@ -96,7 +96,7 @@ const encoder = new TextEncoder();
 /**
  * The one object every family records through. Taking a stack costs microseconds, so `site()`
  * takes one for the first calls of each API and a deterministic sample after that (DESIGN.md, The
- * trace); a recorded event costs a few column writes. Any failure inside stops recording, is
+ * trace); a recorded event costs its bytes in the chunk being built. Any failure inside stops recording, is
  * reported once on stderr, and never reaches the program; a stack that cannot be taken (a frozen
  * `Error`) only stops the sites. While the recorder runs code that can call back into a wrapper
  * (a program's `Object.prototype.toJSON` while site definitions are serialized), such calls are
@@ -164,8 +164,12 @@ export class Recorder {
    * mismatch event, and nothing is fed after it.
    */
   replay(api: number, site: number): TraceValue | undefined {
-    const replayer = this.replayer;
-    if (replayer === null || replayer.mismatch || this.busy) return undefined;
+    // Small enough for V8 to inline into every wrapper: outside replay mode, a test and no call.
+    return this.replayer === null ? undefined : this.fed(api, site, this.replayer);
+  }
+
+  private fed(api: number, site: number, replayer: Replayer): TraceValue | undefined {
+    if (replayer.mismatch || this.busy) return undefined;
     try {
       const value = replayer.take(api, this.contexts.currentKey(), this.siteKeys.get(site) ?? null);
       const mismatch = replayer.mismatch as Mismatch | null;

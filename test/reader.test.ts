@@ -5,7 +5,7 @@ import { after, test } from 'node:test';
 import { Api, API_TABLE } from '../tracer/apis.js';
 import { digestBytes, digestHex } from '../tracer/digest.js';
 import { TraceError } from '../tracer/errors.js';
-import { Control, CONTROL_SHIFT, DERIVED, MAGIC_LINE, Rec, Tag, type TraceHeader } from '../tracer/format.js';
+import { Control, CONTROL_SHIFT, DERIVED, MAGIC_LINE, MAX_RUN, Rec, Tag, type TraceHeader } from '../tracer/format.js';
 import { crc32, crc32Table } from '../tracer/crc32.js';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { TraceReader, type ChunkStart, type TraceEvent } from '../tracer/reader.js';
@@ -304,6 +304,65 @@ test('a loop of uncontrolled draws costs its values: a run record repeats api, t
   assert.ok(dataBytes(bytes) <= values.length * 8 + 20, `${dataBytes(bytes)} bytes for ${values.length} doubles`);
 });
 
+test('a run of any length reads back, its count written in the bytes it needs, in front of its values', () => {
+  // Each group: a clock read, then n draws: the first under a head of its own, the rest in runs of
+  // at most MAX_RUN, each a run byte, a count of 1, 2 or 3 bytes, and its doubles.
+  const lengths = [1, 2, 128, 129, 16_384, 16_385, 65_536, 65_537, 70_000];
+  const values: number[] = [];
+  const bytes = write(1_000_000, (writer) => {
+    for (const length of lengths) {
+      writer.number(Api.dateNow, Tag.f64, 0, 1, length);
+      for (let i = 0; i < length; i++) {
+        values.push(i / length);
+        writer.number(Api.mathRandom, Tag.f64, 0, 1, i / length);
+      }
+    }
+    writer.flush();
+  });
+  const width = (count: number) => (count < 0x80 ? 1 : count < 0x4000 ? 2 : 3);
+  let expected = 9; // the chunk's mark, length and CRC
+  for (const length of lengths) {
+    expected += 2 * (4 + 8); // the clock read's head and value, the first draw's
+    for (let left = length - 1; left > 0; left -= MAX_RUN) expected += 1 + width(Math.min(left, MAX_RUN)) + 8 * Math.min(left, MAX_RUN);
+  }
+  assert.equal(dataBytes(bytes), expected);
+  const events = readBytes(bytes).events;
+  assert.deepEqual(events.filter((event) => event.apiId === Api.mathRandom).map((event) => event.value), values);
+  assert.deepEqual(events.filter((event) => event.apiId === Api.dateNow).map((event) => event.value), lengths);
+});
+
+test('a definition made in the middle of a run, and an event that threw halfway, leave a chunk that reads back whole', () => {
+  const bytes = write(100, (writer) => {
+    for (let i = 0; i < 3; i++) writer.number(Api.mathRandom, Tag.f64, 0, 1, i);
+    writer.defineContext(2, { key: 'feedface00000002', type: 'Timeout' });
+    for (let i = 3; i < 5; i++) writer.number(Api.mathRandom, Tag.f64, 0, 1, i);
+    // A list whose name cannot be encoded throws halfway through its event: on an open run,
+    const bad = [Symbol('not a name')] as unknown as string[];
+    writer.object(Api.readdirSync, Tag.list, 0, 1, ['a']);
+    writer.object(Api.readdirSync, Tag.list, 0, 1, ['b']);
+    assert.throws(() => writer.object(Api.readdirSync, Tag.list, 0, 1, bad));
+    writer.number(Api.mathRandom, Tag.f64, 0, 1, 5);
+    // as the first event of a run, and under a head of its own.
+    writer.object(Api.readdirSync, Tag.list, 0, 1, ['c']);
+    assert.throws(() => writer.object(Api.readdirSync, Tag.list, 0, 1, bad));
+    assert.throws(() => writer.object(Api.readdir, Tag.list, 0, 2, bad));
+    writer.number(Api.mathRandom, Tag.f64, 0, 1, 6);
+    writer.number(Api.mathRandom, Tag.f64, 0, 1, 7);
+    writer.end(0);
+  });
+  const trace = readBytes(bytes);
+  assert.deepEqual(trace.events.map((event) => [event.apiId, event.value]), [
+    ...[0, 1, 2, 3, 4].map((value) => [Api.mathRandom, value]),
+    [Api.readdirSync, ['a']],
+    [Api.readdirSync, ['b']],
+    [Api.mathRandom, 5],
+    [Api.readdirSync, ['c']],
+    [Api.mathRandom, 6],
+    [Api.mathRandom, 7],
+  ]);
+  assert.equal(trace.ending.events, 11, 'the end record counts the events written, not those that threw');
+});
+
 test('a run record without an event before it, an oversized run, or a derived mark on a value that does not follow from the seed is ERR_TRACE_CORRUPT', () => {
   const chunk = (payload: number[]) => {
     const body = new Uint8Array(payload);
@@ -335,13 +394,13 @@ test('CRC-32 is the IEEE one, whether zlib or the table computes it', () => {
   }
 });
 
-test('a chunk of doubles written as they lie in memory reads back exactly, NaN payloads and -0 included', () => {
+test('doubles read back exactly, NaN payloads and -0 included', () => {
   const dir = tempDir();
   const file = join(dir, 'doubles.ddtrace');
   const fd = openSync(file, 'w');
   const writer = new TraceWriter({ write: (bytes) => void writeSync(fd, bytes) }, header(), 1024);
   const nan = new Float64Array(new Uint8Array([1, 0, 0, 0, 0, 0, 0xf8, 0x7f]).buffer)[0]!;
-  // -0 and a NaN with a payload, in a short run (written value by value) and in a long one (copied whole)
+  // -0 and a NaN with a payload, in a short run and in a long one
   const special = (i: number) => (i === 7 || i === 2007 ? -0 : i === 8 || i === 2008 ? nan : undefined);
   const values = Array.from({ length: 3000 }, (_, i) => special(i) ?? (i % 500 === 0 ? Infinity : Math.sin(i)));
   writer.defineSite(1, { frames: [], skipped: 0 });

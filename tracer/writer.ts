@@ -10,6 +10,8 @@ import {
   DERIVED,
   MAGIC_LINE,
   MAX_RUN,
+  putFloat64,
+  putVarint32,
   Rec,
   Tag,
   TAG_MASK,
@@ -19,19 +21,14 @@ import {
   type TraceHeader,
 } from './format.js';
 import {
-  ArrayBuffer,
   BigInt,
-  BigInt64Array,
   DataViewSetUint32,
-  Float64Array,
-  Number,
   NumberIsSafeInteger,
   ObjectIs,
   TextEncoderEncode,
+  TypedArrayCopyWithin,
   TypedArrayLength,
   TypedArraySet,
-  Uint32Array,
-  Uint8Array,
 } from './primordials.js';
 
 /** Where the chunks go; the hook passes one built from the saved real `fs.writeSync`. */
@@ -40,53 +37,52 @@ export interface Sink {
 }
 
 /**
- * Events go into preallocated columns (no object per event: the GC would notice) and are encoded
- * into one chunk when the columns fill or the run ends. Every chunk is one `write`, so a killed run
- * leaves whole chunks and at most one torn one, which the reader drops.
+ * Each event is encoded as it is recorded, straight into the chunk being built, and the chunk is
+ * written when it holds `capacity` events (or a megabyte) or the run ends. Encoding per call costs
+ * a wrapper a few stores; buffering events in columns and encoding them once per chunk was most
+ * of the hook's cost on a simulation, and its loop ran cold for the first chunks (once per 8192
+ * events, too rarely to be compiled soon). Every chunk is one `write`, so a killed run leaves
+ * whole chunks and at most one torn one, which the reader drops.
+ *
+ * Runs: an event with no site that repeats the api, tag byte and context of the event before it
+ * in the chunk joins a run record, which costs its value alone (format.ts). The run's count goes
+ * before its values, so it is written when the run ends, in as many bytes as it needs; a run
+ * longer than 127 moves its values up once to make room.
  */
 export class TraceWriter {
   readonly capacity: number;
-  private readonly api: Uint8Array;
-  private readonly tag: Uint8Array;
-  private readonly site: Uint32Array;
-  private readonly ctx: Uint32Array;
-  private readonly num: Float64Array;
-  /** `num`'s buffer: a long run of doubles is written as it lies in memory (ByteWriter.doubles) */
-  private readonly numBuffer: ArrayBuffer;
-  private readonly aux: Float64Array;
-  private readonly big: BigInt64Array;
-  private readonly obj: unknown[];
-  private count = 0;
-  private written = 0;
-  /** the buffer length that asks for a flush: the capacity, or 1 once the run has ended */
-  private flushAt: number;
-  /**
-   * site and context definitions not yet in a chunk, encoded when made: a definition kept as an
-   * object until the flush would live through thousands of events, and the GC would move it twice
-   */
-  private readonly pending = new ByteWriter(1 << 10);
-  private readonly out = new ByteWriter();
+  private readonly out = new ByteWriter(1 << 17);
   private readonly sink: Sink;
-  /** control mode's generators, run again over the controlled events as they are encoded */
+  /** control mode's generators, run again over the controlled events as they are recorded */
   private readonly derivation: Derivation;
+  /** events in the chunk being built */
+  private count = 0;
+  /** events in the chunks written */
+  private written = 0;
+  /** the event count that asks for a flush: the capacity, or 1 once the run has ended */
+  private flushAt: number;
+  /** what a run record repeats: the chunk's last event (api -1 before its first, or after a cut) */
+  private lastApi = -1;
+  private lastTag = 0;
+  private lastCtx = 0;
+  /** the open run: the offset of its count, or -1; and how many events it holds */
+  private runAt = -1;
+  private runLength = 0;
+  /** the open run's tag byte when its values are uncontrolled doubles, written as they come; -1 otherwise */
+  private runDoubles = -1;
+  /**
+   * Where the event being encoded starts, -1 between events. A throw halfway through one (a bug;
+   * the recorder reports it and flushes what came before) leaves bytes the flush cuts off.
+   */
+  private eventAt = -1;
 
   constructor(sink: Sink, header: TraceHeader, capacity = 8192) {
     this.sink = sink;
     this.capacity = capacity;
     this.flushAt = capacity;
-    this.api = new Uint8Array(capacity);
-    this.tag = new Uint8Array(capacity);
-    this.site = new Uint32Array(capacity);
-    this.ctx = new Uint32Array(capacity);
-    this.numBuffer = new ArrayBuffer(capacity * 8);
-    this.num = new Float64Array(this.numBuffer);
-    this.aux = new Float64Array(capacity);
-    this.big = new BigInt64Array(capacity);
-    // no holes: a write into one would look for a setter up the program's Array.prototype
-    this.obj = [];
-    for (let i = 0; i < capacity; i++) this.obj[i] = undefined;
     this.derivation = new Derivation(header);
     sink.write(TextEncoderEncode(encoder, MAGIC_LINE + JSON.stringify(header) + '\n'));
+    this.startChunk();
   }
 
   /** Events written so far, buffered ones included. */
@@ -95,47 +91,89 @@ export class TraceWriter {
   }
 
   /**
-   * Buffers one event; true when the buffer is due for a flush. The writer never flushes by itself,
-   * so a failing sink surfaces in the caller's `flush()`, which can catch it, not in the program.
+   * Records one event whose value is a number (`Tag.none`, `f64`, `uint`, `hrtime`); true when the
+   * chunk is due for a flush. The writer never flushes by itself, so a failing sink surfaces in the
+   * caller's `flush()`, which can catch it, not in the program.
    */
   number(api: number, tag: number, site: number, ctx: number, value: number): boolean {
-    const i = this.count;
-    this.api[i] = api;
-    this.tag[i] = tag;
-    this.site[i] = site;
-    this.ctx[i] = ctx;
-    this.num[i] = value;
-    return ++this.count >= this.flushAt;
+    const out = this.out;
+    if (tag === this.runDoubles && api === this.lastApi && ctx === this.lastCtx && site === 0 && this.runLength < MAX_RUN && out.length + 8 <= out.size && this.eventAt < 0) {
+      // Most events: one more uncontrolled double on the open run (a loop of draws or clock reads).
+      putFloat64(out.bytes, out.length, value);
+      out.length += 8;
+      this.runLength++;
+      return ++this.count >= this.flushAt || out.length >= FLUSH_BYTES;
+    }
+    let tagByte = tag;
+    if ((tag & TAG_MASK) === Tag.uint && !isVarint(value)) tagByte = (tag & ~TAG_MASK) | Tag.f64;
+    tagByte = this.settle(api, tagByte, value);
+    this.begin(api, tagByte, site, ctx);
+    if (!(tagByte & DERIVED)) {
+      const valueTag = tagByte & TAG_MASK;
+      if (valueTag === Tag.f64 || valueTag === Tag.hrtime) this.out.f64(value);
+      else if (valueTag === Tag.uint) this.out.varint(value);
+      else if (valueTag !== Tag.none) throw new Error(`value tag ${valueTag} is not a number's`);
+    }
+    return this.done();
   }
 
   /** `flags` carries the control bits (Control << CONTROL_SHIFT) for the value tags fixed by the method. */
   digest(api: number, site: number, ctx: number, high: number, low: number, flags = 0): boolean {
-    this.aux[this.count] = low;
-    return this.number(api, Tag.digest | flags, site, ctx, high);
+    const tagByte = this.settle(api, Tag.digest | flags, high);
+    this.begin(api, tagByte, site, ctx);
+    this.out.u32(high);
+    this.out.u32(low);
+    return this.done();
   }
 
   bigint(api: number, site: number, ctx: number, value: bigint, flags = 0): boolean {
-    this.big[this.count] = value;
-    return this.number(api, Tag.bigint | flags, site, ctx, 0);
+    let tagByte = Tag.bigint | flags;
+    if ((tagByte & CONTROL_BITS) === CONTROLLED) {
+      const derived = this.derivation.next(api, Tag.bigint);
+      if (derived === derived && value === BigInt(derived)) tagByte |= DERIVED;
+    }
+    this.begin(api, tagByte, site, ctx);
+    if (!(tagByte & DERIVED)) this.out.i64(value);
+    return this.done();
   }
 
-  object(api: number, tag: number, site: number, ctx: number, value: string | readonly string[] | Uint8Array): boolean {
-    this.obj[this.count] = value;
-    return this.number(api, tag, site, ctx, 0);
+  /** A string (`Tag.string`) or a list of strings (`Tag.list`), with the tag's control bits. */
+  object(api: number, tag: number, site: number, ctx: number, value: string | readonly string[]): boolean {
+    const tagByte = this.settle(api, tag, 0);
+    this.begin(api, tagByte, site, ctx);
+    const out = this.out;
+    if ((tagByte & TAG_MASK) === Tag.string) out.string(value as string);
+    else {
+      const list = value as readonly string[];
+      out.varint(list.length);
+      for (let i = 0; i < list.length; i++) out.string(list[i]!);
+    }
+    return this.done();
   }
 
-  /** Raw bytes, for traces that hold what replay needs. The bytes are copied now: the program may reuse its buffer. */
+  /** Raw bytes, for traces that hold what replay needs. Encoded now: the program may reuse its buffer. */
   bytes(api: number, site: number, ctx: number, value: Uint8Array, flags = 0): boolean {
-    this.obj[this.count] = copyBytes(value);
-    return this.number(api, Tag.bytes | flags, site, ctx, 0);
+    const tagByte = this.settle(api, Tag.bytes | flags, 0);
+    this.begin(api, tagByte, site, ctx);
+    const out = this.out;
+    const length = TypedArrayLength(value);
+    out.varint(length);
+    out.reserve(length);
+    TypedArraySet(out.bytes, value, out.length);
+    out.length += length;
+    return this.done();
   }
 
   /** An output: the digest of its bytes, their count, and a head (the text's start, a file's path). */
   chunk(api: number, site: number, ctx: number, high: number, low: number, length: number, head: string): boolean {
-    this.aux[this.count] = low;
-    this.big[this.count] = BigInt(length);
-    this.obj[this.count] = head;
-    return this.number(api, Tag.chunk, site, ctx, high);
+    const tagByte = this.settle(api, Tag.chunk, high);
+    this.begin(api, tagByte, site, ctx);
+    const out = this.out;
+    out.u32(high);
+    out.u32(low);
+    out.varint(length);
+    out.string(head);
+    return this.done();
   }
 
   /** Serialized before a byte is written: a definition that cannot be serialized leaves none behind. */
@@ -143,34 +181,38 @@ export class TraceWriter {
     this.defineSiteJson(id, siteJson(def));
   }
 
-  /** A site definition already in JSON (a reader's tests write mistyped ones). */
+  /**
+   * A site definition already in JSON (a reader's tests write mistyped ones). Definitions go in
+   * line, between events: the reader takes records in order, and a run may go on after one.
+   */
   defineSiteJson(id: number, json: string): void {
-    this.pending.u8(Rec.site);
-    this.pending.varint(id);
-    this.pending.string(json);
+    this.between();
+    this.out.u8(Rec.site);
+    this.out.varint(id);
+    this.out.string(json);
   }
 
   defineContext(id: number, def: ContextDef): void {
-    this.pending.u8(Rec.context);
-    this.pending.varint(id);
-    this.pending.string(def.key);
-    this.pending.string(def.type);
+    this.between();
+    this.out.u8(Rec.context);
+    this.out.varint(id);
+    this.out.string(def.key);
+    this.out.string(def.type);
   }
 
   /** A context whose key is 64 bits (the hook's): written as its 16 hex digits, with no string made. */
   defineContextKey(id: number, high: number, low: number, type: string): void {
-    this.pending.u8(Rec.context);
-    this.pending.varint(id);
-    this.pending.hex64(high, low);
-    this.pending.string(type);
+    this.between();
+    this.out.u8(Rec.context);
+    this.out.varint(id);
+    this.out.hex64(high, low);
+    this.out.string(type);
   }
 
   flush(): void {
-    if (this.count === 0 && this.pending.length === 0) return;
-    const out = this.startChunk();
-    this.encodeDefinitions(out);
-    this.encodeEvents(out);
-    this.endChunk(out);
+    this.between();
+    if (this.count === 0 && this.out.length === CHUNK_HEADER_BYTES) return;
+    this.endChunk();
   }
 
   /**
@@ -179,151 +221,117 @@ export class TraceWriter {
    */
   end(exitCode: number): void {
     this.flushAt = 1;
-    const out = this.startChunk();
-    this.encodeDefinitions(out);
-    this.encodeEvents(out);
+    this.between();
+    const out = this.out;
     out.u8(Rec.end);
-    out.varint(this.written);
+    out.varint(this.written + this.count);
     out.varint(zigzag(exitCode));
-    this.endChunk(out);
+    this.endChunk();
   }
 
-  private startChunk(): ByteWriter {
+  /**
+   * The tag byte as written: a value control mode drew is left out once the derivation has given
+   * the same value (DERIVED). The derivation sees every controlled event and its tag as written,
+   * as the reader will: both draw for exactly the same events.
+   */
+  private settle(api: number, tagByte: number, value: number): number {
+    if ((tagByte & CONTROL_BITS) !== CONTROLLED) return tagByte;
+    return ObjectIs(this.derivation.next(api, tagByte & TAG_MASK), value) ? tagByte | DERIVED : tagByte;
+  }
+
+  /** Starts an event: in the open run, in a new run, or under a head of its own. */
+  private begin(api: number, tagByte: number, site: number, ctx: number): void {
+    if (this.eventAt >= 0) this.cutPartial();
+    const out = this.out;
+    if (site === 0 && api === this.lastApi && tagByte === this.lastTag && ctx === this.lastCtx) {
+      if (this.runAt >= 0 && this.runLength < MAX_RUN) {
+        this.eventAt = out.length;
+        this.runLength++;
+        return;
+      }
+      this.closeRun();
+      this.eventAt = out.length;
+      out.u8(Rec.run);
+      this.runAt = out.length;
+      out.u8(1);
+      this.runLength = 1;
+      const valueTag = tagByte & TAG_MASK;
+      if ((tagByte & ~TAG_MASK) === 0 && (valueTag === Tag.f64 || valueTag === Tag.hrtime)) this.runDoubles = tagByte;
+      return;
+    }
+    this.closeRun();
+    this.eventAt = out.length;
+    out.head(api, tagByte, site, ctx);
+    this.lastApi = api;
+    this.lastTag = tagByte;
+    this.lastCtx = ctx;
+  }
+
+  /** Ends an event: true when the chunk is due for a flush. */
+  private done(): boolean {
+    this.eventAt = -1;
+    return ++this.count >= this.flushAt || this.out.length >= FLUSH_BYTES;
+  }
+
+  /** Between events: what an event that threw left is cut, and the open run closed. */
+  private between(): void {
+    this.cutPartial();
+    this.closeRun();
+  }
+
+  /** Writes the open run's count, in the bytes it needs, in front of its values. */
+  private closeRun(): void {
+    const at = this.runAt;
+    if (at < 0) return;
+    this.runAt = -1;
+    this.runDoubles = -1;
+    const length = this.runLength;
+    const width = length < 0x80 ? 1 : length < 0x4000 ? 2 : 3;
+    const out = this.out;
+    if (width > 1) {
+      out.reserve(width - 1);
+      TypedArrayCopyWithin(out.bytes, at + width, at + 1, out.length);
+      out.length += width - 1;
+    }
+    putVarint32(out.bytes, at, length);
+  }
+
+  /** Drops what an event that threw midway left, so the chunk holds whole events only. */
+  private cutPartial(): void {
+    const at = this.eventAt;
+    if (at < 0) return;
+    this.eventAt = -1;
+    if (this.runAt >= 0) {
+      if (at > this.runAt) this.runLength--; // the event went on a run, which keeps the events before it
+      else this.runAt = this.runDoubles = -1; // the event opened the run: the run record goes with it
+    }
+    this.out.length = at;
+    this.lastApi = -1; // the event a run would repeat is gone: the next event gets a head
+  }
+
+  private startChunk(): void {
     const out = this.out;
     out.clear();
     out.reserve(CHUNK_HEADER_BYTES);
     out.length = CHUNK_HEADER_BYTES;
-    return out;
+    this.lastApi = -1;
+    this.runAt = this.runDoubles = -1;
   }
 
-  private endChunk(out: ByteWriter): void {
-    const payload = out.written(CHUNK_HEADER_BYTES);
-    out.bytes[0] = CHUNK_MARK;
-    DataViewSetUint32(out.view, 1, out.length - CHUNK_HEADER_BYTES, true);
-    DataViewSetUint32(out.view, 5, crc32(payload), true);
-    this.sink.write(out.written());
-  }
-
-  private encodeDefinitions(out: ByteWriter): void {
-    out.raw(this.pending.buffer, 0, this.pending.length);
-    this.pending.clear();
-  }
-
-  /**
-   * An event that repeats the api, tag byte and context of the one before it, with no site, goes
-   * into a run record: a loop of draws costs its values alone (format.ts).
-   */
-  private encodeEvents(out: ByteWriter): void {
-    const count = this.count;
-    for (let i = 0; i < count; i++) this.settleTag(i);
-    const { api, tag, site, ctx } = this;
-    let i = 0;
-    while (i < count) {
-      const apiId = api[i]!;
-      const tagByte = tag[i]!;
-      const context = ctx[i]!;
-      if (i > 0 && site[i] === 0 && apiId === api[i - 1] && tagByte === tag[i - 1] && context === ctx[i - 1]) {
-        const limit = count - i < MAX_RUN ? count : i + MAX_RUN;
-        let end = i + 1;
-        while (end < limit && site[end] === 0 && api[end] === apiId && tag[end] === tagByte && ctx[end] === context) end++;
-        out.u8(Rec.run);
-        out.varint(end - i);
-        // A run's events share one tag byte: derived values take no bytes, doubles are copied whole.
-        if (tagByte & DERIVED) {
-          i = end;
-          continue;
-        }
-        const valueTag = tagByte & TAG_MASK;
-        if (valueTag === Tag.f64 || valueTag === Tag.hrtime) out.doubles(this.num, this.numBuffer, i, end);
-        else for (let j = i; j < end; j++) this.encodeValue(out, j);
-        i = end;
-        continue;
-      }
-      out.head(apiId, tagByte, site[i]!, context);
-      this.encodeValue(out, i);
-      i++;
-    }
-    this.written += count;
+  /** Writes the chunk whole, then starts the next; its events count as written even if the write fails. */
+  private endChunk(): void {
+    const out = this.out;
+    this.written += this.count;
     this.count = 0;
-  }
-
-  /**
-   * The tag byte as written: a "count" that is not a varint is kept exact as a double, and a value
-   * control mode drew is left out once the derivation has given the same value (DERIVED).
-   */
-  private settleTag(i: number): void {
-    let tagByte = this.tag[i]!;
-    if ((tagByte & TAG_MASK) === Tag.uint && !isVarint(this.num[i]!)) tagByte = (tagByte & ~TAG_MASK) | Tag.f64;
-    // The derivation sees the tag as written, as the reader will: both draw for exactly the same events.
-    if ((tagByte & CONTROL_BITS) === CONTROLLED && this.derived(i, tagByte & TAG_MASK)) tagByte |= DERIVED;
-    this.tag[i] = tagByte;
-  }
-
-  /** Whether event i's value is the one the derivation draws next (NaN, "not derivable", never is). */
-  private derived(i: number, tag: number): boolean {
-    const value = this.derivation.next(this.api[i]!, tag);
-    return tag === Tag.bigint ? value === value && this.big[i] === BigInt(value) : ObjectIs(value, this.num[i]);
-  }
-
-  private encodeValue(out: ByteWriter, i: number): void {
-    const tagByte = this.tag[i]!;
-    if (tagByte & DERIVED) return;
-    switch (tagByte & TAG_MASK) {
-      case Tag.none:
-        break;
-      case Tag.f64:
-      case Tag.hrtime:
-        out.f64(this.num[i]!);
-        break;
-      case Tag.uint:
-        out.varint(this.num[i]!);
-        break;
-      case Tag.bigint:
-        out.i64(this.big[i]!);
-        break;
-      case Tag.digest:
-        out.u32(this.num[i]!);
-        out.u32(this.aux[i]!);
-        break;
-      case Tag.string:
-        out.string(this.obj[i] as string);
-        this.obj[i] = undefined;
-        break;
-      case Tag.list: {
-        const list = this.obj[i] as readonly string[];
-        out.varint(list.length);
-        for (let j = 0; j < list.length; j++) out.string(list[j]!);
-        this.obj[i] = undefined;
-        break;
-      }
-      case Tag.bytes: {
-        const bytes = this.obj[i] as Uint8Array;
-        const length = TypedArrayLength(bytes);
-        out.varint(length);
-        out.reserve(length);
-        TypedArraySet(out.bytes, bytes, out.length);
-        out.length += length;
-        this.obj[i] = undefined;
-        break;
-      }
-      case Tag.chunk:
-        out.u32(this.num[i]!);
-        out.u32(this.aux[i]!);
-        out.varint(Number(this.big[i]!));
-        out.string(this.obj[i] as string);
-        this.obj[i] = undefined;
-        break;
-      default:
-        throw new Error(`unknown value tag ${tagByte & TAG_MASK}`);
+    try {
+      out.bytes[0] = CHUNK_MARK;
+      DataViewSetUint32(out.view, 1, out.length - CHUNK_HEADER_BYTES, true);
+      DataViewSetUint32(out.view, 5, crc32(out.written(CHUNK_HEADER_BYTES)), true);
+      this.sink.write(out.written());
+    } finally {
+      this.startChunk();
     }
   }
-}
-
-/** A copy of `bytes`, made with nothing the program can replace (`slice` asks its `constructor`). */
-function copyBytes(bytes: Uint8Array): Uint8Array {
-  const copy = new Uint8Array(TypedArrayLength(bytes));
-  TypedArraySet(copy, bytes);
-  return copy;
 }
 
 const encoder = new TextEncoder();
@@ -344,6 +352,8 @@ function siteJson(def: SiteDef): string {
   return `{"frames":[${frames}],"skipped":${def.skipped}}`;
 }
 const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
+/** A chunk this large is written whatever its event count: long strings and listings add up. */
+const FLUSH_BYTES = 1 << 20;
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 
 function isVarint(value: number): boolean {
