@@ -4,8 +4,9 @@
  * processes in one run: plain node, the hook in observe and in control mode, and the simulation
  * under @sinonjs/fake-timers driving its clock (sim-fake-timers.mjs). Prints medians and their
  * ratios, in wall time (what a CI job waits) and CPU time (what the process spent, which a loaded
- * machine disturbs less), and the trace's bytes per event in observe and control mode. Then an
- * async-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits), plain and observed: the async
+ * machine disturbs less), and the trace's bytes per event in observe and control mode. Then the
+ * same simulation cut to a unit test's size (about 3·10^4 events), where start-up and the JIT's
+ * warm-up of the hook weigh most, and an async-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits), plain and observed: the async
  * hook names every promise's context, a cost the simulation's timers do not show.
  */
 import { spawnSync } from 'node:child_process';
@@ -18,6 +19,7 @@ import { BENCH_FIXTURES, REGISTER, median, table } from './common.js';
 
 type Variant = 'plain' | 'observe' | 'control' | 'fake-timers';
 const VARIANTS: readonly Variant[] = ['plain', 'observe', 'control', 'fake-timers'];
+const SHORT_SERVERS = 30;
 
 interface Sample {
   readonly wallMs: number;
@@ -50,13 +52,26 @@ export function benchWorkload(rounds: number): void {
     ),
   );
   console.log("issue #8's targets: observe and control ÷ plain at most 1.5x and below fake-timers; at most 12 (observe) and 4 (control) trace bytes per event");
+  benchShort(rounds);
   benchAwaits(rounds);
+}
+
+/** The simulation with 30 servers: about 3·10^4 events, a unit test's worth, where the hook's start and warm-up weigh most. */
+function benchShort(rounds: number): void {
+  const variants = ['plain', 'observe'] as const;
+  const { wall, cpu } = alternate(variants, rounds, 'sim.mjs', undefined, [String(SHORT_SERVERS)]);
+  console.log(`\nA short run (bench/fixtures/sim.mjs ${SHORT_SERVERS}: ${SHORT_SERVERS}·10 timers, about 3·10^4 events, median of ${rounds} alternating rounds)`);
+  printRatios(variants, wall, cpu);
 }
 
 function benchAwaits(rounds: number): void {
   const variants = ['plain', 'observe'] as const;
   const { wall, cpu } = alternate(variants, rounds, 'awaits.mjs');
   console.log(`\nAsync-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits, median of ${rounds} alternating rounds)`);
+  printRatios(variants, wall, cpu);
+}
+
+function printRatios(variants: readonly Variant[], wall: (variant: Variant) => number, cpu: (variant: Variant) => number): void {
   console.log(
     table(
       ['run', 'wall ms', 'cpu ms', 'wall ÷ plain', 'cpu ÷ plain'],
@@ -74,13 +89,14 @@ function alternate(
   rounds: number,
   script?: string,
   after?: (variant: Variant, dir: string) => void,
+  args: readonly string[] = [],
 ): { wall: (variant: Variant) => number; cpu: (variant: Variant) => number } {
   const samples = new Map<Variant, Sample[]>(variants.map((variant) => [variant, []]));
   for (let round = 0; round < rounds; round++) {
     for (const variant of variants) {
       const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-'));
       try {
-        samples.get(variant)!.push(runSimulation(variant, dir, script));
+        samples.get(variant)!.push(runSimulation(variant, dir, script, args));
         after?.(variant, dir);
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -94,7 +110,7 @@ function alternate(
 }
 
 /** `script` runs in place of the simulation when given: the same fixture whatever the variant. */
-function runSimulation(variant: Variant, dir: string, script?: string): Sample {
+function runSimulation(variant: Variant, dir: string, script?: string, scriptArgs: readonly string[] = []): Sample {
   const cpuFile = join(dir, 'cpu.json');
   const env: NodeJS.ProcessEnv = { ...process.env, BENCH_CPU_FILE: cpuFile };
   delete env.NODE_OPTIONS;
@@ -104,7 +120,7 @@ function runSimulation(variant: Variant, dir: string, script?: string): Sample {
     args.unshift('--import', REGISTER);
     Object.assign(env, { DETDRIFT_TRACE: join(dir, 'trace'), DETDRIFT_MODE: variant, DETDRIFT_SEED: '42' });
   }
-  args.push(join(BENCH_FIXTURES, script ?? (variant === 'fake-timers' ? 'sim-fake-timers.mjs' : 'sim.mjs')));
+  args.push(join(BENCH_FIXTURES, script ?? (variant === 'fake-timers' ? 'sim-fake-timers.mjs' : 'sim.mjs')), ...scriptArgs);
   const started = performance.now();
   const child = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
   const wallMs = performance.now() - started;

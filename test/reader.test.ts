@@ -331,10 +331,11 @@ test('a run of any length reads back, its count written in the bytes it needs, i
   assert.deepEqual(events.filter((event) => event.apiId === Api.dateNow).map((event) => event.value), lengths);
 });
 
-test('a definition made in the middle of a run, and an event that threw halfway, leave a chunk that reads back whole', () => {
+test('a definition made in the middle of a run, and an event or a definition that threw halfway, leave a chunk that reads back whole', () => {
   const bytes = write(100, (writer) => {
     for (let i = 0; i < 3; i++) writer.number(Api.mathRandom, Tag.f64, 0, 1, i);
     writer.defineContext(2, { key: 'feedface00000002', type: 'Timeout' });
+    assert.throws(() => writer.defineContext(3, { key: 'feedface00000003', type: undefined as unknown as string }));
     for (let i = 3; i < 5; i++) writer.number(Api.mathRandom, Tag.f64, 0, 1, i);
     // A list whose name cannot be encoded throws halfway through its event: on an open run,
     const bad = [Symbol('not a name')] as unknown as string[];
@@ -361,6 +362,24 @@ test('a definition made in the middle of a run, and an event that threw halfway,
     [Api.mathRandom, 7],
   ]);
   assert.equal(trace.ending.events, 11, 'the end record counts the events written, not those that threw');
+  assert.deepEqual([...trace.contexts.keys()], [2], 'a definition that threw halfway is cut too');
+});
+
+test('a controlled event that throws after drawing turns derivation off: the values after it are written out and read back', () => {
+  const controller = new Controller(HEADER.seed!);
+  const random = controller.stream('Math.random');
+  const first = Controller.wallMs(controller.tick());
+  controller.tick(); // the hook's Date() ticked the clock; its event throws halfway, after the writer drew for it
+  const values = [Controller.wallMs(controller.tick()), random.double(), Controller.wallMs(controller.tick())];
+  const bytes = write(100, (writer) => {
+    writer.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 0, first);
+    assert.throws(() => writer.object(Api.dateCall, Tag.string | CONTROLLED, 0, 0, Symbol('not a string') as unknown as string));
+    writer.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 0, values[0]!);
+    writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, values[1]!);
+    writer.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 0, values[2]!);
+    writer.end(0);
+  });
+  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), [first, ...values]);
 });
 
 test('a run record without an event before it, an oversized run, or a derived mark on a value that does not follow from the seed is ERR_TRACE_CORRUPT', () => {

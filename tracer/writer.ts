@@ -75,6 +75,9 @@ export class TraceWriter {
    * the recorder reports it and flushes what came before) leaves bytes the flush cuts off.
    */
   private eventAt = -1;
+  /** false once a controlled event drew and never ended (draws()); set while one is being encoded */
+  private derives = true;
+  private drawPending = false;
 
   constructor(sink: Sink, header: TraceHeader, capacity = 8192) {
     this.sink = sink;
@@ -128,7 +131,7 @@ export class TraceWriter {
 
   bigint(api: number, site: number, ctx: number, value: bigint, flags = 0): boolean {
     let tagByte = Tag.bigint | flags;
-    if ((tagByte & CONTROL_BITS) === CONTROLLED) {
+    if ((tagByte & CONTROL_BITS) === CONTROLLED && this.draws()) {
       const derived = this.derivation.next(api, Tag.bigint);
       if (derived === derived && value === BigInt(derived)) tagByte |= DERIVED;
     }
@@ -186,27 +189,24 @@ export class TraceWriter {
    * line, between events: the reader takes records in order, and a run may go on after one.
    */
   defineSiteJson(id: number, json: string): void {
-    this.between();
-    this.out.u8(Rec.site);
-    this.out.varint(id);
-    this.out.string(json);
+    const out = this.definition(Rec.site, id);
+    out.string(json);
+    this.eventAt = -1;
   }
 
   defineContext(id: number, def: ContextDef): void {
-    this.between();
-    this.out.u8(Rec.context);
-    this.out.varint(id);
-    this.out.string(def.key);
-    this.out.string(def.type);
+    const out = this.definition(Rec.context, id);
+    out.string(def.key);
+    out.string(def.type);
+    this.eventAt = -1;
   }
 
   /** A context whose key is 64 bits (the hook's): written as its 16 hex digits, with no string made. */
   defineContextKey(id: number, high: number, low: number, type: string): void {
-    this.between();
-    this.out.u8(Rec.context);
-    this.out.varint(id);
-    this.out.hex64(high, low);
-    this.out.string(type);
+    const out = this.definition(Rec.context, id);
+    out.hex64(high, low);
+    out.string(type);
+    this.eventAt = -1;
   }
 
   flush(): void {
@@ -235,8 +235,19 @@ export class TraceWriter {
    * as the reader will: both draw for exactly the same events.
    */
   private settle(api: number, tagByte: number, value: number): number {
-    if ((tagByte & CONTROL_BITS) !== CONTROLLED) return tagByte;
+    if ((tagByte & CONTROL_BITS) !== CONTROLLED || !this.draws()) return tagByte;
     return ObjectIs(this.derivation.next(api, tagByte & TAG_MASK), value) ? tagByte | DERIVED : tagByte;
+  }
+
+  /**
+   * Whether a controlled event may draw from the derivation. An event that drew and then threw
+   * never reaches the trace, so the reader would draw once less from then on: the values after it
+   * are written out instead, and the trace stays right at the cost of their bytes.
+   */
+  private draws(): boolean {
+    if (this.drawPending) this.derives = false;
+    this.drawPending = this.derives;
+    return this.derives;
   }
 
   /** Starts an event: in the open run, in a new run, or under a head of its own. */
@@ -270,7 +281,21 @@ export class TraceWriter {
   /** Ends an event: true when the chunk is due for a flush. */
   private done(): boolean {
     this.eventAt = -1;
+    this.drawPending = false;
     return ++this.count >= this.flushAt || this.out.length >= FLUSH_BYTES;
+  }
+
+  /**
+   * Starts a definition record between events; the caller ends it by setting `eventAt` to -1. One
+   * that throws halfway is cut as an event would be.
+   */
+  private definition(kind: number, id: number): ByteWriter {
+    this.between();
+    const out = this.out;
+    this.eventAt = out.length;
+    out.u8(kind);
+    out.varint(id);
+    return out;
   }
 
   /** Between events: what an event that threw left is cut, and the open run closed. */
@@ -298,6 +323,7 @@ export class TraceWriter {
 
   /** Drops what an event that threw midway left, so the chunk holds whole events only. */
   private cutPartial(): void {
+    if (this.drawPending) this.drawPending = this.derives = false;
     const at = this.eventAt;
     if (at < 0) return;
     this.eventAt = -1;
