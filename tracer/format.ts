@@ -160,8 +160,7 @@ export class ByteWriter {
   view: DataView;
   /** `bytes`'s buffer and its size, kept here: `buffer` and `length` are getters the program can replace */
   buffer: ArrayBuffer;
-  /** the buffer's size in bytes */
-  size: number;
+  private size: number;
   length = 0;
 
   constructor(capacity = 1 << 16) {
@@ -287,7 +286,7 @@ const scratchDouble = new Float64Array(scratch);
 const scratchBigInt = new BigInt64Array(scratch);
 const scratchBytes = new Uint8Array(scratch);
 /** Whether this machine stores a number's bytes in the format's order (all Node ships for but s390x). */
-const LITTLE_ENDIAN = (scratchDouble[0] = 1, scratchBytes[7] === 0x3f);
+export const LITTLE_ENDIAN = (scratchDouble[0] = 1, scratchBytes[7] === 0x3f);
 
 /** `value` as 8 little-endian bytes at `at`, which has room for them. */
 export function putFloat64(bytes: Uint8Array, at: number, value: number): void {

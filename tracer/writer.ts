@@ -9,6 +9,7 @@ import {
   CONTROL_SHIFT,
   DERIVED,
   MAGIC_LINE,
+  LITTLE_ENDIAN,
   MAX_RUN,
   putFloat64,
   putVarint32,
@@ -23,12 +24,16 @@ import {
 import {
   BigInt,
   DataViewSetUint32,
+  Float64Array,
+  MathMin,
   NumberIsSafeInteger,
   ObjectIs,
   TextEncoderEncode,
+  TypedArrayBuffer,
   TypedArrayCopyWithin,
   TypedArrayLength,
   TypedArraySet,
+  Uint8Array,
 } from './primordials.js';
 
 /** Where the chunks go; the hook passes one built from the saved real `fs.writeSync`. */
@@ -68,8 +73,14 @@ export class TraceWriter {
   /** the open run: the offset of its count, or -1; and how many events it holds */
   private runAt = -1;
   private runLength = 0;
-  /** the open run's tag byte when its values are uncontrolled doubles, written as they come; -1 otherwise */
+  /**
+   * The open run's tag byte when its values are uncontrolled doubles, -1 otherwise. Such a run's
+   * values wait in `staged`, one store each, and go into the chunk with the count when it closes.
+   */
   private runDoubles = -1;
+  private stagedSize = 1024;
+  private staged = new Float64Array(this.stagedSize);
+  private stagedBytes = new Uint8Array(TypedArrayBuffer(this.staged));
   /**
    * Where the event being encoded starts, -1 between events. A throw halfway through one (a bug;
    * the recorder reports it and flushes what came before) leaves bytes the flush cuts off.
@@ -99,19 +110,22 @@ export class TraceWriter {
    * caller's `flush()`, which can catch it, not in the program.
    */
   number(api: number, tag: number, site: number, ctx: number, value: number): boolean {
-    const out = this.out;
-    if (tag === this.runDoubles && api === this.lastApi && ctx === this.lastCtx && site === 0 && this.runLength < MAX_RUN && out.length + 8 <= out.size && this.eventAt < 0) {
+    if (tag === this.runDoubles && api === this.lastApi && ctx === this.lastCtx && site === 0 && this.runLength < this.stagedSize && this.eventAt < 0) {
       // Most events: one more uncontrolled double on the open run (a loop of draws or clock reads).
-      putFloat64(out.bytes, out.length, value);
-      out.length += 8;
-      this.runLength++;
-      return ++this.count >= this.flushAt || out.length >= FLUSH_BYTES;
+      this.staged[this.runLength++] = value;
+      return ++this.count >= this.flushAt;
     }
+    return this.numberEvent(api, tag, site, ctx, value);
+  }
+
+  /** number()'s other events, apart so that V8 can compile its fast path into every wrapper. */
+  private numberEvent(api: number, tag: number, site: number, ctx: number, value: number): boolean {
     let tagByte = tag;
     if ((tag & TAG_MASK) === Tag.uint && !isVarint(value)) tagByte = (tag & ~TAG_MASK) | Tag.f64;
     tagByte = this.settle(api, tagByte, value);
     this.begin(api, tagByte, site, ctx);
-    if (!(tagByte & DERIVED)) {
+    if (this.runDoubles >= 0) this.stage(value);
+    else if (!(tagByte & DERIVED)) {
       const valueTag = tagByte & TAG_MASK;
       if (valueTag === Tag.f64 || valueTag === Tag.hrtime) this.out.f64(value);
       else if (valueTag === Tag.uint) this.out.varint(value);
@@ -236,7 +250,9 @@ export class TraceWriter {
    */
   private settle(api: number, tagByte: number, value: number): number {
     if ((tagByte & CONTROL_BITS) !== CONTROLLED || !this.draws()) return tagByte;
-    return ObjectIs(this.derivation.next(api, tagByte & TAG_MASK), value) ? tagByte | DERIVED : tagByte;
+    const derived = this.derivation.next(api, tagByte & TAG_MASK);
+    // NaN is "does not follow from the seed", never a derived value, even for a NaN recorded
+    return derived === derived && ObjectIs(derived, value) ? tagByte | DERIVED : tagByte;
   }
 
   /**
@@ -264,10 +280,10 @@ export class TraceWriter {
       this.eventAt = out.length;
       out.u8(Rec.run);
       this.runAt = out.length;
-      out.u8(1);
       this.runLength = 1;
       const valueTag = tagByte & TAG_MASK;
       if ((tagByte & ~TAG_MASK) === 0 && (valueTag === Tag.f64 || valueTag === Tag.hrtime)) this.runDoubles = tagByte;
+      else out.u8(1); // the count's first byte; values follow it
       return;
     }
     this.closeRun();
@@ -304,13 +320,44 @@ export class TraceWriter {
     this.closeRun();
   }
 
+  /** The open run's last value, in `staged`, grown up to MAX_RUN values if need be. */
+  private stage(value: number): void {
+    const index = this.runLength - 1;
+    if (index === this.stagedSize) {
+      this.stagedSize = MathMin(index * 2, MAX_RUN);
+      const grown = new Float64Array(this.stagedSize);
+      TypedArraySet(grown, this.staged);
+      this.staged = grown;
+      this.stagedBytes = new Uint8Array(TypedArrayBuffer(grown));
+    }
+    this.staged[index] = value;
+  }
+
   /** Writes the open run's count, in the bytes it needs, in front of its values. */
   private closeRun(): void {
     const at = this.runAt;
     if (at < 0) return;
     this.runAt = -1;
-    this.runDoubles = -1;
     const length = this.runLength;
+    if (this.runDoubles >= 0) {
+      // Nothing went into the chunk since the run byte: the count, then the staged values.
+      this.runDoubles = -1;
+      const out = this.out;
+      out.varint(length);
+      out.reserve(length * 8);
+      if (LITTLE_ENDIAN && length > SHORT_RUN) {
+        TypedArraySet(out.bytes, new Uint8Array(TypedArrayBuffer(this.staged), 0, length * 8), out.length);
+      } else if (LITTLE_ENDIAN) {
+        const from = this.stagedBytes;
+        const bytes = out.bytes;
+        const start = out.length;
+        for (let i = 0; i < length * 8; i++) bytes[start + i] = from[i]!;
+      } else {
+        for (let i = 0; i < length; i++) putFloat64(out.bytes, out.length + i * 8, this.staged[i]!);
+      }
+      out.length += length * 8;
+      return;
+    }
     const width = length < 0x80 ? 1 : length < 0x4000 ? 2 : 3;
     const out = this.out;
     if (width > 1) {
@@ -328,7 +375,7 @@ export class TraceWriter {
     if (at < 0) return;
     this.eventAt = -1;
     if (this.runAt >= 0) {
-      if (at > this.runAt) this.runLength--; // the event went on a run, which keeps the events before it
+      if (at >= this.runAt) this.runLength--; // the event went on a run, which keeps the events before it
       else this.runAt = this.runDoubles = -1; // the event opened the run: the run record goes with it
     }
     this.out.length = at;
@@ -378,6 +425,8 @@ function siteJson(def: SiteDef): string {
   return `{"frames":[${frames}],"skipped":${def.skipped}}`;
 }
 const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
+/** The longest run of doubles copied byte by byte: a longer one is worth a view for one copy. */
+const SHORT_RUN = 16;
 /** A chunk this large is written whatever its event count: long strings and listings add up. */
 const FLUSH_BYTES = 1 << 20;
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
