@@ -382,6 +382,17 @@ test('a controlled event that throws after drawing turns derivation off: the val
   assert.deepEqual(readBytes(bytes).events.map((event) => event.value), [first, ...values]);
 });
 
+test('a controlled value the seed does not give is written out, even when it is NaN like the derivation\'s "no value"', () => {
+  const bytes = write(100, (writer) => {
+    writer.digest(Api.randomBytes, 0, 0, NaN, 7, CONTROLLED);
+    writer.number(Api.setTimeout, Tag.uint | CONTROLLED, 0, 0, NaN);
+    writer.end(0);
+  });
+  const events = readBytes(bytes).events;
+  assert.deepEqual(events.map((event) => event.apiId), [Api.randomBytes, Api.setTimeout]);
+  assert.ok(Number.isNaN(events[1]!.value), 'the NaN "count" reads back as NaN');
+});
+
 test('a run record without an event before it, an oversized run, or a derived mark on a value that does not follow from the seed is ERR_TRACE_CORRUPT', () => {
   const chunk = (payload: number[]) => {
     const body = new Uint8Array(payload);
