@@ -44,15 +44,16 @@ export interface Sink {
 /**
  * Each event is encoded as it is recorded, straight into the chunk being built, and the chunk is
  * written when it holds `capacity` events (or a megabyte) or the run ends. Encoding per call costs
- * a wrapper a few stores; buffering events in columns and encoding them once per chunk was most
- * of the hook's cost on a simulation, and its loop ran cold for the first chunks (once per 8192
- * events, too rarely to be compiled soon). Every chunk is one `write`, so a killed run leaves
- * whole chunks and at most one torn one, which the reader drops.
+ * a wrapper a few stores; buffering events in columns and encoding them once per chunk was the
+ * largest part of the hook's cost on a simulation, and its loop ran cold for the first chunks
+ * (once per 8192 events, too rarely to be compiled soon). Every chunk is one `write`, so a killed
+ * run leaves whole chunks and at most one torn one, which the reader drops.
  *
  * Runs: an event with no site that repeats the api, tag byte and context of the event before it
  * in the chunk joins a run record, which costs its value alone (format.ts). The run's count goes
- * before its values, so it is written when the run ends, in as many bytes as it needs; a run
- * longer than 127 moves its values up once to make room.
+ * before its values, so it is written when the run ends, in as many bytes as it needs. A run of
+ * uncontrolled doubles keeps its values in `staged` until then (one store an event); any other run
+ * writes them in place, and one longer than 127 moves them up once to make room for its count.
  */
 export class TraceWriter {
   readonly capacity: number;
