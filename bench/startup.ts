@@ -5,8 +5,9 @@
  * that merely deferred its work to the program's first import would show it there), and two
  * floors for `node -e 0`: `--import` of an empty module, what any import hook costs before it
  * does anything, and of one that loads the builtins the hook must patch before the program runs.
- * `node -e 0` is also measured, in the same alternation, under the hook's code as tsc emits it,
- * module by module: what bundling it into one file saves.
+ * `node -e 0` is also measured, in the same alternation, without the hook's code cache (its first
+ * start on a machine: DETDRIFT_CODE_CACHE=off), and under the hook's code as tsc emits it, module
+ * by module: what the cache and bundling the code into one file save.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -32,8 +33,17 @@ export function benchStartup(rounds: number): void {
   try {
     const runs = rounds * RUNS_PER_ROUND;
     const rows = FLOORS.map(([name, fixture]) => row(name, measure(runs, [['plain', EVAL_ZERO], [name, ['--import', join(BENCH_FIXTURES, fixture), ...EVAL_ZERO]]], traceDir)));
-    const [plain, bundled, unbundled] = measure(runs, [['plain', EVAL_ZERO], ['hooked', ['--import', REGISTER, ...EVAL_ZERO]], ['unbundled', ['--import', UNBUNDLED, ...EVAL_ZERO]]], traceDir);
-    rows.push(row('node -e 0', [plain!, bundled!]), row("node -e 0, the hook unbundled (tsc's modules)", [plain!, unbundled!]));
+    const hooked = ['--import', REGISTER, ...EVAL_ZERO];
+    const [plain, bundled, uncached, unbundled] = measure(
+      runs,
+      [['plain', EVAL_ZERO], ['hooked', hooked], ['uncached', hooked, { DETDRIFT_CODE_CACHE: 'off' }], ['unbundled', ['--import', UNBUNDLED, ...EVAL_ZERO]]],
+      traceDir,
+    );
+    rows.push(
+      row('node -e 0', [plain!, bundled!]),
+      row('node -e 0, no code cache (the first start)', [plain!, uncached!]),
+      row("node -e 0, the hook unbundled (tsc's modules)", [plain!, unbundled!]),
+    );
     rows.push(row('ESM importing child_process, fs, crypto', measure(runs, [['plain', IMPORTS], ['hooked', ['--import', REGISTER, ...IMPORTS]]], traceDir)));
     console.log(`\nStart-up (observe mode, cwd ${REPO}, median of ${runs} alternating runs)`);
     console.log(table(['program', 'plain ms', 'with --import ms', 'ratio'], rows));
@@ -43,7 +53,7 @@ export function benchStartup(rounds: number): void {
 }
 
 /** Wall-clock milliseconds of each command, the commands alternating so load drifts hit both alike. */
-function measure(runs: number, commands: ReadonlyArray<readonly [string, readonly string[]]>, traceDir: string): number[] {
+function measure(runs: number, commands: ReadonlyArray<readonly [string, readonly string[], NodeJS.ProcessEnv?]>, traceDir: string): number[] {
   const env: NodeJS.ProcessEnv = { ...process.env, DETDRIFT_TRACE: traceDir };
   delete env.NODE_OPTIONS;
   // Extra CA certificates (set on some CI machines) cost every node process tens of milliseconds
@@ -51,9 +61,9 @@ function measure(runs: number, commands: ReadonlyArray<readonly [string, readonl
   delete env.NODE_EXTRA_CA_CERTS;
   const times = commands.map((): number[] => []);
   for (let run = 0; run < runs; run++) {
-    commands.forEach(([name, args], index) => {
+    commands.forEach(([name, args, extra], index) => {
       const started = process.hrtime.bigint();
-      const child = spawnSync(process.execPath, args, { cwd: REPO, env, encoding: 'utf8' });
+      const child = spawnSync(process.execPath, args, { cwd: REPO, env: { ...env, ...extra }, encoding: 'utf8' });
       times[index]!.push(Number(process.hrtime.bigint() - started) / 1e6);
       if (child.status !== 0 || child.stderr !== '') throw new Error(`${name} ${args.join(' ')} failed (${child.status}): ${child.stderr}`);
       // each run starts from an empty directory, as a recording does: no `0~N` names to step over

@@ -273,10 +273,10 @@ test('a stack taken under a wrapper holds one detdrift frame more, and Node stil
     'sync.mjs': "import { readdirSync } from 'node:fs';\nreaddirSync('missing-dir');\n",
     'callback.mjs': "import fs from 'node:fs';\nfs.readdir('.', () => {\n  throw new Error('boom');\n});\n",
   });
-  // The hook runs as one bundled file (scripts/bundle-hook.mjs): every frame of ours is in it.
+  // The hook runs as one bundled script (scripts/bundle-hook.mjs): every frame of ours is in it.
   const cases = [
-    ['sync.mjs', /^ {4}at Object\.apply \(file:\/\/.*\/dist\/instrument\/register\.js:\d+:\d+\)$/],
-    ['callback.mjs', /^ {4}at recordThenCall \(file:\/\/.*\/dist\/instrument\/register\.js:\d+:\d+\)$/],
+    ['sync.mjs', /^ {4}at Object\.apply \(file:\/\/.*\/dist\/instrument\/bundle\.js:\d+:\d+\)$/],
+    ['callback.mjs', /^ {4}at recordThenCall \(file:\/\/.*\/dist\/instrument\/bundle\.js:\d+:\d+\)$/],
   ] as const;
   // An enabled async hook (the recorder's context tracker, not this family) routes native
   // callbacks through Node's callbackTrampoline, which then shows in callback stacks too.

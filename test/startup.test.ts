@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { assertSameAsPlain, eventsOf, project, REGISTER, runHooked, tempDir } from './helpers.js';
+import { assertSameAsPlain, eventsOf, project, REGISTER, runHooked, tempDir, type HookedRun } from './helpers.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -88,15 +88,21 @@ test("a bare hook digests the lockfile once per traced tree: children carry the 
   assert.deepEqual(run.traces.get('0.1')!.header.lockfile, digest);
 });
 
-test('the hook is one self-contained file: copied alone into a bare package it records in every mode and names its version', () => {
-  // Nothing beside it, no node_modules: a static or dynamic import of any other file would fail here.
+/** The hook's two files, copied into a bare package of their own: returns its register.js. */
+function loneHook(): string {
   const lone = tempDir('detdrift-lone-');
   mkdirSync(join(lone, 'dist', 'instrument'), { recursive: true });
-  copyFileSync(REGISTER, join(lone, 'dist', 'instrument', 'register.js'));
+  for (const file of ['register.js', 'bundle.js']) copyFileSync(join(dirname(REGISTER), file), join(lone, 'dist', 'instrument', file));
   writeFileSync(join(lone, 'package.json'), JSON.stringify({ name: 'detdrift', version: '0.0.0-lone', type: 'module' }));
+  return join(lone, 'dist', 'instrument', 'register.js');
+}
+
+test('the hook is self-contained: its loader and bundle copied alone into a bare package record in every mode and name its version', () => {
+  // Nothing beside them, no node_modules: a static or dynamic import of any other file would fail here.
+  const register = loneHook();
   const dir = project({ 'app.mjs': 'console.log(Math.random(), Date.now() > 0);\n' });
   const hooked = (env: Record<string, string>) => {
-    const run = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${join(lone, 'dist', 'instrument', 'register.js')}"`, ...env } });
+    const run = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${register}"`, ...env } });
     assert.equal(run.stderr, '');
     return { run, trace: run.traces.get('0')! };
   };
@@ -108,4 +114,70 @@ test('the hook is one self-contained file: copied alone into a bare package it r
   const replayed = hooked({ DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: observed.run.traceDir });
   assert.equal(replayed.trace.header.mode, 'replay');
   assert.equal(replayed.run.stdout, observed.run.stdout, 'the recorded draw is fed back');
+});
+
+test("the hook's code cache is written once, used after, replaced when unreadable, and never shared by two bundles", () => {
+  const register = loneHook();
+  const cache = tempDir('detdrift-code-cache-');
+  const dir = project({ 'app.mjs': 'console.log(typeof Math.random());\n' });
+  const run = (env: Record<string, string> = {}) => runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${register}"`, DETDRIFT_CODE_CACHE: cache, ...env } });
+  const recorded = (hooked: HookedRun) => {
+    assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, 'number\n', '']);
+    assert.equal(eventsOf(hooked.traces.get('0')!, 'Math.random').length, 1);
+  };
+  const files = () => readdirSync(cache).sort();
+
+  recorded(run());
+  const [file] = files();
+  assert.deepEqual(files(), [file], 'one whole file, no partial one left');
+  assert.equal(statSync(join(cache, file!)).mode & 0o777, 0o600);
+  const made = statSync(join(cache, file!));
+
+  recorded(run());
+  assert.equal(statSync(join(cache, file!)).ino, made.ino, 'a cache V8 takes is not written again');
+
+  const garbage = Buffer.alloc(made.size, 0xa5);
+  writeFileSync(join(cache, file!), garbage);
+  recorded(run());
+  assert.notDeepEqual(readFileSync(join(cache, file!)), garbage, 'a cache V8 rejects is replaced');
+
+  // V8 checks a cache against its source's length only: a rebuilt bundle of the same length must
+  // not run the old one's bytecode. This one words its start-up failure differently.
+  const bundle = join(dirname(register), 'bundle.js');
+  const text = readFileSync(bundle, 'latin1');
+  assert.equal(text.split('(not recording; the program continues)').length, 2);
+  writeFileSync(bundle, text.replace('(not recording; the program continues)', '(NOT recording; the program continues)'), 'latin1');
+  const failed = run({ DETDRIFT_MODE: 'sideways' });
+  assert.match(failed.stderr, /^detdrift: ERR_DETDRIFT_\w+: .*\(NOT recording; the program continues\)\n$/);
+  assert.equal(failed.stdout, 'number\n');
+  assert.equal(files().length, 2, 'each bundle has a cache of its own');
+});
+
+test('the code cache lives in a directory of the user\'s own: by default in the temporary directory, never one others can write, and not at all when off', () => {
+  const dir = project({ 'app.mjs': 'console.log(typeof Date.now());\n' });
+  const run = (env: Record<string, string>) => {
+    const hooked = runHooked(['app.mjs'], { cwd: dir, env });
+    assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, 'number\n', '']);
+    assert.equal(eventsOf(hooked.traces.get('0')!, 'Date.now').length, 1);
+  };
+  const temporary = tempDir('detdrift-tmpdir-');
+  run({ TMPDIR: temporary, TMP: temporary, TEMP: temporary });
+  const [own] = readdirSync(temporary);
+  assert.equal(own, `detdrift-code-cache-${process.getuid!()}`);
+  assert.equal(statSync(join(temporary, own!)).mode & 0o777, 0o700);
+  assert.equal(readdirSync(join(temporary, own!)).length, 1);
+
+  const open = tempDir('detdrift-open-cache-');
+  chmodSync(open, 0o777);
+  run({ DETDRIFT_CODE_CACHE: open });
+  assert.deepEqual(readdirSync(open), [], 'a directory others can write to is not used');
+
+  const notDirectory = join(tempDir('detdrift-file-cache-'), 'file');
+  writeFileSync(notDirectory, 'not a directory');
+  run({ DETDRIFT_CODE_CACHE: notDirectory });
+  assert.equal(readFileSync(notDirectory, 'utf8'), 'not a directory');
+
+  const off = tempDir('detdrift-tmpdir-');
+  run({ DETDRIFT_CODE_CACHE: 'off', TMPDIR: off, TMP: off, TEMP: off });
+  assert.deepEqual(readdirSync(off), []);
 });
