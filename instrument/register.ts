@@ -34,8 +34,7 @@ if (source === null) {
 } else {
   const cacheFile = cachePath(source);
   const cachedData = cacheFile === null ? undefined : readCache(cacheFile);
-  // esbuild writes the bundle in ASCII (non-ASCII characters escaped): its bytes are its characters
-  const script = new Script(source.toString('latin1'), { filename: BUNDLE.href, cachedData });
+  const script = new Script(source.toString('utf8'), { filename: BUNDLE.href, cachedData });
   const start = (script.runInThisContext() as Bundle)(BUNDLE.href);
   await start();
   // made after start-up, the cache holds the bytecode of every function start-up compiled too

@@ -72,11 +72,6 @@ function asScript(code) {
     console.error('bundle-hook: the bundle should end in `export { start };` and import or export nothing else');
     process.exit(1);
   }
-  // register.ts reads the file as latin1, a byte a character, which esbuild's ASCII output allows
-  if (/[^\x00-\x7f]/.test(code)) {
-    console.error('bundle-hook: the bundle holds a character beyond ASCII');
-    process.exit(1);
-  }
   return `(function (${URL_PARAMETER}) { 'use strict'; ${code.replace(tail, '\nreturn start;\n})\n$1')}`;
 }
 

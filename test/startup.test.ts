@@ -144,9 +144,9 @@ test("the hook's code cache is written once, used after, replaced when unreadabl
   // V8 checks a cache against its source's length only: a rebuilt bundle of the same length must
   // not run the old one's bytecode. This one words its start-up failure differently.
   const bundle = join(dirname(register), 'bundle.js');
-  const text = readFileSync(bundle, 'latin1');
+  const text = readFileSync(bundle, 'utf8');
   assert.equal(text.split('(not recording; the program continues)').length, 2);
-  writeFileSync(bundle, text.replace('(not recording; the program continues)', '(NOT recording; the program continues)'), 'latin1');
+  writeFileSync(bundle, text.replace('(not recording; the program continues)', '(NOT recording; the program continues)'));
   const failed = run({ DETDRIFT_MODE: 'sideways' });
   assert.match(failed.stderr, /^detdrift: ERR_DETDRIFT_\w+: .*\(NOT recording; the program continues\)\n$/);
   assert.equal(failed.stdout, 'number\n');
