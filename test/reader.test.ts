@@ -306,8 +306,9 @@ test('a loop of uncontrolled draws costs its values: a run record repeats api, t
 
 test('a run of any length reads back, its count written in the bytes it needs, in front of its values', () => {
   // Each group: a clock read, then n draws: the first under a head of its own, the rest in runs of
-  // at most MAX_RUN, each a run byte, a count of 1, 2 or 3 bytes, and its doubles.
-  const lengths = [1, 2, 128, 129, 16_384, 16_385, 65_536, 65_537, 70_000];
+  // at most MAX_RUN, each a run byte, a count of 1, 2 or 3 bytes, and its doubles. Short runs come
+  // again after the long ones, which grew the writer's staging array.
+  const lengths = [1, 2, 11, 65, 66, 128, 129, 16_384, 16_385, 65_536, 65_537, 70_000, 2, 11, 65, 66];
   const values: number[] = [];
   const bytes = write(1_000_000, (writer) => {
     for (const length of lengths) {
