@@ -6,22 +6,28 @@
  * The hook's code is one script, bundle.js (scripts/bundle-hook.mjs), compiled here with V8's code
  * cache: compiling it, and the functions start-up calls, cost about 10 ms of every start, and the
  * cache's bytecode, made once per bundle and Node version, saves most of it. The cache is a file in
- * DETDRIFT_CODE_CACHE (`off`: none), by default a directory of this user's own in the system's
- * temporary directory; a directory another user could write to is never read. The bundle's SHA-256
- * names the file: V8 checks a cache against the length of its source only, and would run the
- * bytecode of a same-length bundle from before a rebuild.
+ * DETDRIFT_CODE_CACHE (an absolute path; `off`: none), by default a directory of this user's own in
+ * the system's temporary directory; a directory or file another user could write to is never read.
+ * The bundle's SHA-256 names the file: V8 checks a cache against the length of its source only,
+ * and would run the bytecode of a same-length bundle from before a rebuild.
  *
  * Everything here runs before the program and takes Node's built-ins as they are then; the cache is
- * written with the functions saved at the top, before the hook patched `fs`, so it is not recorded.
+ * written after the hook patched them, with functions and values read at the top: nothing of it is
+ * recorded.
  */
-const { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } = process.getBuiltinModule('node:fs');
+const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } = process.getBuiltinModule('node:fs');
 const { hash } = process.getBuiltinModule('node:crypto');
 const { tmpdir } = process.getBuiltinModule('node:os');
-const { join, resolve } = process.getBuiltinModule('node:path');
+const { isAbsolute, join } = process.getBuiltinModule('node:path');
 const { Script } = process.getBuiltinModule('node:vm');
 
 const CACHE_VAR = 'DETDRIFT_CODE_CACHE';
 const BUNDLE = new URL('./bundle.js', import.meta.url);
+/** A cache file starts with the SHA-256 of the rest: V8 runs a cache whose bytes changed (a torn write, a bad disk) and crashes. */
+const DIGEST_BYTES = 32;
+// Read before the hook patches the process family: a read after it would be recorded.
+const PID = process.pid;
+const UID = process.getuid?.();
 
 /** What bundle.js evaluates to: given its own URL, it hands back the hook's `start`. */
 type Bundle = (url: string) => () => Promise<unknown>;
@@ -51,51 +57,80 @@ function readBundle(): Buffer | null {
   }
 }
 
-/** The cache file for this bundle on this Node, or null without a directory safe to use. */
+/**
+ * The cache file for this bundle on this Node with these flags (V8 rejects a cache made under
+ * other flags: processes started with different ones would each write it again), or null without
+ * a directory safe to use. A relative DETDRIFT_CODE_CACHE is not used: each process would find it
+ * in its own working directory, and make it there, where the program would see it.
+ */
 function cachePath(bundle: Buffer): string | null {
   const setting = process.env[CACHE_VAR];
-  if (setting === 'off') return null;
-  const uid = process.getuid?.();
-  const dir = setting ? resolve(setting) : join(tmpdir(), uid === undefined ? 'detdrift-code-cache' : `detdrift-code-cache-${uid}`);
+  if (setting === 'off' || (setting && !isAbsolute(setting))) return null;
+  const dir = setting || join(tmpdir(), UID === undefined ? 'detdrift-code-cache' : `detdrift-code-cache-${UID}`);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!ownDirectory(dir, uid)) return null;
+    // not recursive: Node's recursive mkdir can spin forever under /proc
+    mkdirSync(dir, 0o700);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+  }
+  try {
+    if (!ours(lstatSync(dir), true)) return null;
   } catch {
     return null;
   }
-  return join(dir, `${hash('sha256', bundle).slice(0, 32)}-${process.version}-${process.arch}.cache`);
+  const flags = hash('sha256', `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`).slice(0, 8);
+  return join(dir, `${hash('sha256', bundle).slice(0, 32)}-${flags}-${process.version}-${process.arch}.cache`);
 }
 
 /**
- * A directory, not a link, that only this user can write to: bytecode another user could replace
- * would run as this one. Windows keeps a temporary directory per user and has no uid to compare.
+ * Whether `stats` are of a directory (or a regular file) of this user's that no one else can write
+ * to: bytecode another user could replace would run as this one. Windows keeps a temporary
+ * directory per user and has no uid to compare.
  */
-function ownDirectory(dir: string, uid: number | undefined): boolean {
-  const stats = lstatSync(dir);
-  if (!stats.isDirectory()) return false;
-  return uid === undefined || (stats.uid === uid && (stats.mode & 0o022) === 0);
+function ours(stats: import('node:fs').Stats, directory: boolean): boolean {
+  if (directory ? !stats.isDirectory() : !stats.isFile()) return false;
+  return UID === undefined || (stats.uid === UID && (stats.mode & 0o022) === 0);
 }
 
-/** The cache's bytes, or undefined when there is none yet (or it cannot be read: start without). */
+/**
+ * The cache's V8 data, or undefined when there is none yet or it cannot be trusted: not a regular
+ * file of ours (opened without following a link or waiting on a FIFO), or not the bytes its digest
+ * says. The next start then compiles and writes it again.
+ */
 function readCache(file: string): Buffer | undefined {
+  let fd: number;
   try {
-    return readFileSync(file);
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!ours(stats, false) || stats.size <= DIGEST_BYTES) return undefined;
+    const bytes = Buffer.alloc(stats.size);
+    for (let at = 0, read = -1; at < bytes.length && read !== 0; at += read) read = readSync(fd, bytes, at, bytes.length - at, at);
+    const data = bytes.subarray(DIGEST_BYTES);
+    return hash('sha256', data, 'buffer').equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
 /**
- * Writes the cache under a name of this process's, then renames it into place: processes starting
- * together each write a whole file, and a reader never sees half of one. A cache that cannot be
- * written is left unwritten: the next start compiles again.
+ * Writes the cache, its digest first, under a name of this process's, then renames it into place:
+ * processes starting together each write a whole file, and a reader never sees half of one (a
+ * torn one fails its digest). A cache that cannot be written is left unwritten: the next start
+ * compiles again.
  */
 function writeCache(file: string, data: Buffer): void {
-  const partial = `${file}.${process.pid}`;
+  const partial = `${file}.${PID}`;
   try {
     const fd = openSync(partial, 'w', 0o600);
     try {
-      for (let at = 0; at < data.length; ) at += writeSync(fd, data, at, data.length - at);
+      writeAll(fd, hash('sha256', data, 'buffer'));
+      writeAll(fd, data);
     } finally {
       closeSync(fd);
     }
@@ -107,6 +142,10 @@ function writeCache(file: string, data: Buffer): void {
       // never created
     }
   }
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }
 
 export {};

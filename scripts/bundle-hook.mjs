@@ -14,7 +14,9 @@
 // `import { readdirSync } from 'node:fs'` builds one from the exports the hook already patched.
 import { build } from 'esbuild';
 import ts from 'typescript';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -43,6 +45,9 @@ const options = {
   write: false,
 };
 
+// A build that fails leaves no bundle from before it: the hook then loads tsc's fresh modules.
+rmSync(join(root, options.outfile), { force: true });
+
 // First pass, builtins left as imports: which names the bundle takes from which builtin.
 const first = await build({ ...options, sourcemap: false });
 const used = builtinImports(first.outputFiles[0].text);
@@ -58,7 +63,8 @@ if (foreign.length > 0) {
   process.exit(1);
 }
 
-for (const file of result.outputFiles) writeFileSync(file.path, file.path.endsWith('.js') ? asScript(file.text) : file.contents);
+const outputs = result.outputFiles.map((file) => [file.path, file.path.endsWith('.js') ? asScript(file.text) : file.contents]);
+for (const [path, contents] of outputs) writeFileSync(path, contents);
 
 /**
  * The bundle as a function expression of its URL that returns `start`, its one export. The
@@ -72,7 +78,15 @@ function asScript(code) {
     console.error('bundle-hook: the bundle should end in `export { start };` and import or export nothing else');
     process.exit(1);
   }
-  return `(function (${URL_PARAMETER}) { 'use strict'; ${code.replace(tail, '\nreturn start;\n})\n$1')}`;
+  const script = `(function (${URL_PARAMETER}) { 'use strict'; ${code.replace(tail, '\nreturn start;\n})\n$1')}`;
+  try {
+    // compiled, not run: what a module allows and a script does not (import.meta, a top-level await) fails here
+    new Script(script, { filename: 'bundle.js' });
+  } catch (error) {
+    console.error(`bundle-hook: the bundle does not compile as a script: ${error.message}`);
+    process.exit(1);
+  }
+  return script;
 }
 
 /**
