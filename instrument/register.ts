@@ -5,16 +5,18 @@
  *
  * The hook's code is one script, bundle.js (scripts/bundle-hook.mjs), compiled here with V8's code
  * cache: compiling it, and the functions start-up calls, cost about 10 ms of every start, and the
- * cache's bytecode, made once per bundle and Node version, saves most of it. The cache is a file in
- * DETDRIFT_CODE_CACHE (an absolute path; `off`: none), by default a directory of this user's own in
- * the system's temporary directory; a directory or file another user could write to is never read.
- * The bundle's SHA-256 names the file: V8 checks a cache against the length of its source only,
- * and would run the bytecode of a same-length bundle from before a rebuild.
+ * cache's bytecode, made once per bundle, Node version and set of flags, saves most of it. The
+ * cache is a file in DETDRIFT_CODE_CACHE (an absolute path; `off`: none), by default a directory of
+ * this user's own in the system's temporary directory; a directory or file another user could
+ * write to is never read. The bundle's SHA-256 names the file: V8 checks a cache against the length
+ * of its source only, and would run the bytecode of a same-length bundle from before a rebuild.
  *
  * Everything here runs before the program and takes Node's built-ins as they are then; the cache is
  * written after the hook patched them, with functions and values read at the top: nothing of it is
  * recorded.
  */
+import type { Stats } from 'node:fs';
+
 const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } = process.getBuiltinModule('node:fs');
 const { hash } = process.getBuiltinModule('node:crypto');
 const { tmpdir } = process.getBuiltinModule('node:os');
@@ -23,7 +25,10 @@ const { Script } = process.getBuiltinModule('node:vm');
 
 const CACHE_VAR = 'DETDRIFT_CODE_CACHE';
 const BUNDLE = new URL('./bundle.js', import.meta.url);
-/** A cache file starts with the SHA-256 of the rest: V8 runs a cache whose bytes changed (a torn write, a bad disk) and crashes. */
+/**
+ * A cache file starts with the SHA-256 of the rest: a release V8 checks a cache's header, not its
+ * bytes, and runs one whose bytes changed (a torn write, a bad disk) into a crash.
+ */
 const DIGEST_BYTES = 32;
 // Read before the hook patches the process family: a read after it would be recorded.
 const PID = process.pid;
@@ -87,7 +92,7 @@ function cachePath(bundle: Buffer): string | null {
  * to: bytecode another user could replace would run as this one. Windows keeps a temporary
  * directory per user and has no uid to compare.
  */
-function ours(stats: import('node:fs').Stats, directory: boolean): boolean {
+function ours(stats: Stats, directory: boolean): boolean {
   if (directory ? !stats.isDirectory() : !stats.isFile()) return false;
   return UID === undefined || (stats.uid === UID && (stats.mode & 0o022) === 0);
 }
