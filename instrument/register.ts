@@ -37,12 +37,26 @@ const UID = process.getuid?.();
 /** What bundle.js evaluates to: given its own URL, it hands back the hook's `start`. */
 type Bundle = (url: string) => () => Promise<unknown>;
 
-const source = readBundle();
-if (source === null) {
-  // tsc alone built dist/: its modules, one by one, as hook.ts imports them
-  const { start } = await import('./hook.js');
-  await start();
-} else {
+try {
+  await load();
+} catch (error) {
+  // The hook's code could not be read or compiled (a permission model that does not let the program
+  // read it, say): said as start() says its own failures, and the program runs unrecorded.
+  try {
+    writeSync(2, `detdrift: ERR_DETDRIFT_START: cannot load the hook: ${(error as Error)?.message ?? String(error)} (not recording; the program continues)\n`);
+  } catch {
+    // stderr is gone: nothing left to tell
+  }
+}
+
+async function load(): Promise<void> {
+  const source = readBundle();
+  if (source === null) {
+    // tsc alone built dist/: its modules, one by one, as hook.ts imports them
+    const { start } = await import('./hook.js');
+    await start();
+    return;
+  }
   const cacheFile = cachePath(source);
   const cachedData = cacheFile === null ? undefined : readCache(cacheFile);
   const script = new Script(source.toString('utf8'), { filename: BUNDLE.href, cachedData });

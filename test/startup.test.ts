@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { assertSameAsPlain, eventsOf, project, REGISTER, runHooked, tempDir, type HookedRun } from './helpers.js';
+import { assertSameAsPlain, eventsOf, project, REGISTER, runHooked, runPlain, tempDir, type HookedRun } from './helpers.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -114,6 +114,24 @@ test('the hook is self-contained: its loader and bundle copied alone into a bare
   const replayed = hooked({ DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: observed.run.traceDir });
   assert.equal(replayed.trace.header.mode, 'replay');
   assert.equal(replayed.run.stdout, observed.run.stdout, 'the recorded draw is fed back');
+});
+
+test('a hook whose bundle cannot be read or compiled says so once, with its code, and the program runs as without it', () => {
+  const dir = project({ 'app.mjs': 'console.log(typeof Math.random());\n' });
+  const plain = runPlain(['app.mjs'], { cwd: dir });
+  for (const [what, spoil] of [
+    ['a directory in its place', (bundle: string) => mkdirSync(bundle)],
+    ['a bundle that does not compile', (bundle: string) => writeFileSync(bundle, '(function () { return start; ')],
+  ] as const) {
+    const register = loneHook();
+    const bundle = join(dirname(register), 'bundle.js');
+    rmSync(bundle);
+    spoil(bundle);
+    const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${register}"` } });
+    assert.deepEqual([hooked.code, hooked.stdout], [plain.code, plain.stdout], what);
+    assert.match(hooked.stderr, /^detdrift: ERR_DETDRIFT_START: cannot load the hook: .+ \(not recording; the program continues\)\n$/, what);
+    assert.equal(hooked.traces.size, 0, what);
+  }
 });
 
 test("the hook's code cache is written once, used after, replaced when unreadable, never shared by two bundles, and never recorded", () => {
