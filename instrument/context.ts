@@ -46,6 +46,9 @@ export class ContextTracker {
   private nextId = 1;
   private lastAsyncId = -1;
   private lastId = 0;
+  /** The running resource's async id and node, as init last found them: a tick creates promises in runs */
+  private parentAsyncId = -1;
+  private parentNode: Node = this.root;
   /**
    * Above 0 while a synchronous crypto draw runs (instrument/crypto.ts): the random-bytes job Node
    * makes for it runs and ends inside the call, so nothing ever runs in it and it gets no name and
@@ -74,16 +77,23 @@ export class ContextTracker {
       init: (_asyncId, type, _trigger, resource) => {
         if (this.syncDraws > 0 && type === 'RANDOMBYTESREQUEST') return;
         try {
-          const parent = Slot.read(real.executionAsyncResource()) ?? this.root;
+          const parent = this.parent();
           const ordinal = ++parent.children;
           let high = (parent.high ^ MathImul(ordinal, 0x9e3779b1)) >>> 0;
           let low = (parent.low ^ MathImul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
           high = fmix(high ^ low) >>> 0;
           low = fmix(low ^ high) >>> 0;
           const node: Node = { high, low, type, children: 0, id: -1, key: undefined, watched: undefined };
+          // Node hands a promise to init once; other resources can come again (a refreshed timer, a
+          // reused HTTP parser), stamped the first time.
+          const known = type === 'PROMISE' ? undefined : Slot.own(resource);
           // node creates a timer again on the same object (`refresh()` after it fired): it stays watched
-          if (this.watch !== null) node.watched = this.watch.init(type, resource) ?? Slot.read(resource)?.watched;
-          Slot.write(resource, node);
+          if (this.watch !== null) node.watched = this.watch.init(type, resource) ?? known?.watched;
+          if (known === undefined) Slot.stamp(resource, node);
+          else Slot.write(resource, node);
+          // a resource other than a promise can be the one running (a timer refreshed in its own
+          // callback): what it creates from now on is its new node's
+          if (type !== 'PROMISE') this.parentAsyncId = -1;
         } catch (error) {
           fail(error);
         }
@@ -110,6 +120,21 @@ export class ContextTracker {
     real.apply(hookDisable, this.hook, []);
   }
 
+  /**
+   * The node of the resource running now, which creates the one init hears of. Asked again only
+   * when the async id changed: the lookup reads a symbol off resources of every shape (node's
+   * `executionAsyncResource`), a few hundred instructions, and most promises are made a few to a
+   * tick.
+   */
+  private parent(): Node {
+    const asyncId = real.executionAsyncId();
+    if (asyncId !== this.parentAsyncId) {
+      this.parentNode = Slot.read(real.executionAsyncResource()) ?? this.root;
+      this.parentAsyncId = asyncId;
+    }
+    return this.parentNode;
+  }
+
   /** The trace id of the context the program runs in now; its definition is written on first use. */
   current(): number {
     const asyncId = real.executionAsyncId();
@@ -133,6 +158,9 @@ export class ContextTracker {
 // AsyncHook's methods as the hook found them: the program can reach and replace them on the prototype.
 const { enable: hookEnable, disable: hookDisable } = Object.getPrototypeOf(createHook({})) as AsyncHook;
 
+/** The node Slot.stamp is stamping a resource with, for its field's initializer. */
+let stamping: Node;
+
 /** A base class whose constructor hands back the object it is given: `new Slot(o)` stamps `o`. */
 const Given = function (resource: object) {
   return resource;
@@ -147,20 +175,36 @@ const Given = function (resource: object) {
  * is called. A debugger does list it (`Runtime.getProperties`' private properties).
  */
 class Slot extends Given {
-  #node: Node | undefined = undefined;
+  // defined with its node, from `stamping`: a field defined, then set, cost a second lookup
+  #node: Node = stamping;
 
   // A constructor of its own: the default one spreads its arguments through the program's array iterator.
-  constructor(resource: object) {
+  private constructor(resource: object) {
     super(resource);
   }
 
+  /** Stamps `resource`, which has no node yet, with `node`. */
+  static stamp(resource: object, node: Node): void {
+    stamping = node;
+    new Slot(resource);
+  }
+
+  /** The node of the resource running now (node's execution resource), if it has one. */
   static read(resource: object): Node | undefined {
     return #node in resource ? (resource as Slot).#node : undefined;
   }
 
-  /** A resource node hands to init twice (a reused HTTP parser) gets its new node. */
+  /**
+   * read() for a resource init hears of, apart so that each keeps feedback of its own: V8 caches
+   * a lookup per place in the code, and one shared by every kind of resource and promise state
+   * had seen too many shapes to cache (a megamorphic lookup, hundreds of instructions a promise).
+   */
+  static own(resource: object): Node | undefined {
+    return #node in resource ? (resource as Slot).#node : undefined;
+  }
+
+  /** A resource init hears of again gets its new node. */
   static write(resource: object, node: Node): void {
-    if (!(#node in resource)) new Slot(resource);
     (resource as Slot).#node = node;
   }
 }
