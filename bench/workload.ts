@@ -6,8 +6,9 @@
  * ratios, in wall time (what a CI job waits) and CPU time (what the process spent, which a loaded
  * machine disturbs less), and the trace's bytes per event in observe and control mode. Then the
  * same simulation cut to a unit test's size (about 3·10^4 events), where start-up and the JIT's
- * warm-up of the hook weigh most, and an async-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits), plain and observed: the async
- * hook names every promise's context, a cost the simulation's timers do not show.
+ * warm-up of the hook weigh most, and an async-heavy program (bench/fixtures/awaits.mjs, 2·10^5
+ * awaits), plain and observed: the async hook names every promise's context, a cost the
+ * simulation's timers do not show.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -56,7 +57,7 @@ export function benchWorkload(rounds: number): void {
   benchAwaits(rounds);
 }
 
-/** The simulation with 30 servers: about 3·10^4 events, a unit test's worth, where the hook's start and warm-up weigh most. */
+/** The simulation with 30 servers: about 3·10^4 events, a unit test's worth. */
 function benchShort(rounds: number): void {
   const variants = ['plain', 'observe'] as const;
   const { wall, cpu } = alternate(variants, rounds, 'sim.mjs', undefined, [String(SHORT_SERVERS)]);

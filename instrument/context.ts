@@ -46,7 +46,7 @@ export class ContextTracker {
   private nextId = 1;
   private lastAsyncId = -1;
   private lastId = 0;
-  /** The running resource's async id and node, as init last found them: a tick creates promises in runs */
+  /** The running resource's async id and node, as init last found them (parent()) */
   private parentAsyncId = -1;
   private parentNode: Node = this.root;
   /**

@@ -98,9 +98,9 @@ const encoder = new TextEncoder();
  * takes one for the first calls of each API and a deterministic sample after that (DESIGN.md, The
  * trace); a recorded event costs its bytes in the chunk being built. Any failure inside stops
  * recording, is reported once on stderr, and never reaches the program; a stack that cannot be
- * taken (a frozen `Error`) only stops the sites. While the recorder runs code that can call back into a wrapper
- * (a program's `Object.prototype.toJSON` while site definitions are serialized), such calls are
- * the tool's own: they pass through unrecorded instead of re-entering the writer.
+ * taken (a frozen `Error`) only stops the sites. While the recorder runs code that can call back
+ * into a wrapper (a program's `Object.prototype.toJSON` while site definitions are serialized),
+ * such calls are the tool's own: they pass through unrecorded instead of re-entering the writer.
  */
 export interface RecorderSources {
   readonly controller?: Controller | null;

@@ -28,8 +28,8 @@ import { fileSink } from './sink.js';
 
 /**
  * detdrift's own install directory (the parent of `dist/`): its frames never count as sites. The
- * hook runs as one bundled script, dist/instrument/bundle.js (scripts/bundle-hook.mjs), at the depth
- * tsc gives this module, so both find the same directory.
+ * hook runs as one bundled script, dist/instrument/bundle.js (scripts/bundle-hook.mjs), at the
+ * depth tsc gives this module, so both find the same directory.
  */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const RUNTIME_KEY = Symbol.for('detdrift.runtime');

@@ -80,7 +80,8 @@ function asScript(code) {
   }
   const script = `(function (${URL_PARAMETER}) { 'use strict'; ${code.replace(tail, '\nreturn start;\n})\n$1')}`;
   try {
-    // compiled, not run: what a module allows and a script does not (import.meta, a top-level await) fails here
+    // compiled, not run: what a module allows and a script does not (import.meta, a top-level
+    // await) fails here
     new Script(script, { filename: 'bundle.js' });
   } catch (error) {
     console.error(`bundle-hook: the bundle does not compile as a script: ${error.message}`);
