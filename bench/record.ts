@@ -22,7 +22,8 @@ import { BENCH_FIXTURES, REGISTER, median, table } from './common.js';
 
 /**
  * Calls per child, sized so a raw loop runs tens of milliseconds, and the most hooked/raw may be
- * (issue #8; none where the issue sets none).
+ * (issue #8; none where the issue sets none). A timer's call is one timer scheduled and fired: two
+ * events, and an async context whose definition the trace gets when the callback records.
  */
 const CASES: ReadonlyArray<readonly [string, number, number | null]> = [
   ['Date.now', 2_000_000, 3],
@@ -38,6 +39,8 @@ const CASES: ReadonlyArray<readonly [string, number, number | null]> = [
   ['os.hostname', 200_000, null],
   ['fs.readdirSync', 50_000, null],
   ['fs.statSync', 100_000, null],
+  ['setTimeout', 200_000, null],
+  ['setImmediate', 500_000, null],
 ];
 
 /** `only`: the APIs to measure (all by default). */

@@ -448,18 +448,22 @@ test('doubles read back exactly, NaN payloads and -0 included', () => {
 });
 
 test("a context the hook defines by its 64-bit key is the same record as one defined by the key's hex string", () => {
-  const keys: Array<readonly [number, number]> = [[0, 0], [0x01234567, 0x89abcdef], [0xffffffff, 0x0000000f]];
+  const keys: Array<readonly [number, number]> = [[0, 0], [0x01234567, 0x89abcdef], [0xffffffff, 0x0000000f], [0xfedcba98, 0x76543210]];
+  // the writer keeps the types it encoded: the same type again, one not in ASCII, and more types than it keeps
+  const types = ['Timeout', 'PROMISE', 'Timeout', 'Zeitgeber-\u00fc', ...Array.from({ length: 300 }, (_, i) => `Resource${i}`), 'Timeout', 'Resource299'];
+  const defs = types.map((type, i) => ({ high: keys[i % keys.length]![0], low: keys[i % keys.length]![1], type }));
   const byNumbers = write(16, (writer) => {
-    keys.forEach(([high, low], i) => writer.defineContextKey(i + 1, high, low, 'Timeout'));
+    defs.forEach(({ high, low, type }, i) => writer.defineContextKey(i + 1, high, low, type));
     writer.end(0);
   });
   const byStrings = write(16, (writer) => {
-    keys.forEach(([high, low], i) => writer.defineContext(i + 1, { key: digestHex(high, low), type: 'Timeout' }));
+    defs.forEach(({ high, low, type }, i) => writer.defineContext(i + 1, { key: digestHex(high, low), type }));
     writer.end(0);
   });
   assert.deepEqual(byNumbers, byStrings);
-  const contexts = readBytes(byNumbers, 'keys.ddtrace').contexts;
-  assert.deepEqual([...contexts.values()].map((def) => def.key), ['0000000000000000', '0123456789abcdef', 'ffffffff0000000f']);
+  const contexts = [...readBytes(byNumbers, 'keys.ddtrace').contexts.values()];
+  assert.deepEqual(contexts.slice(0, 4).map((def) => def.key), ['0000000000000000', '0123456789abcdef', 'ffffffff0000000f', 'fedcba9876543210']);
+  assert.deepEqual(contexts.map((def) => def.type), types);
 });
 
 test('a site definition reads back as written, whatever its strings hold, and writing it runs no toJSON', () => {

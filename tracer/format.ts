@@ -34,8 +34,10 @@ import {
   DataView,
   Float64Array,
   MathFloor,
+  TextEncoderEncode,
   TextEncoderEncodeInto,
   TypedArrayCopyWithin,
+  TypedArrayLength,
   TypedArraySet,
   Uint8Array,
 } from './primordials.js';
@@ -260,15 +262,34 @@ export class ByteWriter {
     this.length += written;
   }
 
-  /** 64 bits as a string of 16 lowercase hex digits, as `digestHex` spells them. */
+  /**
+   * 64 bits as a string of 16 lowercase hex digits, as `digestHex` spells them. Each digit is
+   * reckoned, not looked up: a table read from here is a context load, a hole check and a bounds
+   * check per digit, and every timer and context a program makes writes one of these.
+   */
   hex64(high: number, low: number): void {
     this.reserve(17);
     const bytes = this.bytes;
-    let at = this.length;
-    bytes[at++] = 16;
-    for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = HEX_DIGITS[(high >>> shift) & 0xf]!;
-    for (let shift = 28; shift >= 0; shift -= 4) bytes[at++] = HEX_DIGITS[(low >>> shift) & 0xf]!;
-    this.length = at;
+    const at = this.length;
+    bytes[at] = 16;
+    for (let i = 0, shift = 28; i < 8; i++, shift -= 4) {
+      const upper = (high >>> shift) & 0xf;
+      const lower = (low >>> shift) & 0xf;
+      bytes[at + 1 + i] = upper + (upper < 10 ? 0x30 : 0x57);
+      bytes[at + 9 + i] = lower + (lower < 10 ? 0x30 : 0x57);
+    }
+    this.length = at + 17;
+  }
+
+  /** A string already in UTF-8 (`encoded(text)`), written as `string(text)` would write it. */
+  encoded(text: Encoded): void {
+    const { bytes: source, length } = text;
+    this.varint(length);
+    this.reserve(length);
+    const bytes = this.bytes;
+    const at = this.length;
+    for (let i = 0; i < length; i++) bytes[at + i] = source[i]!;
+    this.length = at + length;
   }
 
   clear(): void {
@@ -277,7 +298,17 @@ export class ByteWriter {
 }
 
 const encoder = new TextEncoder();
-const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
+
+/** A string's UTF-8 bytes and their count, for `ByteWriter.encoded`: a string written often, encoded once. */
+export interface Encoded {
+  readonly bytes: Uint8Array;
+  readonly length: number;
+}
+
+export function encoded(text: string): Encoded {
+  const bytes = TextEncoderEncode(encoder, text);
+  return { bytes, length: TypedArrayLength(bytes) };
+}
 // Doubles and 64-bit integers reach the bytes through a scratch array of the machine's own order:
 // element stores V8 compiles in line, where a DataView method is a call on Node 24 whatever its
 // feedback (about 20 ns), and on Node 20 too from a call site whose target it does not know.

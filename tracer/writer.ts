@@ -8,6 +8,7 @@ import {
   CONTROL_MASK,
   CONTROL_SHIFT,
   DERIVED,
+  encoded,
   MAGIC_LINE,
   LITTLE_ENDIAN,
   MAX_RUN,
@@ -18,6 +19,7 @@ import {
   TAG_MASK,
   zigzag,
   type ContextDef,
+  type Encoded,
   type SiteDef,
   type TraceHeader,
 } from './format.js';
@@ -28,6 +30,7 @@ import {
   MathMin,
   NumberIsSafeInteger,
   ObjectIs,
+  SafeMap,
   TextEncoderEncode,
   TypedArrayBuffer,
   TypedArrayCopyWithin,
@@ -97,6 +100,8 @@ export class TraceWriter {
   /** false once a controlled event drew and never ended (draws()); set while one is being encoded */
   private derives = true;
   private drawPending = false;
+  /** the async resource types of the contexts defined so far, encoded (defineContextKey) */
+  private readonly types = new SafeMap<string, Encoded>();
 
   constructor(sink: Sink, header: TraceHeader, capacity = 8192) {
     this.sink = sink;
@@ -223,11 +228,20 @@ export class TraceWriter {
     this.eventAt = -1;
   }
 
-  /** A context whose key is 64 bits (the hook's): written as its 16 hex digits, with no string made. */
+  /**
+   * A context whose key is 64 bits (the hook's): written as its 16 hex digits, with no string made,
+   * and its resource type from the types encoded so far (`Timeout`, `PROMISE`: a handful in most
+   * programs, each encoded once; TextEncoder's way cost a view and a call into C++ per context).
+   */
   defineContextKey(id: number, high: number, low: number, type: string): void {
+    let bytes = this.types.get(type);
+    if (bytes === undefined) {
+      bytes = encoded(type);
+      if (this.types.size < MAX_TYPES) this.types.set(type, bytes);
+    }
     const out = this.definition(Rec.context, id);
     out.hex64(high, low);
-    out.string(type);
+    out.encoded(bytes);
     this.eventAt = -1;
   }
 
@@ -437,6 +451,8 @@ function viewsOf(staged: Float64Array, views: Uint8Array[]): Uint8Array[] {
   for (let n = 0; n <= SHORT_RUN; n++) views[n] = new Uint8Array(buffer, 0, n * 8);
   return views;
 }
+/** The most resource types kept encoded: a program naming its own AsyncResources by the thousand encodes the rest each time. */
+const MAX_TYPES = 256;
 /** A chunk this large is written whatever its event count: long strings and listings add up. */
 const FLUSH_BYTES = 1 << 20;
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
