@@ -103,8 +103,8 @@ export class ContextTracker {
         if (watch === null) return;
         try {
           // node runs `before` with the resource as the execution resource, callbacks and promises alike
-          const watched = Slot.read(real.executionAsyncResource())?.watched;
-          if (watched !== undefined) watch.before(watched);
+          const node = this.enter();
+          if (node.watched !== undefined) watch.before(node.watched);
         } catch (error) {
           fail(error);
         }
@@ -121,17 +121,20 @@ export class ContextTracker {
   }
 
   /**
-   * The node of the resource running now, which creates the one init hears of. Asked again only
+   * The node of the resource running now, which creates the one init hears of. Looked up again only
    * when the async id changed: the lookup reads a symbol off resources of every shape (node's
    * `executionAsyncResource`), a few hundred instructions, and most promises are made a few to a
-   * tick.
+   * tick. `before` looks it up for the callback about to run, so what that callback creates finds
+   * its parent kept.
    */
   private parent(): Node {
-    const asyncId = real.executionAsyncId();
-    if (asyncId !== this.parentAsyncId) {
-      this.parentNode = Slot.read(real.executionAsyncResource()) ?? this.root;
-      this.parentAsyncId = asyncId;
-    }
+    return real.executionAsyncId() === this.parentAsyncId ? this.parentNode : this.enter();
+  }
+
+  /** Looks up the running resource's node, and keeps it as the parent of what it creates. */
+  private enter(): Node {
+    this.parentAsyncId = real.executionAsyncId();
+    this.parentNode = Slot.read(real.executionAsyncResource()) ?? this.root;
     return this.parentNode;
   }
 
