@@ -451,7 +451,10 @@ function viewsOf(staged: Float64Array, views: Uint8Array[]): Uint8Array[] {
   for (let n = 0; n <= SHORT_RUN; n++) views[n] = new Uint8Array(buffer, 0, n * 8);
   return views;
 }
-/** The most resource types kept encoded: a program naming its own AsyncResources by the thousand encodes the rest each time. */
+/**
+ * The most resource types kept encoded: a program that names its own AsyncResources by the
+ * thousand has the rest encoded each time.
+ */
 const MAX_TYPES = 256;
 /** A chunk this large is written whatever its event count: long strings and listings add up. */
 const FLUSH_BYTES = 1 << 20;
