@@ -449,7 +449,7 @@ test('doubles read back exactly, NaN payloads and -0 included', () => {
 
 test("a context the hook defines by its 64-bit key is the same record as one defined by the key's hex string", () => {
   const keys: Array<readonly [number, number]> = [[0, 0], [0x01234567, 0x89abcdef], [0xffffffff, 0x0000000f], [0xfedcba98, 0x76543210]];
-  // the writer keeps the types it encoded: the same type again, one not in ASCII, and more types than it keeps
+  // the writer keeps the types it encoded: the same type again, one not in ASCII, more than it keeps
   const types = ['Timeout', 'PROMISE', 'Timeout', 'Zeitgeber-\u00fc', ...Array.from({ length: 300 }, (_, i) => `Resource${i}`), 'Timeout', 'Resource299'];
   const defs = types.map((type, i) => ({ high: keys[i % keys.length]![0], low: keys[i % keys.length]![1], type }));
   const byNumbers = write(16, (writer) => {

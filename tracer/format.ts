@@ -299,7 +299,7 @@ export class ByteWriter {
 
 const encoder = new TextEncoder();
 
-/** A string's UTF-8 bytes and their count, for `ByteWriter.encoded`: a string written often, encoded once. */
+/** A string's UTF-8 bytes and their count, for `ByteWriter.encoded`: written often, encoded once. */
 export interface Encoded {
   readonly bytes: Uint8Array;
   readonly length: number;
