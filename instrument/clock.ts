@@ -2,9 +2,9 @@ import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { ArrayIsArray, BigInt, MathFloor } from '../tracer/primordials.js';
 import { Controller } from './control.js';
-import { family, imitate } from './patch.js';
+import { family, imitate, type Patcher } from './patch.js';
 import { real } from './real.js';
-import { CONTROLLED, REPLAYED, numberSource, recordProgramStub, type Recorder } from './recorder.js';
+import { CONTROLLED, REPLAYED, numberSource, recordProgramStub, type Recorder, type Sampling } from './recorder.js';
 
 /**
  * The clocks: `Date` (constructed without arguments, called as a function, `Date.now`),
@@ -15,45 +15,8 @@ import { CONTROLLED, REPLAYED, numberSource, recordProgramStub, type Recorder } 
  */
 export const install = family<Recorder>('clock', (patcher, recorder) => {
   const clock = recorder.controller;
-  const RealDate = real.Date;
-  // Perturb mode (clock dimension) shows the virtual clock as another machine's: shifted or coarser.
-  // Those values stand for a real clock's, so they are recorded as uncontrolled, as a real clock's are.
-  const perturber = recorder.perturber?.clock ? recorder.perturber : null;
-  const wallMs = (ns: number) => (perturber ? perturber.wall(Controller.wallMs(ns)) : Controller.wallMs(ns));
-  const monoNs = (ns: number) => (perturber ? perturber.monotonic(ns) : ns);
-  const flags = clock && !perturber ? CONTROLLED : 0;
-  const now = numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags)(RealDate.now);
-  patcher.follow(RealDate, 'now', now, recordProgramStub(recorder, Api.dateNow, Tag.f64));
-  // A function that looks like Date (patch.ts imitate) rather than a Proxy, which put every
-  // `Date.now` lookup through its [[Get]]. Made after `follow`: it copies the followed `now`.
-  const DateWrapper: DateConstructor = imitate(
-    RealDate,
-    {
-      Date(this: unknown): string {
-        const site = recorder.site(Api.dateCall, DateWrapper);
-        const fed = recorder.replay(Api.dateCall, site);
-        const value = typeof fed === 'string'
-          ? fed
-          : clock
-            ? (real.apply(real.dateToString, new RealDate(wallMs(clock.tick())), []) as string)
-            : (real.apply(RealDate, this, arguments) as string);
-        recorder.string(Api.dateCall, site, value, typeof fed === 'string' ? REPLAYED : flags);
-        return value;
-      },
-    }.Date as unknown as DateConstructor,
-    (args, subclass): Date => {
-      if (args.length > 0) return real.construct(RealDate, args, subclass) as Date; // a given date reads no clock
-      const site = recorder.site(Api.dateConstruct, DateWrapper);
-      const fed = recorder.replay(Api.dateConstruct, site);
-      const time = typeof fed === 'number' ? fed : clock ? wallMs(clock.tick()) : null;
-      const date = real.construct(RealDate, time === null ? [] : [time], subclass) as Date;
-      const value = time ?? (real.apply(real.dateGetTime, date, []) as number);
-      recorder.number(Api.dateConstruct, Tag.f64 | (typeof fed === 'number' ? REPLAYED : flags), site, value);
-      return date;
-    },
-  );
-  patcher.value(globalThis, 'Date', DateWrapper);
-  patcher.value(RealDate.prototype, 'constructor', DateWrapper);
+  const { wallMs, monoNs, flags } = clockOf(recorder);
+  patchDate(patcher, recorder, globalThis, null, { wallMs, flags });
 
   const performancePrototype = Object.getPrototypeOf(performance) as object;
   patcher.method(performancePrototype, 'now', numberSource(recorder, Api.performanceNow, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e6 : undefined, flags));
@@ -89,6 +52,65 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
     return imitate(target, hrtime);
   });
 });
+
+/** What the clocks show of the virtual clock's nanoseconds, and the tag flags of what they show. */
+export interface ClockView {
+  readonly wallMs: (ns: number) => number;
+  readonly monoNs: (ns: number) => number;
+  readonly flags: number;
+}
+
+export function clockOf(recorder: Recorder): ClockView {
+  // Perturb mode (clock dimension) shows the virtual clock as another machine's: shifted or coarser.
+  // Those values stand for a real clock's, so they are recorded as uncontrolled, as a real clock's are.
+  const perturber = recorder.perturber?.clock ? recorder.perturber : null;
+  return {
+    wallMs: (ns) => (perturber ? perturber.wall(Controller.wallMs(ns)) : Controller.wallMs(ns)),
+    monoNs: (ns) => (perturber ? perturber.monotonic(ns) : ns),
+    flags: recorder.controller && !perturber ? CONTROLLED : 0,
+  };
+}
+
+/**
+ * Patches one realm's `Date` (the hook's own, or a `vm` context's, realms.ts): `Date.now`, `new
+ * Date()` and `Date()`, its calls sampled by `sampling`.
+ */
+export function patchDate(patcher: Patcher, recorder: Recorder, global: typeof globalThis, sampling: Sampling | null, { wallMs, flags }: Pick<ClockView, 'wallMs' | 'flags'>): void {
+  const clock = recorder.controller;
+  const RealDate = global.Date;
+  const now = numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags, sampling)(RealDate.now);
+  patcher.follow(RealDate, 'now', now, recordProgramStub(recorder, Api.dateNow, Tag.f64, sampling));
+  // A function that looks like Date (patch.ts imitate) rather than a Proxy, which put every
+  // `Date.now` lookup through its [[Get]]. Made after `follow`: it copies the followed `now`.
+  const DateWrapper: DateConstructor = imitate(
+    RealDate,
+    {
+      Date(this: unknown): string {
+        const site = recorder.site(Api.dateCall, DateWrapper, sampling);
+        const fed = recorder.replay(Api.dateCall, site);
+        const value = typeof fed === 'string'
+          ? fed
+          : clock
+            ? (real.apply(real.dateToString, new RealDate(wallMs(clock.tick())), []) as string)
+            : (real.apply(RealDate, this, arguments) as string);
+        recorder.string(Api.dateCall, site, value, typeof fed === 'string' ? REPLAYED : flags);
+        return value;
+      },
+    }.Date as unknown as DateConstructor,
+    (args, subclass): Date => {
+      if (args.length > 0) return real.construct(RealDate, args, subclass) as Date; // a given date reads no clock
+      const site = recorder.site(Api.dateConstruct, DateWrapper, sampling);
+      const fed = recorder.replay(Api.dateConstruct, site);
+      const time = typeof fed === 'number' ? fed : clock ? wallMs(clock.tick()) : null;
+      const date = real.construct(RealDate, time === null ? [] : [time], subclass) as Date;
+      const value = time ?? (real.apply(real.dateGetTime, date, []) as number);
+      recorder.number(Api.dateConstruct, Tag.f64 | (typeof fed === 'number' ? REPLAYED : flags), site, value);
+      return date;
+    },
+  );
+  patcher.value(global, 'Date', DateWrapper);
+  patcher.value(RealDate.prototype, 'constructor', DateWrapper);
+}
 
 function virtualHrtime(nanoseconds: number, previous: [number, number] | undefined): [number, number] {
   const elapsed = previous ? nanoseconds - (previous[0] * 1e9 + previous[1]) : nanoseconds;

@@ -69,6 +69,9 @@ export function imitate<T extends Native>(target: T, method: T, construct?: Cons
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot imitate ${target.name}: its ${String(key)} cannot be copied`);
     }
   }
+  // a `vm` context's built-in gets a wrapper from the hook's realm: it inherits from the context's Function.prototype
+  const prototype = real.getPrototypeOf(target);
+  if (real.getPrototypeOf(wrapper) !== prototype) real.setPrototypeOf(wrapper, prototype);
   keepFast(wrapper);
   originals.set(wrapper, target);
   return wrapper;
@@ -272,10 +275,12 @@ export function family<R>(name: string, patch: (patcher: Patcher, recorder: R) =
 }
 
 /** Makes `String(wrapper)` print what `String(original)` prints, for every wrapper made here. */
-export const installToStringMask = family('Function.prototype.toString', (patcher) => {
-  const original = Function.prototype.toString;
-  const masked = wrap(original, {
+export const installToStringMask = family('Function.prototype.toString', (patcher) => maskToString(patcher, Function.prototype));
+
+/** installToStringMask for one realm's `Function.prototype` (a `vm` context's too, realms.ts). */
+export function maskToString(patcher: Patcher, functionPrototype: Function): void {
+  const masked = wrap(functionPrototype.toString, {
     apply: (target, thisArg, args) => real.apply(target, originals.get(thisArg as object) ?? thisArg, args),
   });
-  patcher.value(Function.prototype, 'toString', masked);
-});
+  patcher.value(functionPrototype, 'toString', masked);
+}

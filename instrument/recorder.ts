@@ -19,74 +19,9 @@ import { imitate, wrap, type Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { SiteIds } from './sites.js';
 
-export interface SitePolicy {
-  /** every call of an API up to this count gets its stack taken */
-  readonly first: number;
-  /** after that, one call in `every` (counted per API, so two runs sample the same calls) */
-  readonly every: number;
-  /**
-   * the stride doubles after this many samples at it (0: never; the rule exactly: TraceHeader's
-   * `sites`): a loop of 10^6 draws then takes hundreds of stacks instead of thousands, and its
-   * first calls are sampled as densely as before
-   */
-  readonly doubling: number;
-  /** calls whose stack is taken whatever the sampling says: [api, ordinal among that API's calls] */
-  readonly at?: ReadonlyArray<readonly [api: number, ordinal: number]>;
-}
+import { SiteSchedule, type Sampling, type SitePolicy } from './schedule.js';
 
-/**
- * Which call of each API is next to get its stack: the sampling stride (SitePolicy) and the
- * ordinals asked for, kept per API so the hot path compares one number. Typed arrays only, set up
- * before the program runs: nothing here calls a method the program could have replaced.
- */
-class SiteSchedule {
-  /** calls of each API so far (a double: a long run passes 2^32) */
-  private readonly calls = new Float64Array(256);
-  /** the next call to sample or take at, whichever comes first: call 0 for every API */
-  private readonly due = new Float64Array(256);
-  private readonly sampleDue = new Float64Array(256);
-  private readonly stride = new Float64Array(256);
-  private readonly left = new Float64Array(256);
-  /** the ordinals asked for, grouped by API and ascending; `asked[cursor[api] .. end[api])` are still to come */
-  private readonly asked: Float64Array;
-  private readonly cursor = new Uint32Array(256);
-  private readonly end = new Uint32Array(256);
-
-  constructor(private readonly policy: SitePolicy) {
-    this.stride.fill(policy.every);
-    this.left.fill(policy.doubling);
-    const at = [...(policy.at ?? [])].sort(([apiA, a], [apiB, b]) => apiA - apiB || a - b);
-    this.asked = new Float64Array(at.map(([, ordinal]) => ordinal));
-    at.forEach(([api], index) => {
-      if (this.end[api] === 0) this.cursor[api] = index;
-      this.end[api] = index + 1;
-    });
-  }
-
-  /** Counts a call of `api`; true when its stack is to be taken. */
-  take(api: number): boolean {
-    const count = this.calls[api]!++;
-    if (count !== this.due[api] && count >= this.policy.first) return false;
-    if (count === this.due[api]) this.advance(api, count);
-    return true;
-  }
-
-  private advance(api: number, count: number): void {
-    if (count === this.sampleDue[api]) {
-      this.sampleDue[api] += this.stride[api]!;
-      if (this.policy.doubling > 0 && --this.left[api]! === 0) {
-        this.stride[api] *= 2;
-        this.left[api] = this.policy.doubling;
-      }
-    }
-    let cursor = this.cursor[api]!;
-    const end = this.end[api]!;
-    while (cursor < end && this.asked[cursor]! <= count) cursor++;
-    this.cursor[api] = cursor;
-    const sample = this.sampleDue[api]!;
-    this.due[api] = cursor < end && this.asked[cursor]! < sample ? this.asked[cursor]! : sample;
-  }
-}
+export type { Sampling, SitePolicy } from './schedule.js';
 
 /** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
 const CAPTURE_LIMIT = 32;
@@ -183,12 +118,18 @@ export class Recorder {
     }
   }
 
+  /** A schedule for a new realm: its calls are counted apart from the others' (Sampling). */
+  newSampling(): Sampling {
+    return this.schedule.forRealm();
+  }
+
   /**
    * The call site id for this call of `api`, or 0 when this call is not sampled. `above` is the
-   * wrapper the program called: V8 then collects no frame of the hook's own.
+   * wrapper the program called: V8 then collects no frame of the hook's own. `sampling` is the
+   * schedule of the realm the call came from (null: the hook's own realm).
    */
-  site(api: number, above?: Native): number {
-    if (!this.on || this.busy || !this.schedule.take(api)) return 0;
+  site(api: number, above?: Native, sampling?: Sampling | null): number {
+    if (!this.on || this.busy || !this.schedule.take(api, sampling ?? null)) return 0;
     return this.stacks ? this.capture(above) : 0;
   }
 
@@ -397,8 +338,8 @@ function report(code: string, error: unknown, consequence: string): void {
  * real source of another machine. A method written out here rather than a Proxy: these are the
  * calls programs make in hot loops.
  */
-export function numberSource(recorder: Recorder, api: number, tag: number, substitute?: () => number, flags?: number): (target: Native) => Native {
-  return numberWrapper(recorder, api, tag, substitute, flags ?? (substitute ? CONTROLLED : 0));
+export function numberSource(recorder: Recorder, api: number, tag: number, substitute?: () => number, flags?: number, sampling?: Sampling | null): (target: Native) => Native {
+  return numberWrapper(recorder, api, tag, substitute, flags ?? (substitute ? CONTROLLED : 0), sampling ?? null);
 }
 
 /**
@@ -406,11 +347,11 @@ export function numberSource(recorder: Recorder, api: number, tag: number, subst
  * all in a scope of their own, and V8 then checks each read of one from the wrapper for the
  * temporal dead zone, after every call it makes (about 80 instructions an event, callgrind).
  */
-function numberWrapper(recorder: Recorder, api: number, tag: number, substitute: (() => number) | undefined, flags: number): (target: Native) => Native {
+function numberWrapper(recorder: Recorder, api: number, tag: number, substitute: (() => number) | undefined, flags: number, sampling: Sampling | null): (target: Native) => Native {
   return (target) => {
     const source = {
       source(this: unknown): number {
-        const site = recorder.site(api, source);
+        const site = recorder.site(api, source, sampling);
         const fed = recorder.replay(api, site);
         if (typeof fed === 'number') {
           recorder.number(api, tag | REPLAYED, site, fed);
@@ -429,12 +370,12 @@ function numberWrapper(recorder: Recorder, api: number, tag: number, substitute:
  * Wraps a function the program installed in place of a source (a seeded `Math.random`, a fake
  * `Date.now`): calls through it are recorded, marked as decided by the program.
  */
-export function recordProgramStub(recorder: Recorder, api: number, tag: number): (assigned: Native) => Native {
+export function recordProgramStub(recorder: Recorder, api: number, tag: number, sampling?: Sampling | null): (assigned: Native) => Native {
   return (assigned) =>
     wrap(assigned, {
       apply(target, thisArg, args) {
         const value = real.apply(target, thisArg, args);
-        if (typeof value === 'number') recorder.number(api, tag | PROGRAM, recorder.site(api), value);
+        if (typeof value === 'number') recorder.number(api, tag | PROGRAM, recorder.site(api, undefined, sampling), value);
         return value;
       },
     });

@@ -15,6 +15,7 @@ import { install as installLifecycle } from './lifecycle.js';
 import { install as installOutput } from './output.js';
 import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
+import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
 import { Controller } from './control.js';
 import type { Perturber } from './perturb.js';
@@ -33,7 +34,7 @@ import { fileSink } from './sink.js';
  */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const RUNTIME_KEY = Symbol.for('detdrift.runtime');
-const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess];
+const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess, installRealms];
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
 
 export interface Runtime {

@@ -1,0 +1,92 @@
+export interface SitePolicy {
+  /** every call of an API up to this count gets its stack taken */
+  readonly first: number;
+  /** after that, one call in `every` (counted per API, so two runs sample the same calls) */
+  readonly every: number;
+  /**
+   * the stride doubles after this many samples at it (0: never; the rule exactly: TraceHeader's
+   * `sites`): a loop of 10^6 draws then takes hundreds of stacks instead of thousands, and its
+   * first calls are sampled as densely as before
+   */
+  readonly doubling: number;
+  /** calls whose stack is taken whatever the sampling says: [api, ordinal among that API's calls] */
+  readonly at?: ReadonlyArray<readonly [api: number, ordinal: number]>;
+}
+
+/**
+ * Which calls of one realm get their stack: a `vm` context (realms.ts) samples its own calls, so
+ * the first calls of each API in a test file's context are taken however many the runner made in
+ * the main realm before it (Jest, Vitest's vm pools). Opaque outside the recorder.
+ */
+export type Sampling = SiteSchedule;
+
+/**
+ * Which call of each API is next to get its stack: the sampling stride (SitePolicy) and the
+ * ordinals asked for, kept per API so the hot path compares one number. Typed arrays only, set up
+ * before the program runs: nothing here calls a method the program could have replaced.
+ */
+export class SiteSchedule {
+  /** calls of each API so far (a double: a long run passes 2^32) */
+  private readonly calls = new Float64Array(256);
+  /** the next call to sample or take at, whichever comes first: call 0 for every API */
+  private readonly due = new Float64Array(256);
+  private readonly sampleDue = new Float64Array(256);
+  private readonly stride = new Float64Array(256);
+  private readonly left = new Float64Array(256);
+  /** the ordinals asked for, grouped by API and ascending; `asked[cursor[api] .. end[api])` are still to come */
+  private readonly asked: Float64Array;
+  private readonly cursor = new Uint32Array(256);
+  private readonly end = new Uint32Array(256);
+
+  constructor(private readonly policy: SitePolicy) {
+    this.stride.fill(policy.every);
+    this.left.fill(policy.doubling);
+    const at = [...(policy.at ?? [])].sort(([apiA, a], [apiB, b]) => apiA - apiB || a - b);
+    this.asked = new Float64Array(at.map(([, ordinal]) => ordinal));
+    at.forEach(([api], index) => {
+      if (this.end[api] === 0) this.cursor[api] = index;
+      this.end[api] = index + 1;
+    });
+  }
+
+  /** A schedule for a realm's own calls: the same sampling, no ordinals asked for (those count every realm's calls). */
+  forRealm(): Sampling {
+    return new SiteSchedule({ first: this.policy.first, every: this.policy.every, doubling: this.policy.doubling });
+  }
+
+  /**
+   * Counts a call of `api`; true when its stack is to be taken. A call from another realm is
+   * counted here too, since the ordinals asked for count every call of the process, and sampled by
+   * its realm's schedule.
+   */
+  take(api: number, realm: Sampling | null): boolean {
+    const count = this.calls[api]!++;
+    if (realm !== null) {
+      // advanced whatever the realm says: a due call left behind would stop this schedule for good
+      const asked = count === this.due[api] && this.advance(api, count);
+      return realm.take(api, null) || asked;
+    }
+    if (count !== this.due[api] && count >= this.policy.first) return false;
+    if (count === this.due[api]) this.advance(api, count);
+    return true;
+  }
+
+  /** Moves past call `count`, which was due; true when it is one of the ordinals asked for. */
+  private advance(api: number, count: number): boolean {
+    if (count === this.sampleDue[api]) {
+      this.sampleDue[api] += this.stride[api]!;
+      if (this.policy.doubling > 0 && --this.left[api]! === 0) {
+        this.stride[api] *= 2;
+        this.left[api] = this.policy.doubling;
+      }
+    }
+    let cursor = this.cursor[api]!;
+    const end = this.end[api]!;
+    const asked = cursor < end && this.asked[cursor] === count;
+    while (cursor < end && this.asked[cursor]! <= count) cursor++;
+    this.cursor[api] = cursor;
+    const sample = this.sampleDue[api]!;
+    this.due[api] = cursor < end && this.asked[cursor]! < sample ? this.asked[cursor]! : sample;
+    return asked;
+  }
+}
