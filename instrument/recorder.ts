@@ -19,7 +19,7 @@ import { imitate, wrap, type Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { SiteIds } from './sites.js';
 
-import { SiteSchedule, type Sampling, type SitePolicy } from './schedule.js';
+import { NewContexts, SiteSchedule, type Sampling, type SitePolicy } from './schedule.js';
 
 export type { Sampling, SitePolicy } from './schedule.js';
 
@@ -60,6 +60,7 @@ export class Recorder {
   private readonly writer: TraceWriter;
   private readonly stack: StackContext;
   private readonly schedule: SiteSchedule;
+  private readonly newContexts: NewContexts;
   /** the async contexts events run in; crypto.ts marks its synchronous draws on it */
   readonly contexts: ContextTracker;
   private readonly siteIds = new SiteIds();
@@ -90,6 +91,7 @@ export class Recorder {
     this.stack = stack;
     this.schedule = new SiteSchedule(policy);
     this.contexts = new ContextTracker((id, high, low, type) => writer.defineContextKey(id, high, low, type), (error) => this.fail('ERR_DETDRIFT_CONTEXT', error));
+    this.newContexts = new NewContexts(policy, this.contexts);
     this.contexts.enable();
   }
 
@@ -129,7 +131,10 @@ export class Recorder {
    * schedule of the realm the call came from (null: the hook's own realm).
    */
   site(api: number, above?: Native, sampling?: Sampling | null): number {
-    if (!this.on || this.busy || !this.schedule.take(api, sampling ?? null)) return 0;
+    if (!this.on || this.busy) return 0;
+    // both asked every call: each counts what it is shown
+    const counted = sampling == null ? this.schedule.take(api) : this.schedule.takeIn(api, sampling);
+    if (!(this.newContexts.take(api) || counted)) return 0;
     return this.stacks ? this.capture(above) : 0;
   }
 

@@ -1,3 +1,5 @@
+import { real } from './real.js';
+
 export interface SitePolicy {
   /** every call of an API up to this count gets its stack taken */
   readonly first: number;
@@ -54,21 +56,23 @@ export class SiteSchedule {
     return new SiteSchedule({ first: this.policy.first, every: this.policy.every, doubling: this.policy.doubling });
   }
 
-  /**
-   * Counts a call of `api`; true when its stack is to be taken. A call from another realm is
-   * counted here too, since the ordinals asked for count every call of the process, and sampled by
-   * its realm's schedule.
-   */
-  take(api: number, realm: Sampling | null): boolean {
+  /** Counts a call of `api` from the hook's own realm; true when its stack is to be taken. */
+  take(api: number): boolean {
     const count = this.calls[api]!++;
-    if (realm !== null) {
-      // advanced whatever the realm says: a due call left behind would stop this schedule for good
-      const asked = count === this.due[api] && this.advance(api, count);
-      return realm.take(api, null) || asked;
-    }
     if (count !== this.due[api] && count >= this.policy.first) return false;
     if (count === this.due[api]) this.advance(api, count);
     return true;
+  }
+
+  /**
+   * Counts a call of `api` from another realm, whose own schedule samples it: it is counted here
+   * too, since the ordinals asked for count every call of the process.
+   */
+  takeIn(api: number, realm: Sampling): boolean {
+    const count = this.calls[api]!++;
+    // advanced whatever the realm says: a due call left behind would stop this schedule for good
+    const asked = count === this.due[api] && this.advance(api, count);
+    return realm.take(api) || asked;
   }
 
   /** Moves past call `count`, which was due; true when it is one of the ordinals asked for. */
@@ -88,5 +92,41 @@ export class SiteSchedule {
     const sample = this.sampleDue[api]!;
     this.due[api] = cursor < end && this.asked[cursor]! < sample ? this.asked[cursor]! : sample;
     return asked;
+  }
+}
+
+/**
+ * The first call of each API in each new async context gets its stack too, whatever the count
+ * says: a test runner makes hundreds of draws (ids, temp names) before the first test, which use
+ * up the first calls of the count, while each test body runs in a context of its own (Mocha's `it`,
+ * Vitest's and Jest's test functions). Context ids are handed out in the order contexts first
+ * record (context.ts), so a context newer than the newest seen for an API is new to it. A program
+ * that draws once in each of thousands of contexts (a loop of awaits) would take a stack for every
+ * one: these samples thin out as the count's do (SitePolicy: every 2nd new context after the first
+ * `doubling` of them at `first`, then every 4th, ...). Asked on every call: one comparison when the
+ * context is not new.
+ */
+export class NewContexts {
+  private readonly newest = new Float64Array(256);
+  /** the async id of each API's last call: while it stays, so does the context (one comparison) */
+  private readonly lastAsyncId = new Float64Array(256).fill(-1);
+  private readonly thinning: SiteSchedule;
+
+  constructor(
+    policy: SitePolicy,
+    private readonly contexts: { current(): number },
+  ) {
+    this.thinning = new SiteSchedule({ first: policy.first, every: 2, doubling: policy.doubling });
+  }
+
+  /** True when this call of `api` is its first in a context new to it, and that context's turn is sampled. */
+  take(api: number): boolean {
+    const asyncId = real.executionAsyncId();
+    if (asyncId === this.lastAsyncId[api]) return false;
+    this.lastAsyncId[api] = asyncId;
+    const context = this.contexts.current();
+    if (context <= this.newest[api]!) return false;
+    this.newest[api] = context;
+    return this.thinning.take(api);
   }
 }

@@ -83,6 +83,32 @@ test('DETDRIFT_SITES=first/every[/doubling] changes which calls get sites: a fix
   assert.deepEqual(ordinals, expectedOrdinals(2, 10, 3, 10000));
 });
 
+test("a runner's thousands of draws leave the first draw of each later async context its stack: a test body's first call has its site", () => {
+  // The "runner" draws 5000 times from one line; each "test" then runs in an immediate of its own.
+  const dir = project({
+    'runner.cjs': `for (let i = 0; i < 5000; i++) Math.random();
+for (const name of ['a', 'b']) setImmediate(() => {
+  Math.random();
+  Math.random();
+});
+`,
+  });
+  const trace = traceOf(runHooked(['runner.cjs'], { cwd: dir }));
+  const draws = eventsOf(trace, 'Math.random');
+  assert.equal(draws.length, 5004);
+  // each test's first draw is taken, its second is left to the count as any other call
+  assert.deepEqual(draws.slice(5000).map((event) => siteOf(trace, event)?.line), [3, undefined, 3, undefined]);
+});
+
+test('draws in thousands of new contexts (a loop of awaits) take stacks thinned as the count thins calls, the same in every run', () => {
+  const dir = project({ 'awaits.mjs': 'for (let i = 0; i < 20000; i++) { await null; Math.random(); }\n' });
+  const [one, two] = [0, 1].map(() => traceOf(runHooked(['awaits.mjs'], { cwd: dir })));
+  const taken = sampled(one!);
+  assert.deepEqual(sampled(two!), taken, 'two runs sample the same calls');
+  // the first 64 new contexts, then every 2nd, the stride doubling after each 64 samples: some 400, not 20000
+  assert.ok(taken.length > 64 && taken.length < 600, `${taken.length} stacks taken`);
+});
+
 test('DETDRIFT_STACKS_AT takes the stack of exactly the calls asked for, in the process asked for, whatever the sampling', () => {
   // Two lines that draw in turn: an even ordinal is line 2's call, an odd one line 3's.
   const dir = project({ 'turns.cjs': 'for (let i = 0; i < 5000; i++) {\n  Math.random();\n  Math.random();\n}\n' });

@@ -115,7 +115,10 @@ export interface TraceHeader {
    * how call sites were taken, counting each API's calls from 0: every call below `first`, and
    * stretch k (k = 0, 1, ...) of `doubling` samples, which starts at call every·doubling·(2^k − 1)
    * and takes one call in every·2^k (`doubling` 0 or absent: one stretch, one call in `every`,
-   * forever); and the calls in `at` ([api, ordinal among that API's calls]), asked for by the CLI
+   * forever); and the calls in `at` ([api, ordinal among that API's calls]), asked for by the CLI.
+   * Besides: the calls of a `vm` context are sampled by this rule counting that context's calls
+   * alone, and the first call of an API in each async context newer than any it was called in
+   * before is taken, thinned as calls are (instrument/schedule.ts NewContexts)
    */
   readonly sites: {
     readonly first: number;
