@@ -189,7 +189,10 @@ export class Patcher {
     let current: unknown = installed;
     this.define(target, key, descriptor, {
       get: () => current,
-      set: (value: unknown) => {
+      set(this: unknown, value: unknown) {
+        // Assigned through an object that inherits the property (`class D extends Date {}; D.now = f`,
+        // `Object.create(Math).random = f`): as with the data property, that object gets its own.
+        if (this !== target) return void ownData(this, key, value);
         current = typeof value === 'function' && value !== installed ? wrapAssigned(value as Native) : value;
       },
       enumerable: descriptor.enumerable ?? false,
@@ -226,6 +229,16 @@ export class Patcher {
     }
     keepFast(target);
     this.saved[this.saved.length] = { target, key, descriptor: before };
+  }
+}
+
+/**
+ * What assigning to an inherited writable data property does to the object assigned through: an own
+ * property of its own, writable, enumerable and configurable (when it is an object that takes one).
+ */
+function ownData(receiver: unknown, key: PropertyKey, value: unknown): void {
+  if ((typeof receiver === 'object' && receiver !== null) || typeof receiver === 'function') {
+    real.defineProperty(receiver, key, { value, writable: true, enumerable: true, configurable: true });
   }
 }
 

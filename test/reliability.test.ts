@@ -369,6 +369,23 @@ test('a program that replaces Math.random, Date.now and the Date class after the
   assert.equal(eventsOf(trace, 'new Date').length, 0);
 });
 
+test("assigning now or random through an object that inherits them gives that object its own, and leaves the real ones alone (Vitest's MockDate)", () => {
+  const program = `
+    class MockDate extends Date {}
+    MockDate.now = () => 42;
+    const math = Object.create(Math);
+    math.random = () => 7;
+    console.log(Date.now() !== 42, Math.random() !== 7, MockDate.now(), math.random());
+    console.log(JSON.stringify([Object.getOwnPropertyDescriptor(MockDate, 'now'), Object.keys(math)]));
+  `;
+  const { dir, plain } = baseline({ 'app.mjs': program }, ['app.mjs']);
+  const hooked = runHooked(['app.mjs'], { cwd: dir });
+  assertProgramWins(plain, hooked, []);
+  const trace = rootTrace(hooked);
+  assert.deepEqual(eventsOf(trace, 'Date.now').map((event) => event.control), [Control.none], 'the real clock, not the subclass\'s stub');
+  assert.deepEqual(eventsOf(trace, 'Math.random').map((event) => event.control), [Control.none]);
+});
+
 test('the hook imported twice from two copies of the package runs once: one trace, every call once', () => {
   const copy = tempDir('detdrift-copy-');
   for (const part of ['instrument', 'tracer']) cpSync(join(REPO, 'dist', part), join(copy, 'dist', part), { recursive: true });
