@@ -5,8 +5,9 @@
  */
 
 import type { IgnoreRules } from '../diffing/ignore.js';
+import { RUNNER_NAMES, type RunnerName, type RunnerSetting } from '../diffing/runners.js';
 
-export type { IgnoreRules };
+export type { IgnoreRules, RunnerSetting };
 
 /** The project's config, normalized: what `check` and `diff` use when the command line is silent. */
 export interface ProjectConfig {
@@ -16,6 +17,12 @@ export interface ProjectConfig {
   readonly command: readonly string[] | null;
   /** calls left out of the comparison: their stack's first frame is in one of these */
   readonly ignore: IgnoreRules;
+  /**
+   * Test runners whose own calls and outputs (timings, caches, ids, report lines) are left out:
+   * `"auto"` (the default) those the traces show, `"off"` none, or a list of `jest`, `vitest`,
+   * `mocha`, `node:test`, left out whether the traces show them or not.
+   */
+  readonly runners: RunnerSetting;
   /**
    * Sites the project declares controlled (its own seeded wrapper of a clock, say), as `path` or
    * `path:line`. Loaded and checked; the comparison does not use them yet.
@@ -27,6 +34,7 @@ export const EMPTY_CONFIG: ProjectConfig = Object.freeze({
   seeds: null,
   command: null,
   ignore: Object.freeze({ sites: Object.freeze([]), packages: Object.freeze([]) }),
+  runners: 'auto',
   controlled: Object.freeze([]),
 });
 
@@ -36,7 +44,7 @@ export interface Issue {
   readonly message: string;
 }
 
-export const KNOWN_KEYS = ['seeds', 'command', 'ignore', 'controlled'] as const;
+export const KNOWN_KEYS = ['seeds', 'command', 'ignore', 'runners', 'controlled'] as const;
 const IGNORE_KEYS = ['sites', 'packages'] as const;
 
 // A seed as `--seed` takes it: decimal or 0x hexadecimal, a safe integer.
@@ -64,8 +72,10 @@ export function checkConfig(value: unknown, base: string): { config: ProjectConf
   const seeds = own(value, 'seeds') === undefined ? null : seedList(own(value, 'seeds'), at('seeds'), errors);
   const command = own(value, 'command') === undefined ? null : commandList(own(value, 'command'), at('command'), errors);
   const ignore = ignoreRules(own(value, 'ignore'), at('ignore'), errors, warnings);
+  const runnersValue = own(value, 'runners');
+  const runners = runnersValue === undefined ? 'auto' : runnerSetting(runnersValue, at('runners'), errors);
   const controlled = own(value, 'controlled') === undefined ? [] : list(own(value, 'controlled'), at('controlled'), errors, siteEntry);
-  return { config: Object.freeze({ seeds, command, ignore, controlled: Object.freeze(controlled) }), errors, warnings };
+  return { config: Object.freeze({ seeds, command, ignore, runners, controlled: Object.freeze(controlled) }), errors, warnings };
 }
 
 function seedList(value: unknown, path: string, errors: Issue[]): readonly string[] | null {
@@ -113,6 +123,16 @@ function ignoreRules(value: unknown, path: string, errors: Issue[], warnings: Is
   return Object.freeze({ sites: Object.freeze(sites), packages: Object.freeze(packages) });
 }
 
+function runnerSetting(value: unknown, path: string, errors: Issue[]): RunnerSetting {
+  if (value === 'auto' || value === 'off') return value;
+  if (!Array.isArray(value)) {
+    const expected = `"auto", "off" or a list of runners (${RUNNER_NAMES.join(', ')})`;
+    errors.push({ path, message: `expected ${expected}, got ${describe(value)}` });
+    return 'auto';
+  }
+  return Object.freeze(list(value, path, errors, runnerEntry) as RunnerName[]);
+}
+
 type Entry = (item: unknown) => string | null;
 
 function list(value: unknown, path: string, errors: Issue[], entry: Entry): string[] {
@@ -130,6 +150,8 @@ function list(value: unknown, path: string, errors: Issue[], entry: Entry): stri
 }
 
 const siteEntry: Entry = (item) => (typeof item === 'string' && SITE.test(item) ? null : 'expected a project-relative "path" or "path:line" (with /, no ..)');
+const runnerEntry: Entry = (item) =>
+  (RUNNER_NAMES as readonly unknown[]).includes(item) ? null : `expected one of ${RUNNER_NAMES.join(', ')}`;
 const packageEntry: Entry = (item) => (typeof item === 'string' && item.length <= 214 && PACKAGE.test(item) ? null : 'expected a package name without a version, e.g. "pino" or "@scope/name"');
 
 /** A value as an error message shows it: short, and never a walk of something deep. */

@@ -52,7 +52,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
       const env = { DETDRIFT_REPLAY: setup.traceA, DETDRIFT_REPLAY_LIMIT: `${focus.lineage}:${pinned}`, DETDRIFT_REPLAY_FRESH: fresh, ...stacks?.env };
       await recordRun({ out, mode: 'replay', seed: setup.seed, command: setup.command, cwd: setup.cwd }, 'pipe', setup.logger, env);
       stacks?.collect(out);
-      const same = sameOutputs(setup.traceA, out, through);
+      const same = sameOutputs(setup.traceA, out, through, setup.comparison.runners);
       rmSync(out, { recursive: true, force: true });
       return same;
     };

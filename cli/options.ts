@@ -319,7 +319,7 @@ export function normalizeScan(raw: RawInvocation, cwd: string): ScanOptions {
 /** The project config's share of a comparing command's options (cli/config.ts); a bad config is ERR_CONFIG. */
 function fromConfig(cwd: string): { config: ProjectConfig; ignore: IgnoreRules; configWarnings: readonly string[] } {
   const { config, warnings } = projectConfig(cwd);
-  return { config, ignore: config.ignore, configWarnings: warnings };
+  return { config, ignore: { ...config.ignore, runners: config.runners }, configWarnings: warnings };
 }
 
 function common(raw: RawInvocation, cwd: string): CommonOptions {

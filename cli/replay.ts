@@ -28,8 +28,9 @@ export async function run(options: ReplayOptions, { logger }: CommandContext): P
   try {
     prepareOutDir(out);
     await recordRun({ out, mode: 'replay', seed, command: options.command, cwd: options.cwd }, 'pipe', logger, { DETDRIFT_REPLAY: options.trace });
-    const reproduced = sameOutputs(options.trace, out);
-    await emitReport(compare(options.trace, out, { codeChanged: false }), findProject(options.cwd).root, options.json);
+    const comparison = compare(options.trace, out, { codeChanged: false });
+    const reproduced = sameOutputs(options.trace, out, null, comparison.runners);
+    await emitReport(comparison, findProject(options.cwd).root, options.json);
     return reproduced ? AGREE : DIVERGE;
   } finally {
     if (options.out === null) rmSync(out, { recursive: true, force: true });

@@ -4,9 +4,10 @@ import { TRACE_EXTENSION } from '../tracer/format.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { align, type Alignment } from './align.js';
 import { findCause, type Cause } from './cause.js';
-import { keptCalls, type IgnoreRules } from './ignore.js';
+import { keptCalls, keptOutputs, type IgnoreRules } from './ignore.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
 import { Interner, loadTrace, noRows, type LoadedTrace } from './load.js';
+import { activeRunners, type RunnerProfile } from './runners.js';
 import { viewTrace } from './view.js';
 import { pairView } from '../platforms/index.js';
 
@@ -32,6 +33,8 @@ export interface Comparison {
   readonly interner: Interner;
   /** the traces were compared through platforms/ views: paths, line endings and host identity normalized */
   readonly normalized: boolean;
+  /** the test runners whose own calls and outputs were left out (diffing/runners.ts); replay judges by them too */
+  readonly runners: readonly RunnerProfile[];
 }
 
 export interface CompareOptions {
@@ -43,7 +46,7 @@ export interface CompareOptions {
    * matrix sets it for every pair, since its runs come from different machines.
    */
   readonly normalize?: boolean;
-  /** calls left out of alignment, by their call site's package or file (the project config's `ignore`) */
+  /** calls left out by their call site's package or file, and test runners' own (the config's `ignore`, `runners`) */
   readonly ignore?: IgnoreRules;
 }
 
@@ -62,9 +65,12 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const normalized = raw.some(([, a, b]) => a && b && (options.normalize ?? a.header.platform !== b.header.platform));
   const loaded = normalized ? raw.map(([lineage, a, b]) => [lineage, ...acrossPlatforms(a, b, interner)] as const) : raw;
   const codeChanged = options.codeChanged ?? loaded.some(([, a, b]) => a && b && lockfileChanged(a, b));
-  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options.ignore));
+  const traces = loaded.flatMap(([, a, b]) => [a, b].filter((trace) => trace !== null));
+  const runners = activeRunners(options.ignore?.runners, traces);
+  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options.ignore, runners));
   const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
-  return { verdict: diverging ? 'diverge' : 'agree', codeChanged, processes, diverging, interner, normalized };
+  const verdict = diverging ? 'diverge' : 'agree';
+  return { verdict, codeChanged, processes, diverging, interner, normalized, runners };
 }
 
 /** Both traces of a process seen through their platforms' views (a process only one run has stays as it is). */
@@ -74,12 +80,13 @@ function acrossPlatforms(a: LoadedTrace | null, b: LoadedTrace | null, interner:
   return [viewTrace(a, view.a, interner), viewTrace(b, view.b, interner)];
 }
 
-function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean, ignore?: IgnoreRules): ProcessComparison {
+function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean, ignore: IgnoreRules | undefined, runners: readonly RunnerProfile[]): ProcessComparison {
   // A process only one run started is compared with one that never ran: all it did is missing from the other.
   const left = a ?? absent(b!);
   const right = b ?? absent(a!);
-  const alignment = align(keptCalls(left, ignore), keptCalls(right, ignore));
-  const output = firstOutputDivergence(left, right);
+  const alignment = align(keptCalls(left, ignore, runners), keptCalls(right, ignore, runners));
+  const shown = (trace: LoadedTrace): LoadedTrace => ({ ...trace, outputs: keptOutputs(trace, runners) });
+  const output = firstOutputDivergence(shown(left), shown(right));
   const first = firstDivergence(alignment, output, left, right);
   const cause = first ? findCause(alignment, first, codeChanged, left, right) : null;
   return { lineage, a, b, alignment, output, first, cause, verdict: first ? 'diverge' : 'agree' };

@@ -16,6 +16,7 @@ test('a valid config is normalized: one seed is a list, numbers are seeds as typ
     seeds: ['42'],
     command: ['node', 'test/sim.js', '--fast'],
     ignore: { sites: ['src/log.js', 'lib/', 'dep/index.js:12'], packages: ['pino', '@scope/log'] },
+    runners: 'auto',
     controlled: ['src/rng.js:5'],
   });
   assert.ok(Object.isFrozen(loaded.config) && Object.isFrozen(loaded.config.seeds) && Object.isFrozen(loaded.config.ignore.packages));
@@ -56,7 +57,7 @@ test('every problem names its file and path, the value it got, and what was expe
     `${file}: controlled: expected a list, got "src/a.js"`,
   ]);
   assert.deepEqual(messages(loaded.warnings), [
-    `${file}: sede: unknown key, ignored (did you mean "seeds"?); known: seeds, command, ignore, controlled`,
+    `${file}: sede: unknown key, ignored (did you mean "seeds"?); known: seeds, command, ignore, runners, controlled`,
     `${file}: ignore.sitse: unknown key, ignored (did you mean "sites"?); known: sites, packages`,
   ]);
   assert.deepEqual(loaded.config, EMPTY_CONFIG, 'a config with errors is not half used');
@@ -64,6 +65,18 @@ test('every problem names its file and path, the value it got, and what was expe
   assert.deepEqual(messages(inManifest.errors), ['package.json: detdrift.seeds: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string), got "x"']);
   assert.deepEqual(messages(parseConfig('[]', file).errors), [`${file}: expected an object, got an empty list`]);
   assert.deepEqual(messages(parseConfig('{"seeds": []}', file).errors), [`${file}: seeds: expected at least one seed, got an empty list`]);
+});
+
+test('runners: "auto" by default, "off", or a list of known runners; anything else is an error naming them', () => {
+  assert.equal(parseConfig('{}', 'c.json').config.runners, 'auto');
+  assert.equal(parseConfig('{"runners": "off"}', 'c.json').config.runners, 'off');
+  assert.deepEqual(parseConfig('{"runners": ["jest", "node:test"]}', 'c.json').config.runners, ['jest', 'node:test']);
+  assert.deepEqual(messages(parseConfig('{"runners": ["jest", "ava"]}', 'c.json').errors), [
+    'c.json: runners[1]: expected one of jest, vitest, mocha, node:test, got "ava"',
+  ]);
+  assert.deepEqual(messages(parseConfig('{"runners": true}', 'c.json').errors), [
+    'c.json: runners: expected "auto", "off" or a list of runners (jest, vitest, mocha, node:test), got true',
+  ]);
 });
 
 test('a JSON syntax error is placed at its line and column; a directory or a huge file is refused without a throw', () => {

@@ -12,6 +12,8 @@ export interface SyntheticEvent {
   readonly api: ApiKey;
   /** `file:line` of the call site; a node_modules frame as `name@version/file:line` */
   readonly at?: string;
+  /** the whole stack, innermost first, in the form of `at`; `[]`: a stack of Node's internals alone */
+  readonly stack?: readonly string[];
   /** the async context: a path of ordinals below the root, e.g. [1] or [1, 2] */
   readonly ctx?: readonly number[];
   readonly value?: number | string;
@@ -58,12 +60,14 @@ export function writeTrace(dir: string, name: string, events: readonly Synthetic
   };
   for (const event of events) {
     let site = 0;
-    if (event.at) {
-      site = sites.get(event.at) ?? 0;
+    const stack = event.stack ?? (event.at ? [event.at] : null);
+    if (stack) {
+      const key = JSON.stringify(stack);
+      site = sites.get(key) ?? 0;
       if (site === 0) {
         site = sites.size + 1;
-        sites.set(event.at, site);
-        writer.defineSite(site, { frames: [frameOf(event.at)], skipped: 0 });
+        sites.set(key, site);
+        writer.defineSite(site, { frames: stack.map(frameOf), skipped: stack.length === 0 ? 3 : 0 });
       }
     }
     const ctx = contextId(event.ctx ?? []);

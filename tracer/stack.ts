@@ -111,8 +111,13 @@ function isLetter(char: string | undefined): boolean {
   return char !== undefined && ((char >= 'A' && char <= 'Z') || (char >= 'a' && char <= 'z'));
 }
 
+/**
+ * detdrift's own code: below its directory, but not in a node_modules there. A checkout of detdrift
+ * keeps the test runners its tests start in its own node_modules, and their frames are the runner's.
+ */
 function isOwn(file: string, ownDir: string): boolean {
-  return StringStartsWith(file, ownDir) && (file.length === ownDir.length || file[ownDir.length] === sep);
+  if (!StringStartsWith(file, ownDir) || (file.length !== ownDir.length && file[ownDir.length] !== sep)) return false;
+  return !StringStartsWith(StringSlice(file, ownDir.length), NODE_MODULES);
 }
 
 function displayPath(file: string, root: string): string {

@@ -1,0 +1,84 @@
+import type { SiteDef } from '../tracer/format.js';
+import { packageName } from './keys.js';
+import type { LoadedTrace } from './load.js';
+
+/** The test runners whose own calls and outputs a comparison can leave out. */
+export const RUNNER_NAMES = ['jest', 'vitest', 'mocha', 'node:test'] as const;
+export type RunnerName = (typeof RUNNER_NAMES)[number];
+
+/**
+ * Which runners' own work to leave out: `auto` those the traces show at work (the default), `off`
+ * none (the runner's timings, caches and ids are compared like the program's), or a list of names.
+ */
+export type RunnerSetting = 'auto' | 'off' | readonly RunnerName[];
+
+export interface RunnerProfile {
+  readonly name: RunnerName;
+  /** packages whose frames mean the runner ran the traced process: only a test run loads them */
+  readonly markers: readonly string[];
+  /** packages whose frames make a call the runner's when no project frame is on the stack; `x-*` is a prefix */
+  readonly packages: readonly string[];
+  /** Node's own code is the runner: a stack of Node's internals alone (no frame kept) is its */
+  readonly internal: boolean;
+}
+
+/**
+ * A runner's own work has a stack with no frame of the project in it and a frame of the runner in
+ * it: the test's calls always run below a frame of the test file, the runner's (its clocks, id
+ * draws, cache and report writes) never do. Markers are narrower than packages where a package is
+ * also used outside tests (jest-worker, vite), so a build script that uses vite is not a vitest run.
+ */
+export const RUNNERS: readonly RunnerProfile[] = Object.freeze([
+  {
+    name: 'jest',
+    markers: ['jest-cli', '@jest/core', 'jest-runner', 'jest-circus', 'jest-runtime'],
+    packages: ['jest', 'jest-*', '@jest/*', 'babel-jest', 'babel-preset-jest', 'babel-plugin-jest-hoist'],
+    internal: false,
+  },
+  {
+    name: 'vitest',
+    markers: ['vitest', '@vitest/runner'],
+    packages: ['vitest', '@vitest/*', 'vite', 'vite-node', 'tinypool'],
+    internal: false,
+  },
+  { name: 'mocha', markers: ['mocha'], packages: ['mocha'], internal: false },
+  // node --test starts each file in a child the hook names `<parent>.@<file>` (instrument/lineage.ts).
+  { name: 'node:test', markers: [], packages: [], internal: true },
+]);
+
+/** The profiles a setting selects, given the traces compared (every process of both runs). */
+export function activeRunners(
+  setting: RunnerSetting | undefined,
+  traces: readonly LoadedTrace[],
+): readonly RunnerProfile[] {
+  if (setting === 'off') return [];
+  if (setting !== undefined && setting !== 'auto') return RUNNERS.filter((profile) => setting.includes(profile.name));
+  return RUNNERS.filter((profile) => traces.some((trace) => shows(profile, trace)));
+}
+
+function shows(profile: RunnerProfile, trace: LoadedTrace): boolean {
+  if (profile.internal) return trace.header.lineage.includes('.@');
+  const markers = new Set(profile.markers);
+  for (const site of trace.sites.values()) {
+    if (site.frames.some((frame) => markers.has(packageName(frame) ?? ''))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a call or output with this stack is the runner's own: no frame of the project, and a
+ * frame of an active runner's packages (or, for node --test, no frame but Node's). A call whose
+ * stack was not taken cannot be told apart (undefined): it stays the program's.
+ */
+export function isRunners(site: SiteDef | undefined, profiles: readonly RunnerProfile[]): boolean {
+  if (site === undefined || profiles.length === 0) return false;
+  if (site.frames.length === 0) return site.skipped > 0 && profiles.some((profile) => profile.internal);
+  if (site.frames.some((frame) => frame.package === null)) return false;
+  return site.frames.some((frame) => profiles.some((profile) => ownedBy(profile, packageName(frame)!)));
+}
+
+function ownedBy(profile: RunnerProfile, name: string): boolean {
+  return profile.packages.some((pattern) =>
+    pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,
+  );
+}
