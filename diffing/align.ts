@@ -1,5 +1,5 @@
-import { diffArrays } from 'diff';
-import { Contexts, type ContextState } from './contexts.js';
+import { SeenB, type Hunk } from './moves.js';
+import { Pass } from './pass.js';
 import type { Row, RowKind, Rows } from './rows.js';
 
 /** Tells whether a call of run A and a call of run B are the same call, by their kinds. */
@@ -67,91 +67,44 @@ export interface Alignment {
   readonly structural: Structural | null;
   /** the first place where A and B run matched calls in a different order across contexts */
   readonly ordering: { readonly index: number; readonly a: Row; readonly b: Row } | null;
+  /** calls paired with the same call made in another context of the other run (Moves), before the divergence */
+  readonly moved: number;
 }
-
-/** How far past a divergence jsdiff looks for the streams to re-synchronize. */
-const WINDOW = 4096;
-const MAX_EDITS = 512;
 
 /**
  * Aligns two call streams context by context: within one async context calls happen in program
  * order, so a completion that lands earlier in one run (I/O, timers) is an ordering difference,
- * not a divergence. One pass over A in call order pairs each call with B's next call of its
- * context, and stops once past the first context that diverged: what comes after cannot be the
- * first divergence. jsdiff only runs on a window after that mismatch.
+ * not a divergence. One pass over A pairs each call with B's next call of its context (pass.ts);
+ * where a context's streams part, jsdiff finds the hunk on a window and the pass goes on after
+ * it. A hunk's calls that the other run made in another context (the callback that came second did
+ * the work) pair there (moves.ts): a hunk whose calls all do is no divergence.
  */
 export function align(callsA: Rows, callsB: Rows): Alignment {
   const sameCall = callMatcher(callsA, callsB);
-  const contexts = new Contexts(callsA, callsB);
-  const partners = new Int32Array(callsA.length > 0 ? callsA.index(callsA.length - 1) + 1 : 0);
-  const at = (state: ContextState, positionA: number, positionB: number, indexA: number): Structural => {
-    const { ctx, matchedB } = state;
-    state.diverged = true;
-    const indexB = positionB >= 0 ? callsB.index(positionB) : matchedB < 0 ? callsB.length : callsB.index(matchedB) + 1;
-    const edits = firstHunk(callsA, windowOf(callsA, ctx, positionA), callsB, windowOf(callsB, ctx, positionB), sameCall);
-    return { ctx, a: callsA.at(positionA) ?? null, b: callsB.at(positionB) ?? null, indexA, indexB, edits };
-  };
-  let structural: Structural | null = null;
-  // Before this position, each call of A was matched with B's call at the same position: in the same order.
-  let inStep = callsA.length;
-  let position = 0;
-  for (; position < callsA.length; position++) {
-    const index = callsA.index(position);
-    if (structural && index > structural.indexA) break;
-    const state = contexts.of(callsA.ctx(position));
-    const partner = state.diverged ? -1 : contexts.nextB(state);
-    const paired = partner >= 0 && sameCall(callsA.kind(position), callsB.kind(partner));
-    if (partner !== position || !paired) inStep = Math.min(inStep, position);
-    if (state.diverged) continue;
-    if (!paired) {
-      structural = earliest(structural, at(state, position, partner, index));
-      continue;
-    }
-    partners[index] = callsB.index(partner) + 1;
-    state.matchedB = partner;
-    if (position === state.lastA && contexts.hasB(state)) {
-      // A's last call in this context was matched, and B goes on making calls in it.
-      structural = earliest(structural, at(state, -1, contexts.peekB(state), index + 1));
-    }
-  }
-  inStep = Math.min(inStep, position);
-  if (position === callsA.length || (structural !== null && callsA.length <= structural.indexA)) {
-    // A context only B ran diverges where A has no more calls (A's count of calls kept); the first such call of B counts.
-    const onlyB = contexts.firstOnlyB();
-    if (onlyB >= 0) structural = earliest(structural, at(contexts.of(callsB.ctx(onlyB)), -1, onlyB, callsA.length));
-  }
+  const pass = new Pass(callsA, callsB, sameCall).run();
+  const { partners } = pass;
+  const structural = firstOpen(pass, callsA, callsB);
   const end = structural ? Math.min(structural.indexA + 1, partners.length) : partners.length;
-  return { pairs: new Pairs(partners, end), structural, ordering: firstReordering(callsA, callsB, structural, sameCall, inStep) };
+  partners.fill(0, end);
+  // The call where its context parted was passed over, or paired after B's extra calls: as before, it is unpaired.
+  if (structural?.a) partners[structural.a.index] = 0;
+  const ordering = firstReordering(callsA, callsB, structural, sameCall, pass.inStep);
+  return { pairs: new Pairs(partners, end), structural, ordering, moved: pass.moves.movedBefore(end) };
 }
 
-/** Up to WINDOW positions of calls in `ctx`, from `from` on (none when `from` is -1). */
-function windowOf(rows: Rows, ctx: number, from: number): number[] {
-  const window: number[] = [];
-  for (let position = from; position >= 0 && position < rows.length && window.length < WINDOW; position++) {
-    if (rows.ctx(position) === ctx) window.push(position);
+/** The earliest hunk with calls that found no match in another context, its edits cut to those. */
+function firstOpen({ hunks, partners, seenB }: Pass, callsA: Rows, callsB: Rows): Structural | null {
+  let first: Hunk | null = null;
+  for (const hunk of hunks) {
+    if (hunk.open === 0) continue;
+    if (first === null || earliest(first.structural, hunk.structural) !== first.structural) first = hunk;
   }
-  return window;
-}
-
-function firstHunk(callsA: Rows, a: number[], callsB: Rows, b: number[], sameCall: SameCall): Edit[] {
-  const edits: Edit[] = [];
-  const comparator = (x: number, y: number) => sameCall(callsA.kind(x), callsB.kind(y));
-  const changes = diffArrays(a, b, { comparator, maxEditLength: MAX_EDITS }) ?? [];
-  for (const change of changes) {
-    if (!change.added && !change.removed) {
-      if (edits.length > 0) break;
-      continue;
-    }
-    for (const position of change.value) {
-      edits.push(change.added ? { kind: 'added', row: callsB.at(position)! } : { kind: 'removed', row: callsA.at(position)! });
-    }
-  }
-  if (changes.length === 0) {
-    // Past maxEditLength: no re-synchronization inside the window; report the first rows.
-    if (a.length > 0) edits.push({ kind: 'removed', row: callsA.at(a[0]!)! });
-    if (b.length > 0) edits.push({ kind: 'added', row: callsB.at(b[0]!)! });
-  }
-  return edits;
+  if (!first) return null;
+  const openA = new Set(first.removed.map((position) => callsA.index(position)).filter((index) => !partners[index]));
+  const openB = new Set(first.added.filter((position) => seenB[position] !== SeenB.moved).map((p) => callsB.index(p)));
+  const { edits } = first.structural;
+  const open = edits.filter((edit) => (edit.kind === 'removed' ? openA : openB).has(edit.row.index));
+  return open.length > 0 && open.length < edits.length ? { ...first.structural, edits: open } : first.structural;
 }
 
 function earliest(x: Structural | null, y: Structural): Structural {

@@ -11,6 +11,9 @@ export interface ContextState {
   start: number;
   /** the position of B's last call matched in this context, -1 before any */
   matchedB: number;
+  /** A's next calls in this context that a hunk found B does not make here: passed over */
+  skip: number;
+  /** the streams did not re-synchronize: nothing more is paired in this context */
   diverged: boolean;
 }
 
@@ -36,7 +39,10 @@ export class Contexts {
   of(ctx: number): ContextState {
     if (this.last?.ctx === ctx) return this.last;
     let state = this.states.get(ctx);
-    if (!state) this.states.set(ctx, (state = { ctx, lastA: -1, lastB: -1, waiting: [], start: 0, matchedB: -1, diverged: false }));
+    if (!state) {
+      state = { ctx, lastA: -1, lastB: -1, waiting: [], start: 0, matchedB: -1, skip: 0, diverged: false };
+      this.states.set(ctx, state);
+    }
     return (this.last = state);
   }
 
@@ -54,6 +60,12 @@ export class Contexts {
     }
   }
 
+  /** Hands `position`, the last one `nextB` gave for this context, back: it comes next again. */
+  putBack(state: ContextState, position: number): void {
+    if (state.start > 0) state.waiting[--state.start] = position;
+    else state.waiting.unshift(position);
+  }
+
   hasB(state: ContextState): boolean {
     return state.start < state.waiting.length || state.lastB >= this.head;
   }
@@ -65,15 +77,6 @@ export class Contexts {
     let position = this.head;
     while (this.callsB.ctx(position) !== state.ctx) position++;
     return position;
-  }
-
-  /** B's first call in a context A never ran, or -1. */
-  firstOnlyB(): number {
-    if (![...this.states.values()].some((state) => state.lastA < 0)) return -1;
-    for (let position = 0; position < this.callsB.length; position++) {
-      if (this.of(this.callsB.ctx(position)).lastA < 0) return position;
-    }
-    return -1;
   }
 }
 

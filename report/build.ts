@@ -19,6 +19,7 @@ import {
   type CountView,
   type DivergenceView,
   type EventView,
+  type OrderingView,
   type PerturbationView,
   type Report,
   type RunView,
@@ -62,7 +63,9 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     found && focus
       ? { process: focus.lineage, index: { a: found.indexA, b: found.indexB }, reason: found.reason, a: view(found.a, 'a'), b: view(found.b, 'b') }
       : null;
-  const ordering = focus?.alignment?.ordering;
+  // Runs that agree may have run in another order in any process: the first that did says how.
+  const ordered = comparison.diverging ? focus : (comparison.processes.find((process) => process.alignment?.ordering) ?? null);
+  const ordering = ordered?.alignment?.ordering;
   const decided = focus ? confirmedCause(focus, options.confirmation) : null;
   return {
     schema: REPORT_SCHEMA,
@@ -71,7 +74,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     firstDivergence: divergence(focus?.first ?? null),
     outputDivergence: divergence(focus?.output ?? null),
     cause: focus && decided ? withBump(causeView(focus, decided, names, options.root, outcomes), options.bump?.attribution.cause ?? null) : null,
-    ordering: ordering ? { index: ordering.index, contexts: [names[ordering.a.ctx]!, names[ordering.b.ctx]!] } : null,
+    ordering: ordering ? orderingView(ordered!, names) : null,
     confirmation: options.confirmation
       ? { status: options.confirmation.status, pinned: options.confirmation.pinned, total: options.confirmation.total, runs: options.confirmation.runs }
       : null,
@@ -120,6 +123,12 @@ function nearbyEvents(process: ProcessComparison | null, names: readonly string[
     if (distance > 0) take(at + distance);
   }
   return nearby;
+}
+
+/** Where a process's two runs make the same calls in another order, and how many calls moved context. */
+function orderingView({ lineage, alignment }: ProcessComparison, names: readonly string[]): OrderingView {
+  const { index, a, b } = alignment!.ordering!;
+  return { index, contexts: [names[a.ctx]!, names[b.ctx]!], process: lineage, moved: alignment!.moved };
 }
 
 /** Matched calls whose values differ and that nothing controls, up to where the alignment stopped. */

@@ -2,7 +2,16 @@
  * Plain-text pieces the GitHub, SARIF and Markdown renderers share. Every string here may come
  * from a trace (a dependency is untrusted input): callers escape the result for their syntax.
  */
-import type { BumpSectionView, BumpView, CauseView, ConfirmationView, FrameView, Report, ValueView } from './types.js';
+import type {
+  BumpSectionView,
+  BumpView,
+  CauseView,
+  ConfirmationView,
+  FrameView,
+  OrderingView,
+  Report,
+  ValueView,
+} from './types.js';
 
 /** `file:line:column fn` */
 export function describeFrame(frame: FrameView): string {
@@ -16,6 +25,22 @@ export function describeValue(value: ValueView, width = 60): string {
   }
   const text = typeof value === 'string' || Array.isArray(value) ? JSON.stringify(value) : String(value);
   return clip(text, width);
+}
+
+/**
+ * `async contexts X and Y completed in a different order (1 call made in the other's context)`:
+ * how runs that agree differ. `name` formats a context for the renderer's syntax.
+ */
+export function describeOrdering(ordering: OrderingView, name = (context: string) => context): string {
+  const { moved: count, process } = ordering;
+  const moved = count ? ` (${count} ${count === 1 ? 'call' : 'calls'} made in the other's context)` : '';
+  const where = process !== undefined && process !== '0' ? ` of process ${name(process)}` : '';
+  return `async contexts ${ordering.contexts.map(name).join(' and ')}${where} completed in a different order${moved}`;
+}
+
+/** `text` opening a sentence: its first letter capitalized. */
+export function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Two frames at one place: a report read back from JSON has equal frames that are not one object. */

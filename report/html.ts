@@ -5,7 +5,18 @@
  * inline, allowed by hash in a Content-Security-Policy that allows nothing else.
  */
 import { createHash } from 'node:crypto';
-import { describeBump, describeBumpVerdict, describeConfirmation, describeCulprit, describeStackNote, describeValue, sameFrame, siteUnknown } from './describe.js';
+import {
+  capitalized,
+  describeBump,
+  describeBumpVerdict,
+  describeConfirmation,
+  describeCulprit,
+  describeOrdering,
+  describeStackNote,
+  describeValue,
+  sameFrame,
+  siteUnknown,
+} from './describe.js';
 import { SCRIPT, STYLE } from './html-assets.js';
 import { count, countsSection, familyClass, familyOfApi, frame, stacksSection } from './html-evidence.js';
 import { html, Markup } from './html-markup.js';
@@ -39,7 +50,8 @@ function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
   const title = html`<${heading}>detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}</${heading}>`;
   const where = a ? `${report.firstDivergence ? `process ${report.firstDivergence.process}, ` : ''}${a.mode} mode, seed ${a.seed ?? 'none'}` : '';
   if (report.verdict === 'agree') {
-    const ordering = report.ordering ? ` Async contexts ${report.ordering.contexts.join(' and ')} completed in a different order; the outputs did not depend on it.` : '';
+    const ordered = report.ordering && capitalized(describeOrdering(report.ordering));
+    const ordering = ordered ? ` ${ordered}; the outputs did not depend on it.` : '';
     return html`<header id="verdict" class="verdict agree">${title}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report)}</header>`;
   }
   return html`<header id="verdict" class="verdict diverge">${title}<p class="muted">${where}</p>

@@ -4,7 +4,19 @@
  * per-platform table when the report has one. GitHub takes at most 1 MiB per step's summary: long
  * tables are cut, with a note, until the whole fits.
  */
-import { describeBump, describeBumpVerdict, describeConfirmation, describeDivergence, describeFrame, describeStackNote, describeValue, sameFrame, siteUnknown } from './describe.js';
+import {
+  capitalized,
+  describeBump,
+  describeBumpVerdict,
+  describeConfirmation,
+  describeDivergence,
+  describeOrdering,
+  describeFrame,
+  describeStackNote,
+  describeValue,
+  sameFrame,
+  siteUnknown,
+} from './describe.js';
 import { code, codeBlock, count, table } from './markdown.js';
 import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report } from './types.js';
 
@@ -49,7 +61,8 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
   if (report.perturbation) out.push(...perturbation(report.perturbation));
   if (report.verdict === 'agree') {
     out.push(`${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${code(a?.mode ?? 'observe')} mode.`);
-    if (report.ordering) out.push(`Async contexts ${report.ordering.contexts.map((context) => code(context)).join(' and ')} completed in a different order; the outputs did not depend on it.`);
+    const ordered = report.ordering && capitalized(describeOrdering(report.ordering, code));
+    if (ordered) out.push(`${ordered}; the outputs did not depend on it.`);
     return out;
   }
   if (report.cause) out.push(...cause(report.cause));

@@ -1,4 +1,10 @@
-import { describeBumpVerdict, describeConfirmation, describeStackNote, siteUnknown } from './describe.js';
+import {
+  describeBumpVerdict,
+  describeConfirmation,
+  describeOrdering,
+  describeStackNote,
+  siteUnknown,
+} from './describe.js';
 import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
 
 export interface TerminalOptions {
@@ -17,7 +23,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (report.verdict === 'agree') {
     out.push(paint(32, 'detdrift: the runs agree'));
     out.push(`  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`);
-    if (report.ordering) out.push(`  note: async contexts ${report.ordering.contexts.join(' and ')} completed in a different order; the outputs did not depend on it`);
+    if (report.ordering) out.push(`  note: ${describeOrdering(report.ordering)}; the outputs did not depend on it`);
     if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint));
     return out.join('\n') + '\n';
   }

@@ -217,6 +217,21 @@ export interface TimelineView {
   readonly after: { readonly a: number; readonly b: number };
 }
 
+/** Where two runs made the same calls in another order (report.ordering). */
+export interface OrderingView {
+  /** run A's call index where the orders part */
+  readonly index: number;
+  /** the process (spawn lineage) whose calls these are; absent in older reports, where it is the first process's */
+  readonly process?: string;
+  /** the two async contexts whose calls are there, run A's then run B's */
+  readonly contexts: readonly [string, string];
+  /**
+   * calls one run made in one context and the other in another: the work a callback did because
+   * it came first or last (`if (++done === n)`); absent in older reports
+   */
+  readonly moved?: number;
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly verdict: 'agree' | 'diverge';
@@ -224,7 +239,11 @@ export interface Report {
   readonly firstDivergence: DivergenceView | null;
   readonly outputDivergence: DivergenceView | null;
   readonly cause: CauseView | null;
-  readonly ordering: { readonly index: number; readonly contexts: readonly [string, string] } | null;
+  /**
+   * The first call the runs make in another order across async contexts: work that completed in
+   * another order. When the runs agree, this is how they differ; null when they ran in one order.
+   */
+  readonly ordering: OrderingView | null;
   /** replay's verdict on the cause; null when it was not run (--no-confirm, a bump, no command) */
   readonly confirmation: ConfirmationView | null;
   /** when the cause is outside the hook: the I/O, timer and fs calls of run A nearest the first output divergence */

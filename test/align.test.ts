@@ -4,22 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { align } from '../diffing/align.js';
 import { compare } from '../diffing/compare.js';
-import { Interner, loadTrace } from '../diffing/load.js';
 import { tempDir } from './helpers.js';
-import { writeTrace, type SyntheticEvent } from './synthetic.js';
+import { alignPair, writePair, type SyntheticEvent } from './synthetic.js';
 
-function written(a: readonly SyntheticEvent[], b: readonly SyntheticEvent[]): [string, string] {
-  const dir = tempDir('detdrift-align-');
-  return [writeTrace(dir, 'a', a), writeTrace(dir, 'b', b)];
-}
-
-function aligned(a: readonly SyntheticEvent[], b: readonly SyntheticEvent[]) {
-  const interner = new Interner();
-  const [traceA, traceB] = written(a, b).map((file) => loadTrace(file, interner));
-  return align(traceA!.calls, traceB!.calls);
-}
+type Events = readonly SyntheticEvent[];
+const written = (a: Events, b: Events) => writePair(tempDir('detdrift-align-'), a, b);
+const aligned = (a: Events, b: Events) => alignPair(tempDir('detdrift-align-'), a, b);
 
 const call = (line: number, ctx: number): SyntheticEvent => ({ api: 'dateNow', at: `app.js:${line}`, ctx: [ctx], value: line });
 

@@ -4,6 +4,8 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { align, type Alignment } from '../diffing/align.js';
+import { Interner, loadTrace } from '../diffing/load.js';
 import { API_TABLE, Api, type ApiKey } from '../tracer/apis.js';
 import { FORMAT_NAME, FORMAT_VERSION, Tag, type Frame, type TraceHeader } from '../tracer/format.js';
 import { TraceWriter } from '../tracer/writer.js';
@@ -84,6 +86,18 @@ export function writeTrace(dir: string, name: string, events: readonly Synthetic
   else writer.end(0);
   closeSync(fd);
   return file;
+}
+
+/** Two traces, `a.ddtrace` and `b.ddtrace`, written into `dir`. */
+export function writePair(dir: string, a: readonly SyntheticEvent[], b: readonly SyntheticEvent[]): [string, string] {
+  return [writeTrace(dir, 'a', a), writeTrace(dir, 'b', b)];
+}
+
+/** The alignment of two traces written into `dir` and read back. */
+export function alignPair(dir: string, a: readonly SyntheticEvent[], b: readonly SyntheticEvent[]): Alignment {
+  const interner = new Interner();
+  const [traceA, traceB] = writePair(dir, a, b).map((file) => loadTrace(file, interner));
+  return align(traceA!.calls, traceB!.calls);
 }
 
 function frameOf(at: string): Frame {
