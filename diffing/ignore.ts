@@ -52,7 +52,29 @@ function kept(trace: LoadedTrace, rows: Rows, rules: IgnoreRules | undefined, ru
     const site = trace.sites.get(kind.site);
     return !isIgnored(site) && !isRunners(site, runners);
   };
-  return rows.filter(keep);
+  const kept = rows.filter(keep);
+  if (runners.length === 0) return kept;
+  const runnersOwn = runnerContexts(trace, runners);
+  return kept.where((position) => kept.kind(position).site !== 0 || !runnersOwn.has(kept.ctx(position)));
+}
+
+/**
+ * The async contexts in which every call and output whose stack was taken is the runner's: its
+ * calls whose stacks were not taken are taken to be its own too (a runner's retry loop, the 20
+ * draws of one id after the first). The first call of each API in a new context gets its stack
+ * (instrument/schedule.ts), so a test body's context always shows a frame of the project.
+ */
+function runnerContexts(trace: LoadedTrace, runners: readonly RunnerProfile[]): Set<number> {
+  const verdicts = new Map<number, boolean>();
+  for (const rows of [trace.calls, trace.outputs]) {
+    for (let position = 0; position < rows.length; position++) {
+      const site = rows.kind(position).site;
+      if (site === 0) continue;
+      const ctx = rows.ctx(position);
+      verdicts.set(ctx, (verdicts.get(ctx) ?? true) && isRunners(trace.sites.get(site), runners));
+    }
+  }
+  return new Set([...verdicts].filter(([, runners]) => runners).map(([ctx]) => ctx));
 }
 
 function matches(rule: string, frame: Frame): boolean {

@@ -172,6 +172,22 @@ export class Rows implements Iterable<Row> {
     return new Rows(this.table, positions, this.kinds.filter((kind) => kept[kind.id]));
   }
 
+  /** The rows for whose position `test` is true (each asked once). */
+  where(test: (position: number) => boolean): Rows {
+    const keep = new Uint8Array(this.length);
+    let count = 0;
+    for (let position = 0; position < this.length; position++) if ((keep[position] = test(position) ? 1 : 0)) count++;
+    const positions = new Int32Array(count);
+    const kinds = new Set<RowKind>();
+    count = 0;
+    for (let position = 0; position < this.length; position++) {
+      if (keep[position] === 0) continue;
+      positions[count++] = this.index(position);
+      kinds.add(this.kind(position));
+    }
+    return new Rows(this.table, positions, this.kinds.filter((kind) => kinds.has(kind)));
+  }
+
   /** The calls replay feeds values to, in the order it ranks them (DETDRIFT_REPLAY_LIMIT pins the first k). */
   replayable(): Rows {
     return this.filter((kind) => REPLAYABLE_FAMILIES.has(kind.spec.family));

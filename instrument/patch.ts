@@ -187,14 +187,17 @@ export class Patcher {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot follow ${String(key)}: not a data property`);
     }
     let current: unknown = installed;
+    // Assigned through an object that inherits the property (`class D extends Date {}; D.now = f`,
+    // `Object.create(Math).random = f`): as with the data property, that object gets its own. An
+    // object that holds this accessor itself (Date's imitation, patch.ts imitate) stands for target.
+    const set = function (this: unknown, value: unknown): void {
+      if (this !== target && ownSetter(this, key) !== set) return ownData(this, key, value);
+      current = typeof value === 'function' && value !== installed ? wrapAssigned(value as Native) : value;
+    };
     this.define(target, key, descriptor, {
       get: () => current,
-      set(this: unknown, value: unknown) {
-        // Assigned through an object that inherits the property (`class D extends Date {}; D.now = f`,
-        // `Object.create(Math).random = f`): as with the data property, that object gets its own.
-        if (this !== target) return void ownData(this, key, value);
-        current = typeof value === 'function' && value !== installed ? wrapAssigned(value as Native) : value;
-      },
+      set,
+
       enumerable: descriptor.enumerable ?? false,
       configurable: true,
     });
@@ -230,6 +233,11 @@ export class Patcher {
     keepFast(target);
     this.saved[this.saved.length] = { target, key, descriptor: before };
   }
+}
+
+function ownSetter(receiver: unknown, key: PropertyKey): unknown {
+  if ((typeof receiver !== 'object' || receiver === null) && typeof receiver !== 'function') return undefined;
+  return real.getOwnPropertyDescriptor(receiver, key)?.set;
 }
 
 /**

@@ -104,7 +104,7 @@ test("vitest: RPC id draws and temp-file writes of vitest, vite and vite-node ar
   assert.equal(comparison.verdict, 'agree');
 });
 
-test('mocha: id draws and the "passing (5ms)" line are the runner\'s; a call with no stack taken stays in', () => {
+test('mocha: id draws and the "passing (5ms)" line are the runner\'s; a call with no stack taken beside the test\'s stays in', () => {
   const run = (ms: number, unsampled: number): SyntheticEvent[] => [
     {
       api: 'mathRandom',
@@ -112,10 +112,11 @@ test('mocha: id draws and the "passing (5ms)" line are the runner\'s; a call wit
       value: ms / 100,
     },
     { api: 'stdout', stack: ['mocha@11.8.0/lib/reporters/base.js:421'], value: `  1 passing (${ms}ms)\n` },
-    ...Array.from({ length: unsampled }, (): SyntheticEvent => ({ api: 'mathRandom', value: 0.5 })),
+    { api: 'mathRandom', stack: ['test/sim.spec.js:5', 'mocha@11.8.0/lib/runnable.js:380'], ctx: [2], value: 0.5 },
+    ...Array.from({ length: unsampled }, (): SyntheticEvent => ({ api: 'mathRandom', ctx: [2], value: 0.5 })),
   ];
   assert.equal(runs(run(5, 1), run(17, 1)).comparison.verdict, 'agree');
-  // A runner's draw without a stack cannot be told from the test's: one more of them is a divergence.
+  // In the test's context a draw without a stack cannot be told from the test's: one more is a divergence.
   assert.equal(runs(run(5, 1), run(5, 2)).comparison.diverging?.first?.reason, 'structure');
 });
 
@@ -140,4 +141,19 @@ test('sameOutputs judges a re-run by the outputs the comparison kept', () => {
   assert.equal(sameOutputs(join(dir, 'a'), join(dir, 'b'), null, comparison.runners), true);
   assert.equal(sameOutputs(join(dir, 'a'), join(dir, 'b')), false, 'with no runner, the perf caches differ');
   assert.equal(sameOutputs(join(dir, 'a'), join(dir, 'b'), { lineage: '0', outputs: 1 }, comparison.runners), true);
+});
+
+test("a call without a stack in a context where every stack is the runner's is the runner's; beside a test frame it is compared", () => {
+  const retries = (count: number): SyntheticEvent[] => [
+    { api: 'dateNow', stack: JEST_CLOCK, ctx: [1], value: 1 },
+    ...Array.from({ length: count }, (_, i): SyntheticEvent => ({ api: 'dateNow', ctx: [1], value: 2 + i })),
+    { api: 'fileWrite', stack: TEST_WRITE, ctx: [2], value: 'result 42' },
+  ];
+  assert.equal(runs(retries(3), retries(5)).comparison.verdict, 'agree', "a retry loop's unsampled clock reads");
+  const inTest = (count: number): SyntheticEvent[] => [
+    ...retries(0),
+    { api: 'mathRandom', stack: ['sim.test.js:9', 'jest-circus@30.5.2/build/index.js:40'], ctx: [2], value: 0.5 },
+    ...Array.from({ length: count }, (): SyntheticEvent => ({ api: 'mathRandom', ctx: [2], value: 0.5 })),
+  ];
+  assert.equal(runs(inTest(1), inTest(2)).comparison.verdict, 'diverge', "a test body's unsampled draw is the test's");
 });

@@ -11,16 +11,13 @@ import { causeOf, lineOf, reportOf } from './cli-fixtures.js';
 import { CLI, readTraces, runPlain, tempDir, type Run } from './helpers.js';
 import { DEP, RUNNERS, runnerProject, TEST_FILE, testSource, type Runner } from './runner-fixtures.js';
 
-// Why a case cannot pass yet: work under way on other branches (issue #20).
-const VM = "needs vm contexts: the test's Math.random, Date.now and new Date in a vm context are not recorded";
+// Why a case cannot pass yet: work under way (issues #20 and #21).
 const WORKERS = 'needs worker traces: worker.terminate() loses the events a worker thread has not written';
-const SAMPLING = "needs stack sampling: the runner's own calls use up the 64 stacks each API gets";
 const SOURCE_MAPS = 'needs source-mapped sites: vite moves the lines of the test file it transforms';
-/** DETDRIFT_SITES that takes every call's stack: what the runner rules need until sampling is per site */
-const EVERY_STACK = '100000000/1';
 
 interface Case {
   readonly runner: Runner;
+  /** DETDRIFT_SITES for the runs, where not the default */
   readonly sites?: string;
   /** replay-confirm the cause (slow: a dozen runs), else the heuristic cause */
   readonly confirm?: boolean;
@@ -32,29 +29,20 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { runner: RUNNERS.jest30, noisy: true, diverges: false, todo: { agree: SAMPLING } },
-  { runner: RUNNERS.jest30, sites: EVERY_STACK, noisy: true, diverges: true, todo: { diverge: VM, line: VM } },
-  { runner: RUNNERS.jest29, sites: EVERY_STACK, noisy: true, diverges: true, todo: { diverge: VM, line: VM } },
-  {
-    runner: RUNNERS.forks,
-    noisy: true,
-    diverges: true,
-    todo: { agree: SAMPLING, diverge: SAMPLING, line: `${SAMPLING}; ${SOURCE_MAPS}` },
-  },
-  { runner: RUNNERS.forks, sites: EVERY_STACK, noisy: true, diverges: true, todo: { line: SOURCE_MAPS } },
+  { runner: RUNNERS.jest30, noisy: true, diverges: true, todo: {} },
+  { runner: RUNNERS.jest29, noisy: true, diverges: true, todo: {} },
+  { runner: RUNNERS.forks, noisy: true, diverges: true, todo: { line: SOURCE_MAPS } },
   {
     runner: RUNNERS.threads,
-    sites: EVERY_STACK,
     noisy: true,
     diverges: true,
     todo: { agree: WORKERS, diverge: WORKERS, line: `${WORKERS}; ${SOURCE_MAPS}` },
   },
   {
     runner: RUNNERS.vmThreads,
-    sites: EVERY_STACK,
     noisy: true,
     diverges: true,
-    todo: { agree: WORKERS, diverge: `${WORKERS}; ${VM}`, line: `${WORKERS}; ${VM}; ${SOURCE_MAPS}` },
+    todo: { agree: WORKERS, diverge: WORKERS, line: `${WORKERS}; ${SOURCE_MAPS}` },
   },
   { runner: RUNNERS.mocha, noisy: false, diverges: true, todo: {} },
   { runner: RUNNERS.nodeTest, confirm: true, noisy: true, diverges: true, todo: {} },
