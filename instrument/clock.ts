@@ -86,7 +86,7 @@ export function patchDate(patcher: Patcher, recorder: Recorder, global: typeof g
     RealDate,
     {
       Date(this: unknown): string {
-        const site = recorder.site(Api.dateCall, DateWrapper, sampling);
+        const site = sampling === null ? recorder.site(Api.dateCall, DateWrapper) : recorder.siteIn(Api.dateCall, DateWrapper, sampling);
         const fed = recorder.replay(Api.dateCall, site);
         const value = typeof fed === 'string'
           ? fed
@@ -99,7 +99,7 @@ export function patchDate(patcher: Patcher, recorder: Recorder, global: typeof g
     }.Date as unknown as DateConstructor,
     (args, subclass): Date => {
       if (args.length > 0) return real.construct(RealDate, args, subclass) as Date; // a given date reads no clock
-      const site = recorder.site(Api.dateConstruct, DateWrapper, sampling);
+      const site = sampling === null ? recorder.site(Api.dateConstruct, DateWrapper) : recorder.siteIn(Api.dateConstruct, DateWrapper, sampling);
       const fed = recorder.replay(Api.dateConstruct, site);
       const time = typeof fed === 'number' ? fed : clock ? wallMs(clock.tick()) : null;
       const date = real.construct(RealDate, time === null ? [] : [time], subclass) as Date;

@@ -127,14 +127,22 @@ export class Recorder {
 
   /**
    * The call site id for this call of `api`, or 0 when this call is not sampled. `above` is the
-   * wrapper the program called: V8 then collects no frame of the hook's own. `sampling` is the
-   * schedule of the realm the call came from (null: the hook's own realm).
+   * wrapper the program called: V8 then collects no frame of the hook's own. A call the count
+   * passes over is still taken when it is the API's first in a new async context (NewContexts).
    */
-  site(api: number, above?: Native, sampling?: Sampling | null): number {
+  site(api: number, above?: Native): number {
     if (!this.on || this.busy) return 0;
-    // both asked every call: each counts what it is shown
-    const counted = sampling == null ? this.schedule.take(api) : this.schedule.takeIn(api, sampling);
-    if (!(this.newContexts.take(api) || counted)) return 0;
+    // the new-context rule hears of every call, sampled by the count or not: it keeps its newest
+    if (this.schedule.take(api)) this.newContexts.take(api);
+    else if (!this.newContexts.take(api)) return 0;
+    return this.stacks ? this.capture(above) : 0;
+  }
+
+  /** site() for a call from another realm, which samples its own calls with `sampling` (realms.ts). */
+  siteIn(api: number, above: Native | undefined, sampling: Sampling): number {
+    if (!this.on || this.busy) return 0;
+    if (this.schedule.takeIn(api, sampling)) this.newContexts.take(api);
+    else if (!this.newContexts.take(api)) return 0;
     return this.stacks ? this.capture(above) : 0;
   }
 
@@ -356,7 +364,8 @@ function numberWrapper(recorder: Recorder, api: number, tag: number, substitute:
   return (target) => {
     const source = {
       source(this: unknown): number {
-        const site = recorder.site(api, source, sampling);
+        // a separate call for another realm's: the hook's own realm's stays as small as V8 inlines best
+        const site = sampling === null ? recorder.site(api, source) : recorder.siteIn(api, source, sampling);
         const fed = recorder.replay(api, site);
         if (typeof fed === 'number') {
           recorder.number(api, tag | REPLAYED, site, fed);
@@ -380,7 +389,7 @@ export function recordProgramStub(recorder: Recorder, api: number, tag: number, 
     wrap(assigned, {
       apply(target, thisArg, args) {
         const value = real.apply(target, thisArg, args);
-        if (typeof value === 'number') recorder.number(api, tag | PROGRAM, recorder.site(api, undefined, sampling), value);
+        if (typeof value === 'number') recorder.number(api, tag | PROGRAM, sampling ? recorder.siteIn(api, undefined, sampling) : recorder.site(api), value);
         return value;
       },
     });
