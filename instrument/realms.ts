@@ -53,8 +53,12 @@ const patch = family<{ recorder: Recorder; realms: Patched[] }>('vm', (patcher, 
   const enter = (context: unknown): void => {
     if (typeof context !== 'object' || context === null || seen.has(context)) return;
     seen.add(context);
-    const patched = patchRealm(recorder, context);
-    if (patched !== null) realms[realms.length] = patched;
+    try {
+      realms[realms.length] = patchRealm(recorder, context);
+    } catch (error) {
+      // the program's createContext has done its work: what failed is ours, and stays ours
+      recorder.fail('ERR_DETDRIFT_PATCH', error);
+    }
   };
   // runInNewContext's context options, as Node's getContextOptions reads them; Node validates them.
   const contextified = (sandbox: unknown, options: unknown): unknown => {
@@ -98,7 +102,7 @@ const patch = family<{ recorder: Recorder; realms: Patched[] }>('vm', (patcher, 
  * Defining `Date` through the context's global also defines it on the contextified object, where
  * the program would see it: it is taken off that object again, and the global keeps it.
  */
-function patchRealm(recorder: Recorder, context: object): Patched | null {
+function patchRealm(recorder: Recorder, context: object): Patched {
   const global = runInContext('this', context as vm.Context) as typeof globalThis;
   const patcher = new Patcher();
   const sandboxHadDate = context !== global && real.getOwnPropertyDescriptor(context, 'Date') !== undefined;
