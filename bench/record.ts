@@ -17,6 +17,8 @@ import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { TraceReader } from '../tracer/reader.js';
 import { TraceWriter } from '../tracer/writer.js';
+import { createMirror } from '../tracer/mirror.js';
+import { MirroredWriter } from '../tracer/mirrored-writer.js';
 import { header } from '../test/synthetic.js';
 import { BENCH_FIXTURES, REGISTER, median, table } from './common.js';
 
@@ -69,6 +71,8 @@ export function benchRecord(rounds: number, only?: readonly string[]): void {
   console.log(`\nRecording overhead per call (observe mode, CPU time, median of ${rounds} alternating rounds)`);
   console.log(table(['api', 'raw ns/call', 'hooked ns/call', 'ratio', 'target', 'meets', 'no sites', 'trace bytes/event'], rows));
   console.log(`the trace writer alone: ${writerNsPerEvent().toFixed(1)} ns per 12-byte event, encoded, checksummed and written`);
+  const mirrored = writerNsPerEvent(true).toFixed(1);
+  console.log(`a worker's (building its chunk where its parent can read it): ${mirrored} ns per event`);
 }
 
 /** Call sites for the first call only: what is left is the wrapper, the recorder and the writer. */
@@ -84,12 +88,16 @@ function runLoop(name: string, count: number, traceDir: string | null, sites?: s
   return JSON.parse(child.stdout) as { nsPerCall: number };
 }
 
-/** CPU time per event of a TraceWriter fed numbers as a wrapper feeds it, into a real file. */
-function writerNsPerEvent(): number {
+/**
+ * CPU time per event of a TraceWriter fed numbers as a wrapper feeds it, into a real file; with
+ * `mirrored`, a worker's MirroredWriter.
+ */
+function writerNsPerEvent(mirrored = false): number {
   const dir = mkdtempSync(join(tmpdir(), 'detdrift-bench-'));
   const fd = openSync(join(dir, 'writer.bin'), 'w');
   try {
-    const writer = new TraceWriter({ write: (bytes) => void writeSync(fd, bytes) }, header());
+    const sink = { write: (bytes: Uint8Array) => void writeSync(fd, bytes) };
+    const writer = mirrored ? new MirroredWriter(sink, header(), createMirror()) : new TraceWriter(sink, header());
     const events = 2_000_000;
     const start = process.cpuUsage();
     for (let i = 0; i < events; i++) if (writer.number(Api.mathRandom, Tag.f64, 0, 0, i / events)) writer.flush();

@@ -1,11 +1,13 @@
 import childProcess, { ChildProcess } from 'node:child_process';
 import workerThreads from 'node:worker_threads';
-import { PARENT_VAR, WORKER_KEY } from './lineage.js';
+import { createMirror } from '../tracer/mirror.js';
+import { MIRROR_KEY, PARENT_VAR, WORKER_KEY } from './lineage.js';
 import { family, wrap, type Patcher } from './patch.js';
 import { real } from './real.js';
 import type { TraceHeader } from '../tracer/format.js';
 import { ArgAt, ArrayCopy, ArrayIsArray, ObjectAssign, ObjectCreate, ObjectHasOwn, StringIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
 import { lockfileVariable, type HookSettings } from './settings.js';
+import { watchWorker } from './workers.js';
 
 const SPAWN_VAR = 'DETDRIFT_SPAWN';
 const TRACE_VAR = 'DETDRIFT_TRACE';
@@ -95,18 +97,28 @@ function withPairs(pairs: readonly string[], vars: Record<string, string>, keys:
   return result;
 }
 
-/** Wraps `Worker` so each construction passes its name to the new thread as environment data. */
+/**
+ * Wraps `Worker` so each construction passes its name to the new thread as environment data, with
+ * the shared memory its writer builds chunks in, which is watched here for the worker's end.
+ */
 function nameWorkers(patcher: Patcher, lineage: string): void {
   const Worker = workerThreads.Worker;
   let started = 0;
   const named: typeof Worker = wrap(Worker, {
     construct(target, args, newTarget) {
       const before = real.getEnvironmentData(WORKER_KEY);
+      const beforeMirror = real.getEnvironmentData(MIRROR_KEY);
+      const mirror = createMirror();
       real.setEnvironmentData(WORKER_KEY, `${lineage}.w${++started}`);
+      real.setEnvironmentData(MIRROR_KEY, mirror);
       try {
-        return real.construct(target, args, newTarget === named ? target : newTarget) as object;
+        const worker = real.construct(target, args, newTarget === named ? target : newTarget) as object;
+        watchWorker(worker, mirror);
+        return worker;
       } finally {
-        real.setEnvironmentData(WORKER_KEY, before as string); // undefined deletes the key again
+        // undefined deletes the keys again
+        real.setEnvironmentData(WORKER_KEY, before as string);
+        real.setEnvironmentData(MIRROR_KEY, beforeMirror as object | undefined);
       }
     },
   });

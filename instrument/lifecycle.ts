@@ -1,8 +1,9 @@
 import { constants } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { family, type Handle, type Native, type Patcher } from './patch.js';
-import { calledByNode, real } from './real.js';
+import { calledByNode, dataValue, real } from './real.js';
 import type { Recorder } from './recorder.js';
+import { saveRunningWorkers } from './workers.js';
 import { ArgAt, ArrayFilter, ArrayIncludes } from '../tracer/primordials.js';
 
 // Signals reach only the main thread; Windows knows no SIGHUP.
@@ -26,6 +27,8 @@ const rawListeners = emitter.rawListeners!;
  * would have without the hook. Like every JS signal listener, ours runs on the event loop: a
  * program busy in synchronous code dies from the signal only once it yields (SIGKILL still works).
  * A SIGKILL, abort or fatal error leaves the chunks written so far: a readable, incomplete prefix.
+ * Workers still running when the thread ends are stopped, and their traces written, first
+ * (workers.ts): Node would stop them next without a word to JavaScript.
  */
 export function install(recorder: Recorder): Handle {
   const ours: Listener[] = [];
@@ -54,6 +57,7 @@ const patch = family<{ recorder: Recorder; ours: Listener[] }>('lifecycle', (pat
       if (received !== signal) return;
       if (programListeners(signal, isOurs).length > 0) return recorder.flush(); // the program decides
       recorder.finish(128 + (constants.signals[signal as NodeJS.Signals] ?? 0));
+      saveRunningWorkers();
       real.apply(real.emitterRemove, process, [signal, onSignal]);
       real.apply(real.kill, process, [real.pid, signal]);
     };
@@ -61,7 +65,30 @@ const patch = family<{ recorder: Recorder; ours: Listener[] }>('lifecycle', (pat
   }
   hideListeners(patcher, isOurs);
   keepListening(patcher, ours);
+  saveWorkersLast(patcher);
 });
+
+/**
+ * Once every `exit` listener has run, Node stops this thread's workers with no word to
+ * JavaScript; they are stopped first here, and their traces written (workers.ts). Not from a
+ * listener of ours: one of the program's may still need them (a logger's worker, flushed on exit).
+ * Node emits `exit` through `process.emit`, for `process.exit()` and for the natural end alike,
+ * and marks a real exit with `process._exiting`.
+ */
+function saveWorkersLast(patcher: Patcher): void {
+  // an accessor on Node 20 to 24, read through Node's own getter
+  const getExiting = real.getOwnPropertyDescriptor(process, '_exiting')?.get;
+  const exiting = () => (getExiting ? real.apply(getExiting, process, []) : dataValue(process, '_exiting')) === true;
+  patcher.shadow(process, 'emit', emitter.emit!, {
+    apply(target, thisArg, args) {
+      try {
+        return real.apply(target, thisArg, args);
+      } finally {
+        if (thisArg === process && ArgAt(args, 0) === 'exit' && exiting()) saveRunningWorkers();
+      }
+    },
+  });
+}
 
 /**
  * Shadows the EventEmitter methods that list listeners with ones that leave ours out, on `process`

@@ -2,12 +2,15 @@ import { join, relative, sep } from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { makeDirectory, TRACE_FILE_MODE } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
+import { isMirror, type ChunkMirror } from '../tracer/mirror.js';
 import { real } from './real.js';
 
 /** This thread's own lineage, for workers whose constructor did not pass through our wrapper. */
 const LINEAGE_KEY = 'detdrift.lineage';
 /** The name the parent gave a worker it constructed (children.ts sets it around `new Worker`). */
 export const WORKER_KEY = 'detdrift.worker';
+/** The memory the parent reads a worker's unwritten events from (tracer/mirror.ts), set with the name. */
+export const MIRROR_KEY = 'detdrift.mirror';
 /** The pid of the process that named a child: tells a name given to us from one passed through. */
 export const PARENT_VAR = 'DETDRIFT_PARENT';
 
@@ -15,6 +18,8 @@ export interface Claimed {
   readonly lineage: string;
   readonly file: string;
   readonly fd: number;
+  /** a worker's, when its parent's hook gave it one: where its open chunk is built */
+  readonly mirror: ChunkMirror | null;
 }
 
 /**
@@ -27,6 +32,7 @@ export interface Claimed {
  */
 export function claimTraceFile(traceDir: string, spawn: string | null): Claimed {
   const wanted = isMainThread ? processName(spawn) : workerName(spawn);
+  const mirror = isMainThread ? null : takeMirror();
   makeDirectory(traceDir, (dir, mode) => real.mkdirSync(dir, mode));
   for (let attempt = 1; ; attempt++) {
     const lineage = attempt === 1 ? wanted : `${wanted}~${attempt}`;
@@ -34,7 +40,7 @@ export function claimTraceFile(traceDir: string, spawn: string | null): Claimed 
     try {
       const fd = real.openSync(file, 'wx', TRACE_FILE_MODE);
       real.setEnvironmentData(LINEAGE_KEY, lineage);
-      return { lineage, file, fd };
+      return { lineage, file, fd, mirror };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 1000) throw error;
     }
@@ -68,4 +74,12 @@ function workerName(spawn: string | null): string {
   }
   const parent = real.getEnvironmentData(LINEAGE_KEY);
   return `${typeof parent === 'string' ? parent : spawn ?? '0'}.t${threadId}`;
+}
+
+/** The mirror our Worker wrapper passed, taken out of this thread's environment data as the name is. */
+function takeMirror(): ChunkMirror | null {
+  const given = real.getEnvironmentData(MIRROR_KEY);
+  if (given === undefined) return null;
+  real.setEnvironmentData(MIRROR_KEY, undefined);
+  return isMirror(given) ? given : null;
 }

@@ -49,6 +49,10 @@ export const real = Object.freeze({
   writeSync: fs.writeSync,
   closeSync: fs.closeSync,
   readSync: fs.readSync,
+  // a worker's trace, completed by its parent with what the worker left in shared memory (workers.ts)
+  ftruncateSync: fs.ftruncateSync,
+  atomicsWait: Atomics.wait,
+  ownKeys: Reflect.ownKeys,
   mkdirSync: fs.mkdirSync,
   unlinkSync: fs.unlinkSync,
   existsSync: fs.existsSync,

@@ -6,6 +6,8 @@ import { API_TABLE, Api } from '../tracer/apis.js';
 import { FORMAT_NAME, FORMAT_VERSION, TRACE_EXTENSION, type TraceHeader } from '../tracer/format.js';
 import { createPackageResolver } from '../tracer/stack.js';
 import { TraceWriter, type Sink } from '../tracer/writer.js';
+import { arm, disarm, type ChunkMirror } from '../tracer/mirror.js';
+import { MirroredWriter } from '../tracer/mirrored-writer.js';
 import { JSONStringify, String } from '../tracer/primordials.js';
 import { install as installChildren } from './children.js';
 import { install as installClock } from './clock.js';
@@ -89,7 +91,9 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
     // The CLI computes the digest once per run; a bare hook, once per traced tree (children.ts passes it on).
     const lockfile = settings.lockfile ?? lockfileDigest(settings.root);
     const sites = sitePolicy(settings, claimed.lineage);
-    const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), header(settings, claimed.lineage, lockfile, given.perturber ?? null, sites), claimed.file);
+    const traceHeader = header(settings, claimed.lineage, lockfile, given.perturber ?? null, sites);
+    const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), traceHeader, claimed.file, claimed.mirror);
+    if (claimed.mirror) arm(claimed.mirror, claimed.file);
     injectRecordFault(writer, faults.recordAt);
     const active = new Recorder(writer, settings.mode, {
       root: settings.root,
@@ -115,6 +119,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
     injectContextFault(active.contexts, faults.contextAt);
   } catch (error) {
     recorder?.halt();
+    if (claimed.mirror) disarm(claimed.mirror);
     real.closeSync(claimed.fd);
     real.unlinkSync(claimed.file);
     for (const handle of handles.reverse()) handle.uninstall();
@@ -129,6 +134,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
       for (const handle of handles.reverse()) handle.uninstall();
       recorder.finish(0);
       recorder.halt(); // a wrapper or listener left over must not write to a closed (or reused) descriptor
+      if (claimed.mirror) disarm(claimed.mirror); // nor the parent, to a file this run is done with
       real.closeSync(claimed.fd);
     },
   };
@@ -143,10 +149,13 @@ function claimTrace(traceDir: string, spawn: string | null): Claimed {
   }
 }
 
-/** The writer, once the header is written; a disk full already then is ERR_DETDRIFT_OPEN. */
-function writeHeader(sink: Sink, traceHeader: TraceHeader, file: string): TraceWriter {
+/**
+ * The writer, once the header is written; a disk full already then is ERR_DETDRIFT_OPEN. A worker
+ * given a mirror builds its chunks where its parent can write them out should it be terminated.
+ */
+function writeHeader(sink: Sink, traceHeader: TraceHeader, file: string, mirror: ChunkMirror | null): TraceWriter {
   try {
-    return new TraceWriter(sink, traceHeader);
+    return mirror ? new MirroredWriter(sink, traceHeader, mirror) : new TraceWriter(sink, traceHeader);
   } catch (error) {
     throw new HookError('ERR_DETDRIFT_OPEN', `cannot write the trace header to ${file}: ${(error as Error).message}`, { cause: error });
   }

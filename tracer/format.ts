@@ -161,18 +161,20 @@ export interface ContextDef {
  * itself rather than asking `length`, a getter the program can replace.
  */
 export class ByteWriter {
-  bytes: Uint8Array;
-  view: DataView;
+  bytes!: Uint8Array;
+  view!: DataView;
   /** `bytes`'s buffer and its size, kept here: `buffer` and `length` are getters the program can replace */
-  buffer: ArrayBuffer;
-  private size: number;
+  buffer!: ArrayBufferLike;
+  private size = 0;
   length = 0;
+  /**
+   * The shared memory the bytes live in (a worker's chunk, which its parent can read: mirror.ts),
+   * or null. Outgrowing it moves them into a buffer of the writer's own until the next `clear()`.
+   */
+  private home: SharedArrayBuffer | null = null;
 
   constructor(capacity = 1 << 16) {
-    this.size = capacity;
-    this.buffer = new ArrayBuffer(capacity);
-    this.bytes = new Uint8Array(this.buffer);
-    this.view = new DataView(this.buffer);
+    this.use(new ArrayBuffer(capacity));
   }
 
   reserve(extra: number): void {
@@ -180,12 +182,28 @@ export class ByteWriter {
     if (needed <= this.size) return;
     let size = this.size * 2;
     while (size < needed) size *= 2;
-    const buffer = new ArrayBuffer(size);
-    const bytes = new Uint8Array(buffer);
-    TypedArraySet(bytes, this.written());
-    this.size = size;
+    const written = this.written();
+    this.use(new ArrayBuffer(size));
+    TypedArraySet(this.bytes, written);
+  }
+
+  /** Moves the bytes written so far into `home`, which they go back to whenever they are cleared. */
+  moveHome(home: SharedArrayBuffer): void {
+    const written = this.written();
+    this.home = home;
+    this.use(home);
+    TypedArraySet(this.bytes, written);
+  }
+
+  /** Whether the bytes are in `home`, where the parent's hook can read them. */
+  get atHome(): boolean {
+    return this.buffer === this.home;
+  }
+
+  private use(buffer: ArrayBufferLike): void {
     this.buffer = buffer;
-    this.bytes = bytes;
+    this.bytes = new Uint8Array(buffer);
+    this.size = TypedArrayLength(this.bytes);
     this.view = new DataView(buffer);
   }
 
@@ -297,6 +315,7 @@ export class ByteWriter {
 
   clear(): void {
     this.length = 0;
+    if (this.home !== null && this.buffer !== this.home) this.use(this.home);
   }
 }
 

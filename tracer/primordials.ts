@@ -10,7 +10,7 @@
  * reads no global the program can reassign, and its code reads the same. V8's call sites need none
  * of this: their methods are neither writable nor configurable.
  */
-export const { ArrayBuffer, Uint8Array, Int32Array, Uint32Array, Float64Array, BigInt64Array, DataView, BigInt, Number, String, Proxy, URL } = globalThis;
+export const { ArrayBuffer, SharedArrayBuffer, Uint8Array, Int32Array, Uint32Array, Float64Array, BigInt64Array, DataView, BigInt, Number, String, Proxy, URL } = globalThis;
 
 const uncurryThis = Function.prototype.bind.bind(Function.prototype.call) as <T, A extends unknown[], R>(
   fn: (this: T, ...args: A) => R,

@@ -60,43 +60,43 @@ export interface Sink {
  */
 export class TraceWriter {
   readonly capacity: number;
-  private readonly out = new ByteWriter(1 << 17);
+  protected readonly out = new ByteWriter(1 << 17);
   private readonly sink: Sink;
   /** control mode's generators, run again over the controlled events as they are recorded */
   private readonly derivation: Derivation;
   /** events in the chunk being built */
-  private count = 0;
+  protected count = 0;
   /** events in the chunks written */
   private written = 0;
   /** the event count that asks for a flush: the capacity, or 1 once the run has ended */
-  private flushAt: number;
+  protected flushAt: number;
   /** what a run record repeats: the chunk's last event (api -1 before its first, or after a cut) */
-  private lastApi = -1;
+  protected lastApi = -1;
   private lastTag = 0;
-  private lastCtx = 0;
+  protected lastCtx = 0;
   /** the open run: the offset of its count, or -1; and how many events it holds */
-  private runAt = -1;
-  private runLength = 0;
+  protected runAt = -1;
+  protected runLength = 0;
   /**
    * The open run's tag byte when its values are uncontrolled doubles, -1 otherwise. Such a run's
    * values wait in `staged`, one store each, and go into the chunk with the count when it closes.
    */
-  private runDoubles = -1;
+  protected runDoubles = -1;
   /** `staged`'s length, kept here: the fast path asks no getter (an uncurried call on Node 24) */
-  private stagedSize = 1024;
-  private staged = new Float64Array(this.stagedSize);
+  protected stagedSize = 1024;
+  protected staged: Float64Array<ArrayBufferLike> = new Float64Array(this.stagedSize);
   /**
    * `staged`'s first n values as bytes, at index n up to SHORT_RUN: one copy writes a short run
    * with no view made for it (a byte loop took 120 to 250 ns for 10 values, the copy about 20).
    * Made whole here and overwritten in place when `staged` grows: no index is ever a hole, which
    * a read or write would look up on the program's `Array.prototype`.
    */
-  private readonly stagedViews = viewsOf(this.staged, []);
+  protected readonly stagedViews = viewsOf(this.staged, []);
   /**
    * Where the event being encoded starts, -1 between events. A throw halfway through one (a bug;
    * the recorder reports it and flushes what came before) leaves bytes the flush cuts off.
    */
-  private eventAt = -1;
+  protected eventAt = -1;
   /** false once a controlled event drew and never ended (draws()); set while one is being encoded */
   private derives = true;
   private drawPending = false;
@@ -132,7 +132,7 @@ export class TraceWriter {
   }
 
   /** number()'s other events, apart so that V8 can compile its fast path into every wrapper. */
-  private numberEvent(api: number, tag: number, site: number, ctx: number, value: number): boolean {
+  protected numberEvent(api: number, tag: number, site: number, ctx: number, value: number): boolean {
     let tagByte = tag;
     if ((tag & TAG_MASK) === Tag.uint && !isVarint(value)) tagByte = (tag & ~TAG_MASK) | Tag.f64;
     tagByte = this.settle(api, tagByte, value);
@@ -218,14 +218,14 @@ export class TraceWriter {
   defineSiteJson(id: number, json: string): void {
     const out = this.definition(Rec.site, id);
     out.string(json);
-    this.eventAt = -1;
+    this.defined();
   }
 
   defineContext(id: number, def: ContextDef): void {
     const out = this.definition(Rec.context, id);
     out.string(def.key);
     out.string(def.type);
-    this.eventAt = -1;
+    this.defined();
   }
 
   /**
@@ -242,7 +242,7 @@ export class TraceWriter {
     const out = this.definition(Rec.context, id);
     out.hex64(high, low);
     out.encoded(bytes);
-    this.eventAt = -1;
+    this.defined();
   }
 
   flush(): void {
@@ -289,7 +289,7 @@ export class TraceWriter {
   }
 
   /** Starts an event: in the open run, in a new run, or under a head of its own. */
-  private begin(api: number, tagByte: number, site: number, ctx: number): void {
+  protected begin(api: number, tagByte: number, site: number, ctx: number): void {
     if (this.eventAt >= 0) this.cutPartial();
     const out = this.out;
     if (site === 0 && api === this.lastApi && tagByte === this.lastTag && ctx === this.lastCtx) {
@@ -316,16 +316,21 @@ export class TraceWriter {
     this.lastCtx = ctx;
   }
 
+  /** Ends a definition record. */
+  protected defined(): void {
+    this.eventAt = -1;
+  }
+
   /** Ends an event: true when the chunk is due for a flush. */
-  private done(): boolean {
+  protected done(): boolean {
     this.eventAt = -1;
     this.drawPending = false;
     return ++this.count >= this.flushAt || this.out.length >= FLUSH_BYTES;
   }
 
   /**
-   * Starts a definition record between events; the caller ends it by setting `eventAt` to -1. One
-   * that throws halfway is cut as an event would be.
+   * Starts a definition record between events; the caller ends it with `defined()`. One that throws
+   * halfway is cut as an event would be.
    */
   private definition(kind: number, id: number): ByteWriter {
     this.between();
@@ -346,17 +351,23 @@ export class TraceWriter {
   private stage(value: number): void {
     const index = this.runLength - 1;
     if (index === this.stagedSize) {
-      this.stagedSize = MathMin(index * 2, MAX_RUN);
-      const grown = new Float64Array(this.stagedSize);
+      const size = MathMin(index * 2, MAX_RUN);
+      const grown = new Float64Array(size);
       TypedArraySet(grown, this.staged);
-      this.staged = grown;
-      viewsOf(grown, this.stagedViews);
+      this.stageIn(grown, size);
     }
     this.staged[index] = value;
   }
 
+  /** Stages the values of runs of doubles in `staged`, which holds `size` of them. */
+  protected stageIn(staged: Float64Array, size: number): void {
+    this.staged = staged;
+    this.stagedSize = size;
+    viewsOf(staged, this.stagedViews);
+  }
+
   /** Writes the open run's count, in the bytes it needs, in front of its values. */
-  private closeRun(): void {
+  protected closeRun(): void {
     const at = this.runAt;
     if (at < 0) return;
     this.runAt = -1;
@@ -364,15 +375,7 @@ export class TraceWriter {
     if (this.runDoubles >= 0) {
       // Nothing went into the chunk since the run byte: the count, then the staged values.
       this.runDoubles = -1;
-      const out = this.out;
-      out.varint(length);
-      out.reserve(length * 8);
-      if (LITTLE_ENDIAN) {
-        TypedArraySet(out.bytes, length <= SHORT_RUN ? this.stagedViews[length]! : new Uint8Array(TypedArrayBuffer(this.staged), 0, length * 8), out.length);
-      } else {
-        for (let i = 0; i < length; i++) putFloat64(out.bytes, out.length + i * 8, this.staged[i]!);
-      }
-      out.length += length * 8;
+      appendDoubles(this.out, this.staged, length, length <= SHORT_RUN ? this.stagedViews[length]! : null);
       return;
     }
     const width = length < 0x80 ? 1 : length < 0x4000 ? 2 : 3;
@@ -386,7 +389,7 @@ export class TraceWriter {
   }
 
   /** Drops what an event that threw midway left, so the chunk holds whole events only. */
-  private cutPartial(): void {
+  protected cutPartial(): void {
     if (this.drawPending) this.drawPending = this.derives = false;
     const at = this.eventAt;
     if (at < 0) return;
@@ -409,19 +412,39 @@ export class TraceWriter {
   }
 
   /** Writes the chunk whole, then starts the next; its events count as written even if the write fails. */
-  private endChunk(): void {
+  protected endChunk(): void {
     const out = this.out;
     this.written += this.count;
     this.count = 0;
     try {
-      out.bytes[0] = CHUNK_MARK;
-      DataViewSetUint32(out.view, 1, out.length - CHUNK_HEADER_BYTES, true);
-      DataViewSetUint32(out.view, 5, crc32(out.written(CHUNK_HEADER_BYTES)), true);
-      this.sink.write(out.written());
+      this.sink.write(sealChunk(out));
     } finally {
       this.startChunk();
     }
   }
+}
+
+/**
+ * A run's count, then its values, staged as doubles, at the end of `out`. `view` (or null) is a
+ * kept view of the values' bytes: a short run is copied with no view made for it.
+ */
+export function appendDoubles(out: ByteWriter, staged: Float64Array, length: number, view: Uint8Array | null): void {
+  out.varint(length);
+  out.reserve(length * 8);
+  if (LITTLE_ENDIAN) {
+    TypedArraySet(out.bytes, view ?? new Uint8Array(TypedArrayBuffer(staged), 0, length * 8), out.length);
+  } else {
+    for (let i = 0; i < length; i++) putFloat64(out.bytes, out.length + i * 8, staged[i]!);
+  }
+  out.length += length * 8;
+}
+
+/** The chunk in `out`, its payload after the header's room, with the header filled in. */
+export function sealChunk(out: ByteWriter): Uint8Array {
+  out.bytes[0] = CHUNK_MARK;
+  DataViewSetUint32(out.view, 1, out.length - CHUNK_HEADER_BYTES, true);
+  DataViewSetUint32(out.view, 5, crc32(out.written(CHUNK_HEADER_BYTES)), true);
+  return out.written();
 }
 
 const encoder = new TextEncoder();
