@@ -13,7 +13,7 @@ import { DEP, RUNNERS, runnerProject, TEST_FILE, testSource, type Runner } from 
 
 // Why a case cannot pass yet: Vitest's sites are the transformed file's lines (issue #21); its vm pool's workers.
 const SOURCE_MAPS = 'needs source-mapped sites: vite moves the lines of the test file it transforms';
-const VM_POOL = "vmThreads starts its workers with an execArgv of its own, which drops NODE_OPTIONS' --import: no worker trace";
+const VM_POOL = 'vmThreads leaves no worker trace at all (not an execArgv of its own: a Worker given one is traced)';
 
 interface Case {
   readonly runner: Runner;
