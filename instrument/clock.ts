@@ -75,9 +75,17 @@ export function clockOf(recorder: Recorder): ClockView {
  * Patches one realm's `Date` (the hook's own, or a `vm` context's, realms.ts): `Date.now`, `new
  * Date()` and `Date()`, its calls sampled by `sampling`.
  */
-export function patchDate(patcher: Patcher, recorder: Recorder, global: typeof globalThis, sampling: Sampling | null, { wallMs, flags }: Pick<ClockView, 'wallMs' | 'flags'>): void {
+export function patchDate(
+  patcher: Patcher,
+  recorder: Recorder,
+  global: typeof globalThis,
+  sampling: Sampling | null,
+  { wallMs, flags }: Pick<ClockView, 'wallMs' | 'flags'>,
+): void {
   const clock = recorder.controller;
   const RealDate = global.Date;
+  const siteOf = (api: number) =>
+    sampling === null ? recorder.site(api, DateWrapper) : recorder.siteIn(api, DateWrapper, sampling);
   const now = numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags, sampling)(RealDate.now);
   patcher.follow(RealDate, 'now', now, recordProgramStub(recorder, Api.dateNow, Tag.f64, sampling));
   // A function that looks like Date (patch.ts imitate) rather than a Proxy, which put every
@@ -86,7 +94,7 @@ export function patchDate(patcher: Patcher, recorder: Recorder, global: typeof g
     RealDate,
     {
       Date(this: unknown): string {
-        const site = sampling === null ? recorder.site(Api.dateCall, DateWrapper) : recorder.siteIn(Api.dateCall, DateWrapper, sampling);
+        const site = siteOf(Api.dateCall);
         const fed = recorder.replay(Api.dateCall, site);
         const value = typeof fed === 'string'
           ? fed
@@ -99,7 +107,7 @@ export function patchDate(patcher: Patcher, recorder: Recorder, global: typeof g
     }.Date as unknown as DateConstructor,
     (args, subclass): Date => {
       if (args.length > 0) return real.construct(RealDate, args, subclass) as Date; // a given date reads no clock
-      const site = sampling === null ? recorder.site(Api.dateConstruct, DateWrapper) : recorder.siteIn(Api.dateConstruct, DateWrapper, sampling);
+      const site = siteOf(Api.dateConstruct);
       const fed = recorder.replay(Api.dateConstruct, site);
       const time = typeof fed === 'number' ? fed : clock ? wallMs(clock.tick()) : null;
       const date = real.construct(RealDate, time === null ? [] : [time], subclass) as Date;

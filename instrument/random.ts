@@ -13,6 +13,7 @@ export const install = family<Recorder>('random', (patcher, recorder) => patchRa
 /** Patches one realm's `Math` (the hook's own, or a `vm` context's, realms.ts), its calls sampled by `sampling`. */
 export function patchRandom(patcher: Patcher, recorder: Recorder, math: Math, sampling: Sampling | null): void {
   const stream = recorder.controller?.stream('Math.random');
-  const random = numberSource(recorder, Api.mathRandom, Tag.f64, stream && (() => stream.double()), undefined, sampling)(math.random);
+  const draw = stream && (() => stream.double());
+  const random = numberSource(recorder, Api.mathRandom, Tag.f64, draw, undefined, sampling)(math.random);
   patcher.follow(math, 'random', random, recordProgramStub(recorder, Api.mathRandom, Tag.f64, sampling));
 }

@@ -108,7 +108,8 @@ function patchRealm(recorder: Recorder, context: object): Patched {
   const sandboxHadDate = context !== global && real.getOwnPropertyDescriptor(context, 'Date') !== undefined;
   const sampling = recorder.newSampling();
   const { Function: ContextFunction, Math: ContextMath, Date: ContextDate } = global;
-  if (typeof ContextFunction === 'function' && unwrap(ContextFunction.prototype.toString) === ContextFunction.prototype.toString) {
+  const toString = typeof ContextFunction === 'function' ? ContextFunction.prototype.toString : undefined;
+  if (toString !== undefined && unwrap(toString) === toString) {
     maskToString(patcher, ContextFunction.prototype);
   }
   if (typeof ContextMath?.random === 'function' && unwrap(ContextMath.random) === ContextMath.random) {
