@@ -65,6 +65,17 @@ function kept(trace: LoadedTrace, rows: Rows, rules: IgnoreRules | undefined, ru
  * (instrument/schedule.ts), so a test body's context always shows a frame of the project.
  */
 function runnerContexts(trace: LoadedTrace, runners: readonly RunnerProfile[]): Set<number> {
+  const known = runnerContextsOf.get(trace);
+  if (known?.runners === runners) return known.contexts;
+  const contexts = findRunnerContexts(trace, runners);
+  runnerContextsOf.set(trace, { runners, contexts });
+  return contexts;
+}
+
+/** Each trace's runner contexts, found once for its calls and its outputs alike. */
+const runnerContextsOf = new WeakMap<LoadedTrace, { runners: readonly RunnerProfile[]; contexts: Set<number> }>();
+
+function findRunnerContexts(trace: LoadedTrace, runners: readonly RunnerProfile[]): Set<number> {
   const verdicts = new Map<number, boolean>();
   for (const rows of [trace.calls, trace.outputs]) {
     for (let position = 0; position < rows.length; position++) {
