@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compare, type Comparison } from '../diffing/compare.js';
+import { compare, type CompareOptions, type Comparison } from '../diffing/compare.js';
 import { confirmedCause } from '../report/build.js';
 import type { CommandContext } from './args.js';
 import { confirmByReplay, replayCommand, shellQuote } from './confirm.js';
@@ -12,7 +12,7 @@ import { recordRun } from './record.js';
 import { emitReport, fencingCommands } from './report-output.js';
 import { prepareOutDir } from './traces.js';
 import { runPerturbed } from './perturb.js';
-import { CauseStacks } from './stacks.js';
+import { CauseStacks, settleUnsampled, type Rerunnable } from './stacks.js';
 
 /**
  * `detdrift check --seed N -- CMD`: runs CMD `--runs` times with the same seed, compares each
@@ -42,8 +42,8 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       ? await confirmByReplay({ traceA: dirs[0]!, comparison, command: options.command, cwd: options.cwd, seed: seeded.seed, progress, logger, stacks })
       : null;
     if (comparison.diverging) {
-      const rerun = (trace: string) => ({ trace, command: options.command, cwd: options.cwd, seed: seeded.seed });
-      await stacks.forCause(confirmedCause(comparison.diverging, confirmation).cause, { a: rerun(dirs[0]!), b: rerun(against) }, progress);
+      const sides = { a: rerunnable(seeded, dirs[0]!), b: rerunnable(seeded, against) };
+      await stacks.forCause(confirmedCause(comparison.diverging, confirmation).cause, sides, progress);
     }
     const replay = kept ? replayCommand(dirs[0]!, options.command) : rerunCommand(seeded);
     const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, { confirmation, replay, reports: options.reports, stacks: stacks.list() });
@@ -81,7 +81,9 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
   let comparison: Comparison | null = null;
   let against = dirs[0]!;
   for (const later of dirs.slice(1)) {
-    const next = compare(dirs[0]!, later, { ignore: options.ignore });
+    const compareWith = (taken?: CompareOptions['taken']) => compare(dirs[0]!, later, { ignore: options.ignore, taken });
+    const sides = { a: rerunnable(options, dirs[0]!), b: rerunnable(options, later) };
+    const next = await settleUnsampled(compareWith(), compareWith, sides, options.ignore, progress, logger);
     // Runs that all agree are reported by one that ran in another order, if one did: how they differ.
     if (comparison === null || next.verdict === 'diverge' || !reordered(comparison)) {
       comparison = next;
@@ -90,6 +92,11 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
     if (next.verdict === 'diverge') break;
   }
   return { seeded: options, dirs, against, comparison: comparison! };
+}
+
+/** A recorded run of this check, as a replay runs it again. */
+function rerunnable(options: CheckOptions, trace: string): Rerunnable {
+  return { trace, command: options.command, cwd: options.cwd, seed: options.seed };
 }
 
 function reordered(comparison: Comparison): boolean {

@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cause } from '../diffing/cause.js';
-import type { Comparison } from '../diffing/compare.js';
+import { takenKey, type Comparison } from '../diffing/compare.js';
+import { leavesOut, leftOut, type IgnoreRules, type TakenStacks } from '../diffing/ignore.js';
 import type { Rows } from '../diffing/load.js';
+import type { Frame } from '../tracer/format.js';
 import { askFor, callKey, pinsThrough, takenStack, unaskable, type StackAsk, type StackOutcome } from '../diffing/stacks.js';
 import type { CommandContext } from './args.js';
 import type { ProbeStacks } from './confirm.js';
@@ -88,16 +90,7 @@ export class CauseStacks {
     const rerun = sides[cause.side];
     const ask = askFor(trace, focus.lineage, cause.side, cause.row);
     if (rerun === null || unaskable(ask) !== null) return;
-    progress.phase(`taking the stack of ${ask.api} call #${ask.ordinal} of process ${ask.lineage} (not sampled) by replaying run ${cause.side.toUpperCase()}`);
-    const out = mkdtempSync(join(tmpdir(), 'detdrift-stack-'));
-    try {
-      prepareOutDir(out);
-      const env = { DETDRIFT_REPLAY: rerun.trace, DETDRIFT_STACKS_AT: ask.entry };
-      await recordRun({ out, mode: 'replay', seed: rerun.seed, command: rerun.command, cwd: rerun.cwd }, 'pipe', this.logger, env);
-      this.keep(takenStack(out, ask));
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
+    this.keep(await replayForStack(ask, rerun, progress, this.logger));
   }
 
   /** A taken stack stands; a failure is kept only while nothing better is known. */
@@ -108,4 +101,59 @@ export class CauseStacks {
     else this.logger.debug({ stacksAt: outcome.ask.entry, reason: outcome.reason }, 'a replay re-run did not reproduce an unsampled call; its stack is not used');
     this.outcomes.set(key, outcome);
   }
+}
+
+/** One replay of `rerun` that takes the stack of the call `ask` names. */
+async function replayForStack(ask: StackAsk, rerun: Rerunnable, progress: Progress, logger: CommandContext['logger']): Promise<StackOutcome> {
+  progress.phase(`taking the stack of ${ask.api} call #${ask.ordinal} of process ${ask.lineage} (not sampled) by replaying run ${ask.side.toUpperCase()}`);
+  const out = mkdtempSync(join(tmpdir(), 'detdrift-stack-'));
+  try {
+    prepareOutDir(out);
+    const env = { DETDRIFT_REPLAY: rerun.trace, DETDRIFT_STACKS_AT: ask.entry };
+    await recordRun({ out, mode: 'replay', seed: rerun.seed, command: rerun.command, cwd: rerun.cwd }, 'pipe', logger, env);
+    return takenStack(out, ask);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** How many times settleUnsampled compares again at most: each time costs a replay or two. */
+const SETTLE_ROUNDS = 3;
+
+/**
+ * Runs that part at a call their run did not sample may part at work the comparison leaves out
+ * (a test runner's, or what the config ignores) that the sampling could not tell apart: a context
+ * whose first call was thinned out, a runner's module cache hit in one run and missed in the
+ * other. The stack of each such call at the first divergence is taken by a replay of its run, and
+ * when it is work left out, the runs are compared again without it (`compareAgain`).
+ */
+export async function settleUnsampled(
+  comparison: Comparison,
+  compareAgain: (taken: ReadonlyMap<string, TakenStacks>) => Comparison,
+  sides: { readonly a: Rerunnable; readonly b: Rerunnable },
+  rules: IgnoreRules | undefined,
+  progress: Progress,
+  logger: CommandContext['logger'],
+): Promise<Comparison> {
+  const taken = new Map<string, Map<number, readonly Frame[]>>();
+  for (let round = 0; round < SETTLE_ROUNDS; round++) {
+    const focus = comparison.diverging;
+    if (!focus?.first || focus.first === focus.output || !leavesOut(rules, comparison.runners)) break;
+    let found = false;
+    for (const side of ['a', 'b'] as const) {
+      const trace = focus[side];
+      const row = focus.first[side];
+      if (!trace || !row || trace.calls.kind(row.index).site !== 0) continue;
+      const ask = askFor(trace, focus.lineage, side, row);
+      if (unaskable(ask) !== null) continue;
+      const { frames } = await replayForStack(ask, sides[side], progress, logger);
+      if (!frames || !leftOut({ frames, skipped: 0 }, rules, comparison.runners)) continue;
+      const key = takenKey(side, focus.lineage);
+      taken.set(key, (taken.get(key) ?? new Map()).set(row.index, frames));
+      found = true;
+    }
+    if (!found) break;
+    comparison = compareAgain(taken);
+  }
+  return comparison;
 }

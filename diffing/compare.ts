@@ -4,7 +4,7 @@ import { TRACE_EXTENSION } from '../tracer/format.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { align, type Alignment } from './align.js';
 import { findCause, type Cause } from './cause.js';
-import { keptCalls, keptOutputs, type IgnoreRules } from './ignore.js';
+import { keptCalls, keptOutputs, type IgnoreRules, type TakenStacks } from './ignore.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
 import { Interner, loadTrace, noRows, type LoadedTrace } from './load.js';
 import { activeRunners, type RunnerProfile } from './runners.js';
@@ -48,6 +48,13 @@ export interface CompareOptions {
   readonly normalize?: boolean;
   /** calls left out by their call site's package or file, and test runners' own (the config's `ignore`, `runners`) */
   readonly ignore?: IgnoreRules;
+  /** stacks replays took for calls their runs did not sample, by `takenKey` (cli/stacks.ts) */
+  readonly taken?: ReadonlyMap<string, TakenStacks>;
+}
+
+/** Where CompareOptions.taken keeps the stacks taken in one run's trace of one process. */
+export function takenKey(side: 'a' | 'b', lineage: string): string {
+  return `${side}:${lineage}`;
 }
 
 /** Compares two traces, or two trace directories process by process (matched by lineage). */
@@ -67,7 +74,7 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const codeChanged = options.codeChanged ?? loaded.some(([, a, b]) => a && b && lockfileChanged(a, b));
   const traces = loaded.flatMap(([, a, b]) => [a, b].filter((trace) => trace !== null));
   const runners = activeRunners(options.ignore?.runners, traces);
-  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options.ignore, runners));
+  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options, runners));
   const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
   const verdict = diverging ? 'diverge' : 'agree';
   return { verdict, codeChanged, processes, diverging, interner, normalized, runners };
@@ -80,11 +87,15 @@ function acrossPlatforms(a: LoadedTrace | null, b: LoadedTrace | null, interner:
   return [viewTrace(a, view.a, interner), viewTrace(b, view.b, interner)];
 }
 
-function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean, ignore: IgnoreRules | undefined, runners: readonly RunnerProfile[]): ProcessComparison {
+function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean, options: CompareOptions, runners: readonly RunnerProfile[]): ProcessComparison {
   // A process only one run started is compared with one that never ran: all it did is missing from the other.
   const left = a ?? absent(b!);
   const right = b ?? absent(a!);
-  const alignment = align(keptCalls(left, ignore, runners), keptCalls(right, ignore, runners));
+  const { ignore, taken } = options;
+  const alignment = align(
+    keptCalls(left, ignore, runners, taken?.get(takenKey('a', lineage))),
+    keptCalls(right, ignore, runners, taken?.get(takenKey('b', lineage))),
+  );
   const shown = (trace: LoadedTrace): LoadedTrace => ({ ...trace, outputs: keptOutputs(trace, runners) });
   const output = firstOutputDivergence(shown(left), shown(right));
   const first = firstDivergence(alignment, output, left, right);

@@ -13,18 +13,28 @@ export interface IgnoreRules {
   readonly runners?: RunnerSetting;
 }
 
+/** Stacks a replay took for calls their run did not sample (cli/stacks.ts), by call index. */
+export type TakenStacks = ReadonlyMap<number, readonly Frame[]>;
+
 /**
  * The calls of a trace that take part in alignment: all but those whose call site (the first
  * frame kept) the rules name, and those an active runner made (diffing/runners.ts). A call whose
  * stack was not taken (after the first calls of an API, only a sample is, DETDRIFT_SITES) cannot
- * be told apart, and stays in. Rows keep their index, so a report still counts calls as the trace does.
+ * be told apart, and stays in, unless a replay took its stack since (`taken`). Rows keep their
+ * index, so a report still counts calls as the trace does.
  */
 export function keptCalls(
   trace: LoadedTrace,
   rules: IgnoreRules | undefined,
   runners: readonly RunnerProfile[] = [],
+  taken?: TakenStacks,
 ): Rows {
-  return kept(trace, trace.calls, rules, runners);
+  const rows = kept(trace, trace.calls, rules, runners);
+  if (taken === undefined || taken.size === 0) return rows;
+  return rows.where((position) => {
+    const frames = taken.get(rows.index(position));
+    return frames === undefined || !leftOut({ frames, skipped: 0 }, rules, runners);
+  });
 }
 
 /**
@@ -36,26 +46,31 @@ export function keptOutputs(trace: LoadedTrace, runners: readonly RunnerProfile[
 }
 
 function kept(trace: LoadedTrace, rows: Rows, rules: IgnoreRules | undefined, runners: readonly RunnerProfile[]): Rows {
-  const named = rules !== undefined && (rules.sites.length > 0 || rules.packages.length > 0);
-  if (!named && runners.length === 0) return rows;
-  const packages = new Set(rules?.packages);
-  const isIgnored = (site: SiteDef | undefined) => {
-    const frame = site?.frames[0];
-    return (
-      frame !== undefined &&
-      named &&
-      (packages.has(packageName(frame) ?? '') || rules.sites.some((rule) => matches(rule, frame)))
-    );
-  };
-  const keep = (kind: RowKind) => {
-    if (kind.site === 0) return true;
-    const site = trace.sites.get(kind.site);
-    return !isIgnored(site) && !isRunners(site, runners);
-  };
+  if (!leavesOut(rules, runners)) return rows;
+  const keep = (kind: RowKind) => kind.site === 0 || !leftOut(trace.sites.get(kind.site), rules, runners);
   const kept = rows.filter(keep);
   if (runners.length === 0) return kept;
   const runnersOwn = runnerContexts(trace, runners);
   return kept.where((position) => kept.kind(position).site !== 0 || !runnersOwn.has(kept.ctx(position)));
+}
+
+function named(rules: IgnoreRules | undefined): rules is IgnoreRules {
+  return rules !== undefined && (rules.sites.length > 0 || rules.packages.length > 0);
+}
+
+/** Whether the rules or the runners leave anything out at all. */
+export function leavesOut(rules: IgnoreRules | undefined, runners: readonly RunnerProfile[]): boolean {
+  return named(rules) || runners.length > 0;
+}
+
+/** Whether a call with this stack is left out: the rules name its site, or an active runner made it. */
+export function leftOut(site: Pick<SiteDef, 'frames' | 'skipped'> | undefined, rules: IgnoreRules | undefined, runners: readonly RunnerProfile[]): boolean {
+  const frame = site?.frames[0];
+  const ignored =
+    frame !== undefined &&
+    named(rules) &&
+    (rules.packages.includes(packageName(frame) ?? '') || rules.sites.some((rule) => matches(rule, frame)));
+  return ignored || isRunners(site, runners);
 }
 
 /**

@@ -152,10 +152,14 @@ export class Patcher {
 
   /**
    * Defines an own property on `target` that shadows an inherited method with a Proxy of it;
-   * restore deletes it again.
+   * restore deletes it again. Where something loaded before the hook already gave `target` its own
+   * method (a preload that filters `process.emit`, as Vitest's vm pool and tsx do), that one is
+   * wrapped in its place and restored as it was.
    */
   shadow(target: object, key: PropertyKey, inherited: Native, handler: ProxyHandler<Native>): void {
-    if (real.getOwnPropertyDescriptor(target, key) !== undefined) {
+    const own = real.getOwnPropertyDescriptor(target, key);
+    if (own !== undefined && typeof own.value === 'function') return void this.method(target, key, handler);
+    if (own !== undefined) {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}: already an own property`);
     }
     const descriptor = { value: wrap(inherited, handler), writable: true, enumerable: false, configurable: true };

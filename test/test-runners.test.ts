@@ -13,7 +13,6 @@ import { DEP, RUNNERS, runnerProject, TEST_FILE, testSource, type Runner } from 
 
 // Why a case cannot pass yet: Vitest's sites are the transformed file's lines (issue #21); its vm pool's workers.
 const SOURCE_MAPS = 'needs source-mapped sites: vite moves the lines of the test file it transforms';
-const VM_POOL = 'vmThreads leaves no worker trace at all (not an execArgv of its own: a Worker given one is traced)';
 
 interface Case {
   readonly runner: Runner;
@@ -33,7 +32,7 @@ const CASES: readonly Case[] = [
   { runner: RUNNERS.jest29, noisy: true, diverges: true, todo: {} },
   { runner: RUNNERS.forks, noisy: true, diverges: true, todo: { line: SOURCE_MAPS } },
   { runner: RUNNERS.threads, noisy: true, diverges: true, todo: { line: SOURCE_MAPS } },
-  { runner: RUNNERS.vmThreads, noisy: true, diverges: true, todo: { agree: VM_POOL, diverge: VM_POOL, line: VM_POOL } },
+  { runner: RUNNERS.vmThreads, noisy: true, diverges: true, todo: { line: SOURCE_MAPS } },
   { runner: RUNNERS.mocha, noisy: false, diverges: true, todo: {} },
   { runner: RUNNERS.nodeTest, confirm: true, noisy: true, diverges: true, todo: {} },
 ];
