@@ -60,7 +60,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       const base = baseRoot ? [await recordAt(`${prefix}-base-1`, baseRoot, seed), await recordAt(`${prefix}-base-2`, baseRoot, seed)] : [];
       const head = [await recordAt(`${prefix}-head-1`, headRoot, seed), await recordAt(`${prefix}-head-2`, headRoot, seed)];
       progress.clear();
-      const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true });
+      const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true, sources: { a: baseRoot, b: headRoot } });
       const verdict = bumpVerdict(comparison, base[1] ? compare(base[0]!, base[1]) : null, compare(head[0]!, head[1]!));
       found = { seed, comparison, verdict, traces: { a: base[0] ?? null, b: head[0]! } };
       if (verdict !== 'unchanged') break;

@@ -81,7 +81,9 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
   let comparison: Comparison | null = null;
   let against = dirs[0]!;
   for (const later of dirs.slice(1)) {
-    const compareWith = (taken?: CompareOptions['taken']) => compare(dirs[0]!, later, { ignore: options.ignore, taken });
+    const root = findProject(options.cwd).root;
+    const sources = { a: root, b: root };
+    const compareWith = (taken?: CompareOptions['taken']) => compare(dirs[0]!, later, { ignore: options.ignore, taken, sources });
     const sides = { a: rerunnable(options, dirs[0]!), b: rerunnable(options, later) };
     const next = await settleUnsampled(compareWith(), compareWith, sides, options.ignore, progress, logger);
     // Runs that all agree are reported by one that ran in another order, if one did: how they differ.

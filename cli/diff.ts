@@ -18,9 +18,9 @@ import { assertTraces } from './traces.js';
 export async function run(options: DiffOptions, { logger }: CommandContext): Promise<number> {
   assertTraces(options.a, options.b);
   for (const warning of options.configWarnings) logger.warn(warning);
-  const comparison = compare(options.a, options.b, { ignore: options.ignore });
-  logger.debug({ processes: comparison.processes.length, verdict: comparison.verdict }, 'compared');
   const root = findProject(options.cwd).root;
+  const comparison = compare(options.a, options.b, { ignore: options.ignore, sources: { a: root, b: root } });
+  logger.debug({ processes: comparison.processes.length, verdict: comparison.verdict }, 'compared');
   const traceA = statSync(options.a).isFile() ? dirname(options.a) : options.a;
   const header = comparison.processes.find((process) => process.a)?.a?.header;
   const command = header ? rerunnable(header.command, root) : null;

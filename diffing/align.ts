@@ -5,21 +5,37 @@ import type { Row, RowKind, Rows } from './rows.js';
 /** Tells whether a call of run A and a call of run B are the same call, by their kinds. */
 export type SameCall = (a: RowKind, b: RowKind) => boolean;
 
+/** A call's identity across versions (diffing/identity.ts), asked of run A's or run B's kinds. */
+export type Identify = (side: 'a' | 'b', kind: RowKind) => string | null;
+
 /**
  * Two calls are the same call: same API, and the same site when both stacks were taken. A site
- * matches by its exact location, or by the loose key (package name, function, first project
- * frame) when its location is gone from the other run, as when a bump shifts lines. A location
- * that both runs still have never matches another loosely: a call a bump adds beside an unchanged
- * one would pair with it, and the blame would fall on the unchanged line.
+ * matches by its exact location; when its location is gone from the other run (a bump shifted
+ * lines, or a rebuild renamed the file), by the loose key (package name, function, first project
+ * frame), or by its identity across versions (package name and masked code around the call). A
+ * location that both runs still have never matches another loosely: a call a bump adds beside an
+ * unchanged one would pair with it, and the blame would fall on the unchanged line.
  */
-export function callMatcher(callsA: Rows, callsB: Rows): SameCall {
+export function callMatcher(callsA: Rows, callsB: Rows, identify?: Identify): SameCall {
   const keysA = new Set(callsA.kinds.map((kind) => kind.key));
   const keysB = new Set(callsB.kinds.map((kind) => kind.key));
+  const identities = { a: new Map<RowKind, string | null>(), b: new Map<RowKind, string | null>() };
+  const identityOf = (side: 'a' | 'b', kind: RowKind) => {
+    const known = identities[side].get(kind);
+    if (known !== undefined) return known;
+    const found = identify!(side, kind);
+    identities[side].set(kind, found);
+    return found;
+  };
   return (a, b) => {
     if (a.api !== b.api) return false;
     if (a.site === 0 || b.site === 0) return true;
     if (a.key === b.key) return true;
-    return a.loose === b.loose && !keysB.has(a.key) && !keysA.has(b.key);
+    if (keysB.has(a.key) || keysA.has(b.key)) return false;
+    if (a.loose === b.loose) return true;
+    if (identify === undefined) return false;
+    const identity = identityOf('a', a);
+    return identity !== null && identity === identityOf('b', b);
   };
 }
 
@@ -79,8 +95,8 @@ export interface Alignment {
  * it. A hunk's calls that the other run made in another context (the callback that came second did
  * the work) pair there (moves.ts): a hunk whose calls all do is no divergence.
  */
-export function align(callsA: Rows, callsB: Rows): Alignment {
-  const sameCall = callMatcher(callsA, callsB);
+export function align(callsA: Rows, callsB: Rows, identify?: Identify): Alignment {
+  const sameCall = callMatcher(callsA, callsB, identify);
   const pass = new Pass(callsA, callsB, sameCall).run();
   const { partners } = pass;
   const structural = firstOpen(pass, callsA, callsB);

@@ -5,7 +5,11 @@ import type { ScanDiff, ScanSite } from './scan/index.js';
 
 /** What a bump changed, and which of its new clock and entropy sites a run reached. */
 export interface Attribution {
-  /** the change the cause's stack runs through, nearest the call first; null when none does */
+  /**
+   * the change the cause's stack runs through, nearest the call first; with no call to blame (a
+   * divergence no intercepted source explains), the first changed package whose new code head ran;
+   * null when none
+   */
   readonly cause: LockfileChange | null;
   readonly changes: readonly LockfileChange[];
   /** sites each changed package's new version added (by the static scan), and whether head reached them */
@@ -33,7 +37,7 @@ export function attribute(
   /** stacks a replay of head took for calls head's run did not sample (cli/stacks.ts): head reached them too */
   alsoReached: ReadonlyArray<readonly Frame[]> = [],
 ): Attribution {
-  const cause = stack ? nearestChange(stack, changes) : null;
+  const cause = stack ? nearestChange(stack, changes) : head ? firstChangeRun(head, changes) : null;
   const reached = head ? reachedSites(head, alsoReached) : new Set<string>();
   const added: AddedSite[] = [];
   for (const [change, diff] of scans) {
@@ -52,6 +56,16 @@ function nearestChange(stack: readonly Frame[], changes: readonly LockfileChange
     const name = frame.package.slice(0, at);
     const version = frame.package.slice(at + 1);
     const change = changes.find((candidate) => candidate.name === name && (candidate.to === version || candidate.from === version));
+    if (change) return change;
+  }
+  return null;
+}
+
+/** The first changed package, at its new version, on a stack head took (in the order head first took them). */
+function firstChangeRun(head: LoadedTrace, changes: readonly LockfileChange[]): LockfileChange | null {
+  const ran = changes.filter((change) => change.to !== null);
+  for (const site of head.sites.values()) {
+    const change = nearestChange(site.frames, ran);
     if (change) return change;
   }
   return null;

@@ -4,9 +4,11 @@ import { TRACE_EXTENSION } from '../tracer/format.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { align, type Alignment } from './align.js';
 import { findCause, type Cause } from './cause.js';
+import { CallIdentities, type SourceRoots } from './identity.js';
 import { keptCalls, keptOutputs, type IgnoreRules, type TakenStacks } from './ignore.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
 import { Interner, loadTrace, noRows, type LoadedTrace } from './load.js';
+import type { RowKind } from './rows.js';
 import { activeRunners, type RunnerProfile } from './runners.js';
 import { viewTrace } from './view.js';
 import { pairView } from '../platforms/index.js';
@@ -48,6 +50,11 @@ export interface CompareOptions {
   readonly normalize?: boolean;
   /** calls left out by their call site's package or file, and test runners' own (the config's `ignore`, `runners`) */
   readonly ignore?: IgnoreRules;
+  /**
+   * where each run's sources are (the roots of the projects they ran in): a call whose location
+   * is gone from the other run is then matched by its identity across versions (diffing/identity.ts)
+   */
+  readonly sources?: SourceRoots;
   /** stacks replays took for calls their runs did not sample, by `takenKey` (cli/stacks.ts) */
   readonly taken?: ReadonlyMap<string, TakenStacks>;
 }
@@ -74,7 +81,8 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const codeChanged = options.codeChanged ?? loaded.some(([, a, b]) => a && b && lockfileChanged(a, b));
   const traces = loaded.flatMap(([, a, b]) => [a, b].filter((trace) => trace !== null));
   const runners = activeRunners(options.ignore?.runners, traces);
-  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options, runners));
+  const identities = new CallIdentities();
+  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options, runners, identities));
   const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
   const verdict = diverging ? 'diverge' : 'agree';
   return { verdict, codeChanged, processes, diverging, interner, normalized, runners };
@@ -87,14 +95,24 @@ function acrossPlatforms(a: LoadedTrace | null, b: LoadedTrace | null, interner:
   return [viewTrace(a, view.a, interner), viewTrace(b, view.b, interner)];
 }
 
-function compareProcess(lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, codeChanged: boolean, options: CompareOptions, runners: readonly RunnerProfile[]): ProcessComparison {
+function compareProcess(
+  lineage: string,
+  a: LoadedTrace | null,
+  b: LoadedTrace | null,
+  codeChanged: boolean,
+  options: CompareOptions,
+  runners: readonly RunnerProfile[],
+  identities: CallIdentities,
+): ProcessComparison {
   // A process only one run started is compared with one that never ran: all it did is missing from the other.
   const left = a ?? absent(b!);
   const right = b ?? absent(a!);
-  const { ignore, taken } = options;
+  const { ignore, taken, sources } = options;
+  const identify = sources && ((side: 'a' | 'b', kind: RowKind) => identities.of((side === 'a' ? left : right).sites.get(kind.site), sources[side]));
   const alignment = align(
     keptCalls(left, ignore, runners, taken?.get(takenKey('a', lineage))),
     keptCalls(right, ignore, runners, taken?.get(takenKey('b', lineage))),
+    identify,
   );
   const shown = (trace: LoadedTrace): LoadedTrace => ({ ...trace, outputs: keptOutputs(trace, runners) });
   const output = firstOutputDivergence(shown(left), shown(right));

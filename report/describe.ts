@@ -78,8 +78,13 @@ export function manifestDependency(bump: BumpView): string {
 export function describeCulprit(cause: CauseView | null): string {
   if (!cause) return 'the runs diverge';
   if (cause.kind === 'ordering') return 'an ordering difference';
-  if (cause.kind === 'outside') return 'not explained by an intercepted source';
+  if (cause.kind === 'outside') return cause.bump ? `not explained by an intercepted source: ${describeChangedCode(cause.bump)}` : 'not explained by an intercepted source';
   return siteUnknown(cause) ? `${cause.api ?? '?'} at an unknown call site` : `${cause.api ?? '?'} in ${cause.package ?? 'the project'}`;
+}
+
+/** A bump whose new code ran where no intercepted call explains the divergence. */
+export function describeChangedCode({ name, from, to }: BumpView): string {
+  return `the new code of ${name} ${from ?? '(none)'} → ${to ?? '(removed)'} ran on the way, and computes something else from the same intercepted values`;
 }
 
 /** The blamed call has no site because its run did not sample the stack: not "in the project". */

@@ -8,7 +8,7 @@
  * or inject annotations, masks, outputs or environment changes.
  */
 import { randomUUID } from 'node:crypto';
-import { changedCounts, describeBump, describeCulprit, describeDivergence, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import { changedCounts, describeBump, describeChangedCode, describeCulprit, describeDivergence, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
 
 export interface GithubOptions {
@@ -55,7 +55,7 @@ function annotations(report: Report, options: GithubOptions): Annotation[] {
 function lead(report: Report, cause: CauseView | null, here: FrameView | null): string {
   if (!cause) return `detdrift: the runs diverge${report.firstDivergence ? `: ${describeDivergence(report.firstDivergence)}` : ''}.`;
   if (cause.kind === 'ordering') return `detdrift: the runs diverge: async contexts ${cause.contexts?.join(' and ') ?? '?'} completed in a different order.`;
-  if (cause.kind === 'outside') return `detdrift: the runs diverge, and no intercepted call explains it: ${cause.rule}.`;
+  if (cause.kind === 'outside') return `detdrift: the runs diverge, and no intercepted call explains it: ${cause.bump ? describeChangedCode(cause.bump) : cause.rule}.`;
   const where = cause.package ? ` in ${cause.package}` : '';
   const reached = here && !sameFrame(here, cause.site) ? `, reached from here${here.fn ? ` (${here.fn})` : ''}` : '';
   return `detdrift: the runs diverge at an uncontrolled ${cause.api ?? '?'} call${where}${reached}.`;

@@ -1,5 +1,6 @@
 import {
   describeBumpVerdict,
+  describeChangedCode,
   describeConfirmation,
   describeOrdering,
   describeStackNote,
@@ -59,7 +60,8 @@ function renderCause(cause: CauseView, paint: Paint): string[] {
   const out: string[] = [];
   if (cause.kind === 'outside') {
     out.push(paint(1, 'cause') + '  not explained by an intercepted source: ' + cause.rule);
-    out.push('       (I/O completion order, a worker race, a native addon, or the program\'s own logic)');
+    if (cause.bump) out.push(`       ${describeChangedCode(cause.bump)}`);
+    else out.push('       (I/O completion order, a worker race, a native addon, or the program\'s own logic)');
     return out;
   }
   if (cause.kind === 'ordering') {

@@ -1,78 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
-import { detdrift, reportOf } from './cli-fixtures.js';
+import { bump, direct, json, repository } from './bump-fixtures.js';
+import { detdrift } from './cli-fixtures.js';
 import { project } from './helpers.js';
-import { FILE_NAMES, lockfileText, manifest, nm, type FixtureFormat, type Tree } from './lockfile-fixtures.js';
+import { nm, type Tree } from './lockfile-fixtures.js';
 
-/**
- * `detdrift bump` on real git repositories: a base and a head commit whose lockfiles (one story
- * per lockfile format) and installed packages differ. Packages live in vendor/NAME-VERSION; the
- * committed tree.json says what goes where in node_modules, and materialize.cjs installs it: the
- * `--install` command of the worktree, and the head checkout's install.
- */
-
-interface Side {
-  readonly tree: Tree;
-  /** `name@version` → index.js source */
-  readonly packages: Readonly<Record<string, string>>;
-}
-
-const MATERIALIZE = `'use strict';
-const fs = require('fs');
-const path = require('path');
-const { installs } = JSON.parse(fs.readFileSync('tree.json', 'utf8'));
-fs.rmSync('node_modules', { recursive: true, force: true });
-for (const [where, { name, version }] of Object.entries(installs)) {
-  fs.cpSync(path.join('vendor', name + '-' + version), where, { recursive: true });
-}
-`;
-
-function sideFiles(side: Side, format: FixtureFormat): Record<string, string | object> {
-  const files: Record<string, string | object> = {
-    'package.json': manifest(side.tree),
-    [FILE_NAMES[format]]: lockfileText(side.tree, format),
-    'tree.json': {
-      installs: Object.fromEntries(
-        Object.entries(side.tree.installs).map(([where, install]) => [where, { name: where.split('node_modules/').pop(), version: install.version }]),
-      ),
-    },
-  };
-  for (const [id, source] of Object.entries(side.packages)) {
-    const at = id.lastIndexOf('@');
-    const [name, version] = [id.slice(0, at), id.slice(at + 1)];
-    const install = Object.values(side.tree.installs).find((candidate) => candidate.version === version);
-    files[`vendor/${name}-${version}/package.json`] = { name, version, main: 'index.js', dependencies: install?.dependencies };
-    files[`vendor/${name}-${version}/index.js`] = source;
-  }
-  return files;
-}
-
-/** A repository whose HEAD~1 is `base` and HEAD is `head`, the head checkout installed. */
-function repository(format: FixtureFormat, app: string, base: Side, head: Side): string {
-  const dir = project({ 'app.js': app, 'materialize.cjs': MATERIALIZE, '.gitignore': 'node_modules\n', ...sideFiles(base, format) });
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
-  git('init', '-q');
-  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'root');
-  git('add', '-A');
-  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'base');
-  const headDir = project(sideFiles(head, format));
-  execFileSync('cp', ['-R', `${headDir}/.`, dir]);
-  git('add', '-A');
-  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'head');
-  execFileSync(process.execPath, ['materialize.cjs'], { cwd: dir });
-  return dir;
-}
-
-function bump(dir: string, ...extra: string[]) {
-  return detdrift(['bump', '--base', 'HEAD~1', '--seed', '7', '--install', `${process.execPath} materialize.cjs`, '--json', ...extra, '--', process.execPath, 'app.js'], dir);
-}
-
-/** The report as plain JSON: these tests read it field by field, as a CI script would. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const json = (run: ReturnType<typeof detdrift>, status: number): any => reportOf(run, status);
-
-const direct = (name: string, version: string): Tree => ({ dependencies: { [name]: `^${version}` }, installs: { [nm(name)]: { version } } });
 
 test('npm v3: a patch that adds a Math.random made the seed nondeterministic, blamed on the new call', () => {
   const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";

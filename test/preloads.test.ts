@@ -29,7 +29,9 @@ test("a preload's own process.emit and process.listeners are wrapped in place, a
   const preload = '--require=./preload.cjs';
   const plain = runPlain(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: preload } });
   const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `${preload} --import="${REGISTER}"` } });
-  assert.deepEqual([plain.code, plain.stdout, plain.stderr], [3, 'true 1 0\n', '']);
+  // Node 20 and 22 keep an \`exit\` listener of their ESM loader's for a module entry point; 24 does not.
+  assert.deepEqual([plain.code, plain.stderr], [3, '']);
+  assert.match(plain.stdout, /^true [01] 0\n$/);
   assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [plain.code, plain.stdout, plain.stderr]);
   const trace = hooked.traces.get('0')!;
   assert.equal(eventsOf(trace, 'Math.random').length, 1);

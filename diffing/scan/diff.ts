@@ -8,6 +8,8 @@
  *   context   same file, API and code: the function around it was renamed or the code moved
  *   masked    same file and API, same code once local names are masked: a minifier renamed them
  *   file      same API, function and code in another file: the file was moved or renamed
+ *   rebuilt   same API and masked code in another file: a bundler rebuilt its chunks, renaming
+ *             the files (content hashes) and the minified names alike
  *
  * Within a tier, a site pairs with the candidate of the same key whose surrounding code is most
  * like its own (the first in source order on a tie). What no tier matched is added (in B) or
@@ -24,6 +26,7 @@ const TIERS: readonly Tier[] = [
   ['context', (site) => key(site.file, site.api, site.context)],
   ['masked', (site) => key(site.file, site.api, mask(site.context))],
   ['file', (site) => key(site.api, site.fn, site.context)],
+  ['rebuilt', (site) => key(site.api, mask(site.context))],
 ];
 
 export function diffScans(a: Pick<ScanResult, 'sites'>, b: Pick<ScanResult, 'sites'>): ScanDiff {

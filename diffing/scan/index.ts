@@ -1,6 +1,6 @@
 /** The static scanner: call sites of clock and entropy APIs in a package's JavaScript. Wiring only. */
 export { scanDirectory, DEFAULT_MAX_BYTES, ScanDirectoryError, type ScanOptions } from './directory.js';
-export { diffScans } from './diff.js';
+export { diffScans, mask } from './diff.js';
 export { scanSource, compareSites, type SourceScan } from './source.js';
 export { SITE_TABLE, REWRITES, type SiteRule, type Use } from './table.js';
 export { IGNORE_HINT } from './visitor.js';
