@@ -16,7 +16,7 @@ export const DEFAULTS = Object.freeze({
   keep: false,
   /** check, diff: confirm the cause by replay bisection */
   confirm: true,
-  /** the most re-runs one bisection may spend (a search over n values needs about log2(n) + 4) */
+  /** the most re-runs one bisection may spend (a search over n values needs about log2(n) + 8) */
   maxReplayRuns: 48,
   /** check, diff: the file `--report FORMAT` writes when no `=FILE` follows (github goes to stdout, summary to $GITHUB_STEP_SUMMARY) */
   reportFiles: Object.freeze({ sarif: 'detdrift.sarif', comment: 'detdrift-comment.md', json: 'detdrift-report.json', html: 'detdrift-report.html' }),

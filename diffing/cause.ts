@@ -1,3 +1,5 @@
+import type { Dimension } from '../instrument/perturb-dimensions.js';
+import type { ApiRow } from '../tracer/format.js';
 import type { Alignment } from './align.js';
 import type { Divergence } from './localize.js';
 import type { LoadedTrace, Row } from './load.js';
@@ -21,12 +23,15 @@ export interface Cause {
  *
  * 1. When the code differs (the lockfiles do: a bump), a call only one run makes is the cause:
  *    the first call the new tree adds, else the first it no longer makes.
- * 2. With the same code, the runs can only part because a value did: the last uncontrolled call
+ * 2. When run A was perturbed (`check --perturb`), the last call before the divergence of a source
+ *    the perturbation varies (a directory listing for `dir-order`) whose value differs: what
+ *    the perturbation changed, and the way it reached the divergence.
+ * 3. With the same code, the runs can only part because a value did: the last uncontrolled call
  *    before the divergence whose value differs is the cause. Clocks and entropy always differ in
  *    observe mode, so an earlier difference that the program then ignored is not blamed.
- * 3. When contexts completed in another order after that value (or there is no such value), the
+ * 4. When contexts completed in another order after that value (or there is no such value), the
  *    cause is the ordering, with the contexts named.
- * 4. Else a call only one run makes; else the divergence is outside the intercepted sources.
+ * 5. Else a call only one run makes; else the divergence is outside the intercepted sources.
  *
  * Replay (`confidence: "replay-confirmed"`) can later prove or overturn the heuristic.
  */
@@ -41,7 +46,13 @@ export function findCause(alignment: Alignment, first: Divergence, codeChanged: 
   }
 
   const before = first.reason === 'value' ? first.indexA + 1 : first.indexA;
-  const valueCause = lastUncontrolledDifference(alignment, before, a, b);
+  const varied = perturbedSources(a);
+  const perturbed = varied && lastDifference(alignment, before, a, b, (indexA) => varied(a.calls.kind(indexA).spec));
+  if (perturbed) {
+    const dimensions = a.header.perturb!.map((entry) => entry.dimension).join(', ');
+    return { kind: 'call', row: perturbed, side: 'a', rule: `the last call before the divergence of a source the perturbation varies (${dimensions}) whose value differs` };
+  }
+  const valueCause = lastDifference(alignment, before, a, b, (indexA) => a.calls.kind(indexA).control === 0);
   const ordering = alignment.ordering && alignment.ordering.index < before ? alignment.ordering : null;
   if (valueCause && (!ordering || valueCause.index > ordering.a.index)) {
     return { kind: 'call', row: valueCause, side: 'a', rule: 'the last uncontrolled call before the divergence whose value differs' };
@@ -56,10 +67,26 @@ export function findCause(alignment: Alignment, first: Divergence, codeChanged: 
   return { kind: 'outside', row: null, side: 'a', rule: 'no intercepted call explains the divergence' };
 }
 
-function lastUncontrolledDifference({ pairs }: Alignment, before: number, a: LoadedTrace, b: LoadedTrace): Row | null {
+/** A's last call before `before` that `counts` and whose value differs from its partner's in B. */
+function lastDifference({ pairs }: Alignment, before: number, a: LoadedTrace, b: LoadedTrace, counts: (indexA: number) => boolean): Row | null {
   for (let indexA = Math.min(before, pairs.end) - 1; indexA >= 0; indexA--) {
     const indexB = pairs.partnerOfA(indexA);
-    if (indexB >= 0 && a.calls.kind(indexA).control === 0 && !a.calls.sameValue(indexA, b.calls, indexB)) return a.calls.at(indexA)!;
+    if (indexB >= 0 && counts(indexA) && !a.calls.sameValue(indexA, b.calls, indexB)) return a.calls.at(indexA)!;
   }
   return null;
+}
+
+/** The intercepted sources each perturbation varies; the others (`timezone`, `locale`, `eol`) vary none. */
+const VARIES: Readonly<Partial<Record<Dimension, (spec: ApiRow) => boolean>>> = {
+  'dir-order': (spec) => spec.api === 'fs.readdir' || spec.api === 'fs.opendir',
+  clock: (spec) => spec.family === 'clock',
+  cpus: (spec) => spec.api === 'os.cpus',
+  hostname: (spec) => spec.api === 'os.hostname',
+  tmpdir: (spec) => spec.api === 'os.tmpdir',
+};
+
+/** Which calls of a perturbed run the perturbation reached; null for a run that was not perturbed. */
+function perturbedSources(trace: LoadedTrace): ((spec: ApiRow) => boolean) | null {
+  const tests = (trace.header.perturb ?? []).map((entry) => VARIES[entry.dimension as Dimension]).filter((test) => test !== undefined);
+  return tests.length === 0 ? null : (spec) => tests.some((test) => test(spec));
 }

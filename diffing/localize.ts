@@ -37,12 +37,14 @@ export function firstOutputDivergence(a: LoadedTrace, b: LoadedTrace): Divergenc
 /**
  * A value that two runs of the same seed should share: anything control mode or the program's own
  * stub decided, and the uncontrolled sources that do not vary between runs on one machine
- * (directory listings, stat times, host identity but the pid). Clocks and entropy always differ in
- * observe mode, so their values alone are never the first divergence.
+ * (directory listings, host identity but the pid). Clocks and entropy always differ in observe
+ * mode, so their values alone are never the first divergence; nor do stat times, which are clock
+ * readings of a kind: a file the run writes has a new one in every run, and so has every file of
+ * another checkout (a bump's base and head).
  */
 export function shouldAgree(kind: RowKind): boolean {
   const { family, api } = kind.spec;
-  return kind.control !== 0 || family === 'fs' || (family === 'process' && api !== 'process.pid');
+  return kind.control !== 0 || (family === 'fs' && api !== 'fs.stat') || (family === 'process' && api !== 'process.pid');
 }
 
 /** The earliest of: a value that should agree and does not, the structural divergence, the output divergence. */
