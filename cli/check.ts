@@ -9,6 +9,7 @@ import type { CheckOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
+import type { AttemptView } from '../report/types.js';
 import { emitReport, fencingCommands } from './report-output.js';
 import { prepareOutDir } from './traces.js';
 import { runPerturbed } from './perturb.js';
@@ -35,7 +36,7 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       checked = await recordAndCompare({ ...options, seed }, dir, progress, logger);
       if (checked.comparison.verdict === 'diverge') break;
     }
-    const { seeded, dirs, against, comparison } = checked!;
+    const { seeded, dirs, against, comparison, attempts } = checked!;
     // A blamed call whose stack was not sampled gets it from a replay: a probe of the confirmation, or a run of its own.
     const stacks = new CauseStacks(comparison, logger);
     const confirmation = options.confirm
@@ -46,7 +47,7 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       await stacks.forCause(confirmedCause(comparison.diverging, confirmation).cause, sides, progress);
     }
     const replay = kept ? replayCommand(dirs[0]!, options.command) : rerunCommand(seeded);
-    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, { confirmation, replay, reports: options.reports, stacks: stacks.list() });
+    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, { confirmation, replay, reports: options.reports, stacks: stacks.list(), attempts: attempts.length > 1 ? attempts : null });
     if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
     return status;
   } finally {
@@ -61,6 +62,8 @@ interface Checked {
   /** the run compared with the first: the first that diverged from it, or the last */
   readonly against: string;
   readonly comparison: Comparison;
+  /** each later run compared with the first: its number, and the cause when it diverged */
+  readonly attempts: readonly AttemptView[];
 }
 
 /** Records `--runs` runs of one seed into `base` (`run-1`, `run-2`, ...) and compares each later one with the first. */
@@ -80,20 +83,32 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
   progress.clear();
   let comparison: Comparison | null = null;
   let against = dirs[0]!;
-  for (const later of dirs.slice(1)) {
-    const root = findProject(options.cwd).root;
-    const sources = { a: root, b: root };
-    const compareWith = (taken?: CompareOptions['taken']) => compare(dirs[0]!, later, { ignore: options.ignore, taken, sources });
+  const attempts: AttemptView[] = [];
+  const root = findProject(options.cwd).root;
+  for (const [index, later] of dirs.slice(1).entries()) {
+    const compareWith = (taken?: CompareOptions['taken']) => compare(dirs[0]!, later, { ignore: options.ignore, taken, sources: { a: root, b: root } });
     const sides = { a: rerunnable(options, dirs[0]!), b: rerunnable(options, later) };
     const next = await settleUnsampled(compareWith(), compareWith, sides, options.ignore, progress, logger);
-    // Runs that all agree are reported by one that ran in another order, if one did: how they differ.
-    if (comparison === null || next.verdict === 'diverge' || !reordered(comparison)) {
+    attempts.push({ run: index + 2, cause: next.diverging ? describeCause(next) : null });
+    // The first run that diverges is the one reported; runs that all agree are reported by one
+    // that ran in another order, if one did: how they differ.
+    if (comparison === null || (comparison.verdict === 'agree' && (next.verdict === 'diverge' || !reordered(comparison)))) {
       comparison = next;
       against = later;
     }
-    if (next.verdict === 'diverge') break;
   }
-  return { seeded: options, dirs, against, comparison: comparison! };
+  return { seeded: options, dirs, against, comparison: comparison!, attempts };
+}
+
+/** The heuristic cause of a diverging comparison in a few words: its kind, API and call site. */
+function describeCause({ diverging, interner }: Comparison): string {
+  const cause = diverging!.cause;
+  const trace = cause?.side === 'b' ? diverging!.b : diverging!.a;
+  if (!cause?.row || !trace) return cause?.kind === 'outside' ? 'not explained by an intercepted source' : 'the runs diverge';
+  const kind = trace.calls.kind(cause.row.index);
+  const frame = trace.sites.get(kind.site)?.frames[0];
+  const what = cause.kind === 'ordering' ? 'an ordering difference at' : '';
+  return [what, interner.names[kind.api], frame ? `at ${frame.file}:${frame.line}` : 'at an unsampled call site'].filter(Boolean).join(' ');
 }
 
 /** A recorded run of this check, as a replay runs it again. */

@@ -33,7 +33,8 @@ export async function emitReport(
   json: boolean,
   extra: Omit<BuildOptions, 'root'> & { reports?: readonly ReportTarget[] } = {},
 ): Promise<{ report: Report; status: number }> {
-  const report = buildReport(comparison, { root, confirmation: extra.confirmation, replay: extra.replay, bump: extra.bump, perturbation: extra.perturbation, stacks: extra.stacks });
+  const { reports: _reports, ...options } = extra;
+  const report = buildReport(comparison, { root, ...options });
   const context = renderContext(root);
   const targets = extra.reports ?? [];
   const annotations = targets.filter((target) => target.format === 'github' && target.file === null);

@@ -22,6 +22,7 @@ import {
   type OrderingView,
   type PerturbationView,
   type Report,
+  type AttemptView,
   type RunView,
   type StackNoteView,
   type ValueView,
@@ -40,6 +41,8 @@ export interface BuildOptions {
   readonly perturbation?: PerturbationView | null;
   /** stacks a replay re-run took, or failed to take, for calls their runs did not sample (cli/stacks.ts) */
   readonly stacks?: readonly StackOutcome[] | null;
+  /** `check --runs N` (N > 2): each later run compared with the first */
+  readonly attempts?: readonly AttemptView[] | null;
 }
 
 /** Stacks taken by a re-run, by `side:index` of the call in the diverging process. */
@@ -82,6 +85,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     replay: options.replay ?? null,
     bump: options.bump ? bumpSection(options.bump) : null,
     perturbation: options.perturbation ?? null,
+    attempts: options.attempts ?? null,
     timeline: focus ? buildTimeline(focus, (row, side) => view(row, side)!) : null,
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),

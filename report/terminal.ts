@@ -50,6 +50,11 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     out.push('', paint(1, 'calls per API') + '         run A    run B');
     for (const row of changed) out.push(`  ${row.key.padEnd(22)} ${String(row.a).padStart(6)}   ${String(row.b).padStart(6)}`);
   }
+  const causes = new Set(report.attempts?.flatMap((attempt) => (attempt.cause ? [attempt.cause] : [])));
+  if (causes.size > 1) {
+    out.push('', paint(1, 'attempts') + '  the cause differs between the runs compared with run 1:');
+    for (const attempt of report.attempts!) out.push(`  run ${attempt.run}: ${attempt.cause ?? 'agrees'}`);
+  }
   const others = report.differences.processes.filter((entry) => entry.verdict === 'diverge' && entry.process !== process);
   if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
   if (report.replay) out.push('', `replay run A locally: ${report.replay}`);

@@ -232,6 +232,13 @@ export interface OrderingView {
   readonly moved?: number;
 }
 
+/** One later run of a `check`, compared with the first. */
+export interface AttemptView {
+  readonly run: number;
+  /** its heuristic cause in a few words (`Math.random at dice@1.0.1/index.js:2`); null when it agreed */
+  readonly cause: string | null;
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly verdict: 'agree' | 'diverge';
@@ -254,6 +261,11 @@ export interface Report {
   readonly bump: BumpSectionView | null;
   /** `detdrift check --perturb`: run A is the perturbed run, run B the plain one; null (or absent) otherwise */
   readonly perturbation?: PerturbationView | null;
+  /**
+   * `check --runs N` (N > 2): each later run compared with the first, with its heuristic cause when
+   * it diverged; the report is about the first that diverged. Null (or absent) for two runs.
+   */
+  readonly attempts?: readonly AttemptView[] | null;
   /** the two runs' calls around the first divergence, aligned; null (or absent) when the runs agree */
   readonly timeline?: TimelineView | null;
   readonly differences: {
