@@ -78,11 +78,11 @@ export function imitate<T extends Native>(target: T, method: T, construct?: Cons
 }
 
 /**
- * Lets V8 keep `target`'s properties in fast mode. Redefining a property (a method turned into an
- * accessor, as `follow` does to `Math.random`) or defining a dozen on a fresh function (`imitate`)
- * turns an object into a hash table for good, and every `Math.log` or `Date.now` the program looks
- * up then costs a dictionary probe: 30 to 40 ns a `Math.random()` in a loop, more than the
- * recording (bench/record.ts). An object used as a prototype is put back in fast mode at the next
+ * Lets V8 keep `target`'s properties in fast mode. Redefining a property (a method's value replaced
+ * through `Object.defineProperty`) or defining a dozen on a fresh function (`imitate`) can turn an
+ * object into a hash table for good, and every `Math.log` or `Date.now` the program looks up then
+ * costs a dictionary probe: 30 to 40 ns a `Math.random()` in a loop, more than the recording
+ * (bench/record.ts). An object used as a prototype is put back in fast mode at the next
  * property lookups through it, so `target` becomes the prototype of a throwaway object. Nothing a
  * program can see changes: no property, no prototype of its own objects.
  */
@@ -176,33 +176,6 @@ export class Patcher {
     return descriptor.get;
   }
 
-  /**
-   * Turns a method into an accessor that hands out `installed` and wraps whatever the program
-   * assigns later with `wrapAssigned`, so calls through a program's own stub stay visible. Plain
-   * assignment behaves as before; `Object.defineProperty` replaces the accessor and is not followed.
-   */
-  follow(target: object, key: PropertyKey, installed: Native, wrapAssigned: (assigned: Native) => Native): void {
-    const descriptor = real.getOwnPropertyDescriptor(target, key);
-    if (descriptor === undefined || !('value' in descriptor)) {
-      throw new HookError('ERR_DETDRIFT_PATCH', `cannot follow ${String(key)}: not a data property`);
-    }
-    let current: unknown = installed;
-    // Assigned through an object that inherits the property (`class D extends Date {}; D.now = f`,
-    // `Object.create(Math).random = f`): as with the data property, that object gets its own. An
-    // object that holds this accessor itself (Date's imitation, patch.ts imitate) stands for target.
-    const set = function (this: unknown, value: unknown): void {
-      if (this !== target && ownSetter(this, key) !== set) return ownData(this, key, value);
-      current = typeof value === 'function' && value !== installed ? wrapAssigned(value as Native) : value;
-    };
-    this.define(target, key, descriptor, {
-      get: () => current,
-      set,
-
-      enumerable: descriptor.enumerable ?? false,
-      configurable: true,
-    });
-  }
-
   /** Turns a data property into an accessor (`process.pid`), remembering the data property. */
   accessor(target: object, key: PropertyKey, get: () => unknown): void {
     const descriptor = real.getOwnPropertyDescriptor(target, key);
@@ -232,21 +205,6 @@ export class Patcher {
     }
     keepFast(target);
     this.saved[this.saved.length] = { target, key, descriptor: before };
-  }
-}
-
-function ownSetter(receiver: unknown, key: PropertyKey): unknown {
-  if ((typeof receiver !== 'object' || receiver === null) && typeof receiver !== 'function') return undefined;
-  return real.getOwnPropertyDescriptor(receiver, key)?.set;
-}
-
-/**
- * What assigning to an inherited writable data property does to the object assigned through: an own
- * property of its own, writable, enumerable and configurable (when it is an object that takes one).
- */
-function ownData(receiver: unknown, key: PropertyKey, value: unknown): void {
-  if ((typeof receiver === 'object' && receiver !== null) || typeof receiver === 'function') {
-    real.defineProperty(receiver, key, { value, writable: true, enumerable: true, configurable: true });
   }
 }
 

@@ -3,9 +3,8 @@ import { digestBytes, digestLines, digestPrefix, type Digest } from '../tracer/d
 import type { Mode, SiteDef } from '../tracer/format.js';
 import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
 
-/** Tag flags: the value came from control mode, or from the program's own replacement. */
+/** Tag flags: the value came from control mode, or from a replay. */
 export const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
-export const PROGRAM = Control.program << CONTROL_SHIFT;
 export const REPLAYED = Control.replay << CONTROL_SHIFT;
 import { normalizeStack, type StackContext } from '../tracer/stack.js';
 import type { TraceWriter } from '../tracer/writer.js';
@@ -15,7 +14,7 @@ import type { Perturber } from './perturb.js';
 import type { Mismatch, Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
 import { bytesOf, NumberIsInteger, TextEncoderEncode, TextEncoderEncodeInto, TypedArrayLength, Uint8Array } from '../tracer/primordials.js';
-import { imitate, wrap, type Native } from './patch.js';
+import { imitate, type Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { SiteIds } from './sites.js';
 
@@ -148,7 +147,7 @@ export class Recorder {
 
   /**
    * The recording methods. `tag` (or `flags`) may carry who decided the value:
-   * `CONTROLLED` (control mode) or `PROGRAM` (the program's own replacement of the source).
+   * `CONTROLLED` (control mode) or `REPLAYED` (a recorded value fed back).
    * Each catches what goes wrong inside (ERR_DETDRIFT_RECORD): a wrapper calls them bare.
    */
   number(api: number, tag: number, site: number, value: number): void {
@@ -378,19 +377,4 @@ function numberWrapper(recorder: Recorder, api: number, tag: number, substitute:
     }.source;
     return imitate(target, source);
   };
-}
-
-/**
- * Wraps a function the program installed in place of a source (a seeded `Math.random`, a fake
- * `Date.now`): calls through it are recorded, marked as decided by the program.
- */
-export function recordProgramStub(recorder: Recorder, api: number, tag: number, sampling?: Sampling | null): (assigned: Native) => Native {
-  return (assigned) =>
-    wrap(assigned, {
-      apply(target, thisArg, args) {
-        const value = real.apply(target, thisArg, args);
-        if (typeof value === 'number') recorder.number(api, tag | PROGRAM, sampling ? recorder.siteIn(api, undefined, sampling) : recorder.site(api), value);
-        return value;
-      },
-    });
 }
