@@ -20,7 +20,8 @@ export interface Handle {
 interface Saved {
   readonly target: object;
   readonly key: PropertyKey;
-  readonly descriptor: PropertyDescriptor | undefined;
+  /** what restore puts back (undefined: it deletes the property), or what to ask for it then */
+  readonly descriptor: PropertyDescriptor | undefined | (() => PropertyDescriptor);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -151,6 +152,33 @@ export class Patcher {
   }
 
   /**
+   * `method` for a property Node may define lazily (`fs.opendir` on Node 20): an accessor whose
+   * getter loads a module and turns the property into a data property. Reading it here would do
+   * that for the program, which could see it in the descriptor; the getter is wrapped instead, and
+   * the data property it makes holds the wrapper. A data property is patched as `method` does.
+   */
+  methodWhenLoaded(target: object, key: PropertyKey, wrapping: Wrapping): void {
+    const descriptor = real.getOwnPropertyDescriptor(target, key);
+    if (descriptor === undefined || 'value' in descriptor) return void this.method(target, key, wrapping);
+    let loaded: { readonly original: Native; readonly wrapper: Native } | null = null;
+    const load = wrap(descriptor.get!, {
+      apply(get, thisArg, args) {
+        const value = real.apply(get, thisArg, args) as Native;
+        const own = real.getOwnPropertyDescriptor(target, key);
+        if (typeof value !== 'function' || own?.value !== value) return value; // not a lazy method after all
+        loaded ??= { original: value, wrapper: wrapWith(value, wrapping) };
+        if (value !== loaded.original || !real.defineProperty(target, key, { ...own, value: loaded.wrapper })) return value;
+        return loaded.wrapper;
+      },
+    });
+    this.define(target, key, () => {
+      // Node's getter, once it has run, leaves the data property for good: the original goes back in it.
+      const own = real.getOwnPropertyDescriptor(target, key);
+      return loaded && own?.value === loaded.wrapper ? { ...own, value: loaded.original } : descriptor;
+    }, { ...descriptor, get: load });
+  }
+
+  /**
    * Defines an own property on `target` that shadows an inherited method with a Proxy of it;
    * restore deletes it again.
    */
@@ -190,7 +218,8 @@ export class Patcher {
 
   restore(): void {
     for (let i = this.saved.length - 1; i >= 0; i--) {
-      const { target, key, descriptor } = this.saved[i]!;
+      const { target, key, descriptor: saved } = this.saved[i]!;
+      const descriptor = typeof saved === 'function' ? saved() : saved;
       if (descriptor) real.defineProperty(target, key, descriptor);
       else delete (target as Record<PropertyKey, unknown>)[key];
       keepFast(target);
@@ -199,7 +228,7 @@ export class Patcher {
     syncBuiltinESMExports();
   }
 
-  private define(target: object, key: PropertyKey, before: PropertyDescriptor, after: PropertyDescriptor): void {
+  private define(target: object, key: PropertyKey, before: Saved['descriptor'], after: PropertyDescriptor): void {
     if (!real.defineProperty(target, key, after)) {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: the property is not configurable`);
     }
