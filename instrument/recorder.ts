@@ -13,7 +13,7 @@ import type { Controller } from './control.js';
 import type { Perturber } from './perturb.js';
 import type { Mismatch, Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
-import { bytesOf, NumberIsInteger, TextEncoderEncode, TextEncoderEncodeInto, TypedArrayLength, Uint8Array } from '../tracer/primordials.js';
+import { bytesOf, NumberIsInteger, TypedArrayLength, Uint8Array, Utf8Encode, Utf8EncodeInto } from '../tracer/primordials.js';
 import { imitate, type Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { SiteIds } from './sites.js';
@@ -25,7 +25,6 @@ export type { Sampling, SitePolicy } from './schedule.js';
 /** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
 const CAPTURE_LIMIT = 32;
 
-const encoder = new TextEncoder();
 
 /**
  * The one object every family records through. Taking a stack costs microseconds, so `site()`
@@ -215,7 +214,7 @@ export class Recorder {
   chunk(api: number, site: number, bytes: ArrayBufferView | string, head: string): void {
     if (!this.on || this.busy) return;
     try {
-      const view = typeof bytes === 'string' ? TextEncoderEncode(encoder, bytes) : bytesOf(bytes);
+      const view = typeof bytes === 'string' ? Utf8Encode(bytes) : bytesOf(bytes);
       const { high, low } = digestLines(view);
       if (this.writer.chunk(api, site, this.contexts.current(), high, low, TypedArrayLength(view), head)) this.flush();
     } catch (error) {
@@ -233,7 +232,7 @@ export class Recorder {
       this.textSize = value.length * 3;
       this.text = new Uint8Array(this.textSize);
     }
-    return digestPrefix(this.text, TextEncoderEncodeInto(encoder, value, this.text).written, this.sum);
+    return digestPrefix(this.text, Utf8EncodeInto(value, this.text), this.sum);
   }
 
   /** Writes what is buffered; on failure, stops recording. */
