@@ -204,18 +204,6 @@ export class Patcher {
     return descriptor.get;
   }
 
-  /** Turns a data property into an accessor (`process.pid`), remembering the data property. */
-  accessor(target: object, key: PropertyKey, get: () => unknown): void {
-    const descriptor = real.getOwnPropertyDescriptor(target, key);
-    if (descriptor === undefined) throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: missing`);
-    this.define(target, key, descriptor, {
-      get,
-      set: undefined,
-      enumerable: descriptor.enumerable ?? false,
-      configurable: true,
-    });
-  }
-
   restore(): void {
     for (let i = this.saved.length - 1; i >= 0; i--) {
       const { target, key, descriptor: saved } = this.saved[i]!;
