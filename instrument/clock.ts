@@ -4,14 +4,14 @@ import { ArrayIsArray, BigInt, MathFloor } from '../tracer/primordials.js';
 import { Controller } from './control.js';
 import { family, imitate, type Patcher } from './patch.js';
 import { real } from './real.js';
-import { CONTROLLED, REPLAYED, numberSource, recordProgramStub, type Recorder, type Sampling } from './recorder.js';
+import { CONTROLLED, REPLAYED, numberSource, type Recorder, type Sampling } from './recorder.js';
 
 /**
  * The clocks: `Date` (constructed without arguments, called as a function, `Date.now`),
  * `performance.now` and `timeOrigin` (on `Performance.prototype`, which covers `perf_hooks`),
  * `process.hrtime`, `process.hrtime.bigint` and `process.uptime`. In control mode every one reads
- * the virtual clock (control.ts), and in replay the recorded value; a `Date.now` the program
- * assigns itself is followed.
+ * the virtual clock (control.ts), and in replay the recorded value. Each stays the kind of property
+ * it was: a `Date.now` the program assigns itself is its own, and goes unrecorded.
  */
 export const install = family<Recorder>('clock', (patcher, recorder) => {
   const clock = recorder.controller;
@@ -86,10 +86,9 @@ export function patchDate(
   const RealDate = global.Date;
   const siteOf = (api: number) =>
     sampling === null ? recorder.site(api, DateWrapper) : recorder.siteIn(api, DateWrapper, sampling);
-  const now = numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags, sampling)(RealDate.now);
-  patcher.follow(RealDate, 'now', now, recordProgramStub(recorder, Api.dateNow, Tag.f64, sampling));
+  patcher.method(RealDate, 'now', numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags, sampling));
   // A function that looks like Date (patch.ts imitate) rather than a Proxy, which put every
-  // `Date.now` lookup through its [[Get]]. Made after `follow`: it copies the followed `now`.
+  // `Date.now` lookup through its [[Get]]. Made after `now`: it copies the wrapped `now`.
   const DateWrapper: DateConstructor = imitate(
     RealDate,
     {

@@ -32,7 +32,7 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
   const orders = new SafeWeakMap<object, DirOrder>();
   const reorder = perturber && ((args: readonly unknown[]): Substitute => (names) => perturber.order(names as unknown[], (entry) => entryName(entry, args[0])));
   const patch = (target: Record<string, Native>, key: string, form: Form, api: number, record: RecordResult, perturb?: Perturb | null) =>
-    patcher.method(target, key, handler(recorder, form, api, record, perturb ?? undefined));
+    patcher.methodWhenLoaded(target, key, handler(recorder, form, api, record, perturb ?? undefined));
 
   const listing = (api: number): RecordResult => (site, result, args) => {
     const list = result as readonly unknown[];

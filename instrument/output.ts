@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { relative, sep } from 'node:path';
 import { Api } from '../tracer/apis.js';
-import { ArgAt, ArrayBufferIsView, bytesOf, FunctionHasInstance, StringReplaceAll, StringSlice, StringStartsWith, TextDecoderDecode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array, URL, URLHref } from '../tracer/primordials.js';
+import { ArgAt, ArrayBufferIsView, bytesOf, FunctionHasInstance, StringReplaceAll, StringSlice, StringStartsWith, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array, URL, URLHref, Utf8Decode } from '../tracer/primordials.js';
 import { filePathOf } from '../tracer/stack.js';
 import { family, type Native } from './patch.js';
 import { absolutePath, real, SafeWeakSet } from './real.js';
@@ -126,7 +126,6 @@ function fileURLPath(href: string): string | null {
 function textHead(view: ArrayBufferView): string {
   const bytes = bytesOf(view);
   const length = TypedArrayLength(bytes);
-  return TextDecoderDecode(decoder, length > HEAD ? new Uint8Array(TypedArrayBuffer(bytes), TypedArrayByteOffset(bytes), HEAD) : bytes);
+  return Utf8Decode(length > HEAD ? new Uint8Array(TypedArrayBuffer(bytes), TypedArrayByteOffset(bytes), HEAD) : bytes);
 }
 
-const decoder = new TextDecoder();

@@ -20,7 +20,8 @@ export interface Handle {
 interface Saved {
   readonly target: object;
   readonly key: PropertyKey;
-  readonly descriptor: PropertyDescriptor | undefined;
+  /** what restore puts back (undefined: it deletes the property), or what to ask for it then */
+  readonly descriptor: PropertyDescriptor | undefined | (() => PropertyDescriptor);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -78,11 +79,11 @@ export function imitate<T extends Native>(target: T, method: T, construct?: Cons
 }
 
 /**
- * Lets V8 keep `target`'s properties in fast mode. Redefining a property (a method turned into an
- * accessor, as `follow` does to `Math.random`) or defining a dozen on a fresh function (`imitate`)
- * turns an object into a hash table for good, and every `Math.log` or `Date.now` the program looks
- * up then costs a dictionary probe: 30 to 40 ns a `Math.random()` in a loop, more than the
- * recording (bench/record.ts). An object used as a prototype is put back in fast mode at the next
+ * Lets V8 keep `target`'s properties in fast mode. Redefining a property (a method's value replaced
+ * through `Object.defineProperty`) or defining a dozen on a fresh function (`imitate`) can turn an
+ * object into a hash table for good, and every `Math.log` or `Date.now` the program looks up then
+ * costs a dictionary probe: 30 to 40 ns a `Math.random()` in a loop, more than the recording
+ * (bench/record.ts). An object used as a prototype is put back in fast mode at the next
  * property lookups through it, so `target` becomes the prototype of a throwaway object. Nothing a
  * program can see changes: no property, no prototype of its own objects.
  */
@@ -151,6 +152,33 @@ export class Patcher {
   }
 
   /**
+   * `method` for a property Node may define lazily (`fs.opendir` on Node 20): an accessor whose
+   * getter loads a module and turns the property into a data property. Reading it here would do
+   * that for the program, which could see it in the descriptor; the getter is wrapped instead, and
+   * the data property it makes holds the wrapper. A data property is patched as `method` does.
+   */
+  methodWhenLoaded(target: object, key: PropertyKey, wrapping: Wrapping): void {
+    const descriptor = real.getOwnPropertyDescriptor(target, key);
+    if (descriptor === undefined || 'value' in descriptor) return void this.method(target, key, wrapping);
+    let loaded: { readonly original: Native; readonly wrapper: Native } | null = null;
+    const load = wrap(descriptor.get!, {
+      apply(get, thisArg, args) {
+        const value = real.apply(get, thisArg, args) as Native;
+        const own = real.getOwnPropertyDescriptor(target, key);
+        if (typeof value !== 'function' || own?.value !== value) return value; // not a lazy method after all
+        loaded ??= { original: value, wrapper: wrapWith(value, wrapping) };
+        if (value !== loaded.original || !real.defineProperty(target, key, { ...own, value: loaded.wrapper })) return value;
+        return loaded.wrapper;
+      },
+    });
+    this.define(target, key, () => {
+      // Node's getter, once it has run, leaves the data property for good: the original goes back in it.
+      const own = real.getOwnPropertyDescriptor(target, key);
+      return loaded && own?.value === loaded.wrapper ? { ...own, value: loaded.original } : descriptor;
+    }, { ...descriptor, get: load });
+  }
+
+  /**
    * Defines an own property on `target` that shadows an inherited method with a Proxy of it;
    * restore deletes it again. Where something loaded before the hook already gave `target` its own
    * method (a preload that filters `process.emit`, as Vitest's vm pool and tsx do), that one is
@@ -180,48 +208,10 @@ export class Patcher {
     return descriptor.get;
   }
 
-  /**
-   * Turns a method into an accessor that hands out `installed` and wraps whatever the program
-   * assigns later with `wrapAssigned`, so calls through a program's own stub stay visible. Plain
-   * assignment behaves as before; `Object.defineProperty` replaces the accessor and is not followed.
-   */
-  follow(target: object, key: PropertyKey, installed: Native, wrapAssigned: (assigned: Native) => Native): void {
-    const descriptor = real.getOwnPropertyDescriptor(target, key);
-    if (descriptor === undefined || !('value' in descriptor)) {
-      throw new HookError('ERR_DETDRIFT_PATCH', `cannot follow ${String(key)}: not a data property`);
-    }
-    let current: unknown = installed;
-    // Assigned through an object that inherits the property (`class D extends Date {}; D.now = f`,
-    // `Object.create(Math).random = f`): as with the data property, that object gets its own. An
-    // object that holds this accessor itself (Date's imitation, patch.ts imitate) stands for target.
-    const set = function (this: unknown, value: unknown): void {
-      if (this !== target && ownSetter(this, key) !== set) return ownData(this, key, value);
-      current = typeof value === 'function' && value !== installed ? wrapAssigned(value as Native) : value;
-    };
-    this.define(target, key, descriptor, {
-      get: () => current,
-      set,
-
-      enumerable: descriptor.enumerable ?? false,
-      configurable: true,
-    });
-  }
-
-  /** Turns a data property into an accessor (`process.pid`), remembering the data property. */
-  accessor(target: object, key: PropertyKey, get: () => unknown): void {
-    const descriptor = real.getOwnPropertyDescriptor(target, key);
-    if (descriptor === undefined) throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: missing`);
-    this.define(target, key, descriptor, {
-      get,
-      set: undefined,
-      enumerable: descriptor.enumerable ?? false,
-      configurable: true,
-    });
-  }
-
   restore(): void {
     for (let i = this.saved.length - 1; i >= 0; i--) {
-      const { target, key, descriptor } = this.saved[i]!;
+      const { target, key, descriptor: saved } = this.saved[i]!;
+      const descriptor = typeof saved === 'function' ? saved() : saved;
       if (descriptor) real.defineProperty(target, key, descriptor);
       else delete (target as Record<PropertyKey, unknown>)[key];
       keepFast(target);
@@ -230,27 +220,12 @@ export class Patcher {
     syncBuiltinESMExports();
   }
 
-  private define(target: object, key: PropertyKey, before: PropertyDescriptor, after: PropertyDescriptor): void {
+  private define(target: object, key: PropertyKey, before: Saved['descriptor'], after: PropertyDescriptor): void {
     if (!real.defineProperty(target, key, after)) {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot patch ${String(key)}: the property is not configurable`);
     }
     keepFast(target);
     this.saved[this.saved.length] = { target, key, descriptor: before };
-  }
-}
-
-function ownSetter(receiver: unknown, key: PropertyKey): unknown {
-  if ((typeof receiver !== 'object' || receiver === null) && typeof receiver !== 'function') return undefined;
-  return real.getOwnPropertyDescriptor(receiver, key)?.set;
-}
-
-/**
- * What assigning to an inherited writable data property does to the object assigned through: an own
- * property of its own, writable, enumerable and configurable (when it is an object that takes one).
- */
-function ownData(receiver: unknown, key: PropertyKey, value: unknown): void {
-  if ((typeof receiver === 'object' && receiver !== null) || typeof receiver === 'function') {
-    real.defineProperty(receiver, key, { value, writable: true, enumerable: true, configurable: true });
   }
 }
 

@@ -1,22 +1,18 @@
 import os from 'node:os';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { family, type Native, type Patcher } from './patch.js';
-import { calledByNode, real } from './real.js';
+import { family, type Native } from './patch.js';
+import { real } from './real.js';
 import type { Recorder } from './recorder.js';
 
 /**
- * The process identity leaks: `os.hostname()`, `os.tmpdir()` (strings), `os.cpus()` (its length;
- * the program still gets the whole array) and reads of `process.pid`. `String(os.hostname)` and
- * `String(os.tmpdir)` also read the value (Node gives both functions a `Symbol.toPrimitive`), so
- * those count as calls too.
+ * The process identity leaks: `os.hostname()`, `os.tmpdir()` (strings) and `os.cpus()` (its
+ * length; the program still gets the whole array). `String(os.hostname)` and `String(os.tmpdir)`
+ * also read the value (Node gives both functions a `Symbol.toPrimitive`), so those count as calls.
  *
- * `process.pid` is a data property; the only way to see a read is to turn it into an accessor.
- * What a program can tell: its descriptor has `get` instead of `value`/`writable`,
- * `util.inspect(process)` prints `pid: [Getter]`, and assigning to it in strict code throws
- * "has only a getter" instead of "read only" (sloppy code ignores both). Node's own reads (the
- * `(node:PID)` prefix of warnings, NODE_DEBUG lines) are not the program's and are not recorded:
- * the getter looks at its direct caller, a one-frame stack capture that pid reads can afford.
+ * Reads of `process.pid` are not recorded: it is a data property, and the only way to see a read
+ * is to turn it into an accessor, which a program sees (its descriptor, `util.inspect(process)`,
+ * the error assigning to it in strict code). `detdrift scan` still finds the reads in the source.
  */
 export const install = family<Recorder>('process', (patcher, recorder) => {
   // Perturb mode: another machine's host name, temporary directory, CPU count or line ending.
@@ -43,7 +39,6 @@ export const install = family<Recorder>('process', (patcher, recorder) => {
     },
   });
   if (perturber?.variant('eol')) patcher.value(os, 'EOL', '\r\n');
-  patchPid(patcher, recorder);
 });
 
 function withLength(cpus: readonly unknown[], length: number): unknown[] {
@@ -69,20 +64,4 @@ function recordString(recorder: Recorder, api: number, perturb?: (value: string)
       return value;
     },
   };
-}
-
-function patchPid(patcher: Patcher, recorder: Recorder): void {
-  const descriptor = real.getOwnPropertyDescriptor(process, 'pid');
-  if (descriptor === undefined || !('value' in descriptor)) return; // already an accessor: not ours to guess
-  const pid = descriptor.value as number;
-  const getter = real.getOwnPropertyDescriptor(
-    {
-      get pid() {
-        if (recorder.on && !calledByNode(getter)) recorder.number(Api.pid, Tag.uint, recorder.site(Api.pid), pid);
-        return pid;
-      },
-    },
-    'pid',
-  )!.get!;
-  patcher.accessor(process, 'pid', getter);
 }

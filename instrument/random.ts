@@ -1,12 +1,13 @@
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { family, type Patcher } from './patch.js';
-import { numberSource, recordProgramStub, type Recorder, type Sampling } from './recorder.js';
+import { numberSource, type Recorder, type Sampling } from './recorder.js';
 
 /**
  * `Math.random`: every draw is an event whose value is the double the program got: the real one,
- * control mode's seeded `Math.random` stream, or the recorded one in replay. A `Math.random` the
- * program assigns itself (a seeded harness) is followed, its draws marked as the program's.
+ * control mode's seeded `Math.random` stream, or the recorded one in replay. `Math.random` stays a
+ * data property: a function the program assigns in its place (a seeded harness, a fake-timer
+ * library) is the program's own, and its calls are not recorded until the original is put back.
  */
 export const install = family<Recorder>('random', (patcher, recorder) => patchRandom(patcher, recorder, Math, null));
 
@@ -14,6 +15,5 @@ export const install = family<Recorder>('random', (patcher, recorder) => patchRa
 export function patchRandom(patcher: Patcher, recorder: Recorder, math: Math, sampling: Sampling | null): void {
   const stream = recorder.controller?.stream('Math.random');
   const draw = stream && (() => stream.double());
-  const random = numberSource(recorder, Api.mathRandom, Tag.f64, draw, undefined, sampling)(math.random);
-  patcher.follow(math, 'random', random, recordProgramStub(recorder, Api.mathRandom, Tag.f64, sampling));
+  patcher.method(math, 'random', numberSource(recorder, Api.mathRandom, Tag.f64, draw, undefined, sampling));
 }

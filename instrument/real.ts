@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events';
 import workerThreads from 'node:worker_threads';
 import path from 'node:path';
 import { types } from 'node:util';
-import { ArrayBuffer, ArrayIsArray, ObjectHasOwn, String, StringStartsWith, TextDecoderDecode, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
+import { ArrayBuffer, ArrayIsArray, ObjectHasOwn, String, StringStartsWith, TypedArraySet, Uint8Array, Utf8Decode } from '../tracer/primordials.js';
 
 const { defineProperty, setPrototypeOf } = Reflect;
 
@@ -93,7 +93,6 @@ export function messageOf(error: unknown): string {
   return typeof error === 'object' && error !== null ? 'a thrown object that is not an Error' : String(error);
 }
 
-const utf8 = new TextDecoder();
 
 /**
  * `promise.then(onFulfilled)` that asks the program nothing: `then` makes its promise with the
@@ -162,7 +161,7 @@ export function readJsonFile(file: string): unknown {
       if (read === 0) break;
       length += read;
     }
-    return real.jsonParse(TextDecoderDecode(utf8, new Uint8Array(buffer, 0, length)));
+    return real.jsonParse(Utf8Decode(new Uint8Array(buffer, 0, length)));
   } catch {
     return null; // an unreadable or broken package.json only costs the frame its version
   } finally {

@@ -3,9 +3,8 @@ import { digestBytes, digestLines, digestPrefix, type Digest } from '../tracer/d
 import type { Mode, SiteDef } from '../tracer/format.js';
 import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
 
-/** Tag flags: the value came from control mode, or from the program's own replacement. */
+/** Tag flags: the value came from control mode, or from a replay. */
 export const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
-export const PROGRAM = Control.program << CONTROL_SHIFT;
 export const REPLAYED = Control.replay << CONTROL_SHIFT;
 import { normalizeStack, type StackContext } from '../tracer/stack.js';
 import type { TraceWriter } from '../tracer/writer.js';
@@ -14,8 +13,8 @@ import type { Controller } from './control.js';
 import type { Perturber } from './perturb.js';
 import type { Mismatch, Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
-import { bytesOf, NumberIsInteger, TextEncoderEncode, TextEncoderEncodeInto, TypedArrayLength, Uint8Array } from '../tracer/primordials.js';
-import { imitate, wrap, type Native } from './patch.js';
+import { bytesOf, NumberIsInteger, TypedArrayLength, Uint8Array, Utf8Encode, Utf8EncodeInto } from '../tracer/primordials.js';
+import { imitate, type Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { SiteIds } from './sites.js';
 
@@ -26,7 +25,6 @@ export type { Sampling, SitePolicy } from './schedule.js';
 /** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
 const CAPTURE_LIMIT = 32;
 
-const encoder = new TextEncoder();
 
 /**
  * The one object every family records through. Taking a stack costs microseconds, so `site()`
@@ -148,7 +146,7 @@ export class Recorder {
 
   /**
    * The recording methods. `tag` (or `flags`) may carry who decided the value:
-   * `CONTROLLED` (control mode) or `PROGRAM` (the program's own replacement of the source).
+   * `CONTROLLED` (control mode) or `REPLAYED` (a recorded value fed back).
    * Each catches what goes wrong inside (ERR_DETDRIFT_RECORD): a wrapper calls them bare.
    */
   number(api: number, tag: number, site: number, value: number): void {
@@ -216,7 +214,7 @@ export class Recorder {
   chunk(api: number, site: number, bytes: ArrayBufferView | string, head: string): void {
     if (!this.on || this.busy) return;
     try {
-      const view = typeof bytes === 'string' ? TextEncoderEncode(encoder, bytes) : bytesOf(bytes);
+      const view = typeof bytes === 'string' ? Utf8Encode(bytes) : bytesOf(bytes);
       const { high, low } = digestLines(view);
       if (this.writer.chunk(api, site, this.contexts.current(), high, low, TypedArrayLength(view), head)) this.flush();
     } catch (error) {
@@ -234,7 +232,7 @@ export class Recorder {
       this.textSize = value.length * 3;
       this.text = new Uint8Array(this.textSize);
     }
-    return digestPrefix(this.text, TextEncoderEncodeInto(encoder, value, this.text).written, this.sum);
+    return digestPrefix(this.text, Utf8EncodeInto(value, this.text), this.sum);
   }
 
   /** Writes what is buffered; on failure, stops recording. */
@@ -378,19 +376,4 @@ function numberWrapper(recorder: Recorder, api: number, tag: number, substitute:
     }.source;
     return imitate(target, source);
   };
-}
-
-/**
- * Wraps a function the program installed in place of a source (a seeded `Math.random`, a fake
- * `Date.now`): calls through it are recorded, marked as decided by the program.
- */
-export function recordProgramStub(recorder: Recorder, api: number, tag: number, sampling?: Sampling | null): (assigned: Native) => Native {
-  return (assigned) =>
-    wrap(assigned, {
-      apply(target, thisArg, args) {
-        const value = real.apply(target, thisArg, args);
-        if (typeof value === 'number') recorder.number(api, tag | PROGRAM, sampling ? recorder.siteIn(api, undefined, sampling) : recorder.site(api), value);
-        return value;
-      },
-    });
 }

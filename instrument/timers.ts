@@ -2,8 +2,10 @@ import timers from 'node:timers';
 import timersPromises from 'node:timers/promises';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
+import { ArgAt } from '../tracer/primordials.js';
 import { family, wrap, type Native } from './patch.js';
-import { real, SafeWeakMap } from './real.js';
+import { WaitingIntervals } from './intervals.js';
+import { real } from './real.js';
 import type { ResourceWatch } from './context.js';
 import type { Recorder } from './recorder.js';
 
@@ -50,10 +52,11 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
 
   // The context tracker's async hook tells this watch of every resource; uninstall puts back the
   // tracker's empty slot. A throw here reaches the tracker, which stops recording.
+  const intervals = new WaitingIntervals<Scheduled>();
   const watch: ResourceWatch<Scheduled> = {
     init(type, resource) {
-      const scheduled = armed;
-      if (scheduled === null || scheduled.taken || type !== scheduled.type) return undefined;
+      const scheduled = armed ?? (type === 'Timeout' ? intervals.take(resource) : undefined);
+      if (scheduled === undefined || scheduled === null || scheduled.taken || type !== scheduled.type) return undefined;
       scheduled.taken = true;
       const delay = delayOf(resource);
       recorder.number(scheduled.api, Tag.uint, scheduled.site, delay);
@@ -107,28 +110,15 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   }
 
   // The promise setInterval is an async generator: its body, which creates the Timeout, first runs
-  // inside the first next(). The call takes the site; a `next` shadowed on the generator function's
-  // own prototype (which every iterator it returns inherits) arms the timer on that first next().
-  const pending = new SafeWeakMap<object, Scheduled>();
-  const intervals = patcher.method(timersPromises, 'setInterval', {
+  // inside the first next(). The call takes the site; its Timeout finds it in `intervals` (intervals.ts).
+  patcher.method(timersPromises, 'setInterval', {
     apply(target, thisArg, args) {
       const iterator = real.apply(target, thisArg, args) as object;
       if (recorder.on) {
         const site = recorder.site(Api.setIntervalPromise);
-        pending.set(iterator, { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 });
+        intervals.add(iterator, ArgAt(args, 0), { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 });
       }
       return iterator;
-    },
-  });
-  const prototype = intervals.prototype as object;
-  const next = (Object.getPrototypeOf(prototype) as { next?: unknown }).next;
-  if (typeof next !== 'function') return; // not an async generator on this node: it goes unrecorded
-  patcher.shadow(prototype, 'next', next as Native, {
-    apply(target, iterator, args) {
-      const scheduled = pending.get(iterator);
-      if (scheduled === undefined) return real.apply(target, iterator, args);
-      pending.delete(iterator);
-      return armedCall(scheduled, target, iterator, args);
     },
   });
 });

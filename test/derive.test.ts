@@ -57,14 +57,14 @@ seen.push(s * 1e9 + ns, Number(process.hrtime.bigint()));
 Date();
 seen.push(Date.now());
 const real = Math.random;
-Math.random = () => 0.25; // the program's own seeded harness: its values are the program's
-seen.push(Math.random());
+Math.random = () => 0.25; // the program's own seeded harness: its draws are not recorded
+if (Math.random() !== 0.25) throw new Error('the harness was not called');
 Math.random = real;
 seen.push(Math.random());
 console.log(JSON.stringify(seen));
 `;
 
-test('a real control-mode run: the trace leaves the seed\'s values out and the reader gives back every value the program got', () => {
+test('a real control-mode run: the trace leaves the seed\'s values out and the reader gives back every value the program got from a source', () => {
   const dir = project({ 'app.js': APP });
   const run = runHooked(['app.js'], { cwd: dir, env: { DETDRIFT_MODE: 'control', DETDRIFT_SEED: '9' } });
   assert.equal(run.stderr, '');
@@ -75,8 +75,7 @@ test('a real control-mode run: the trace leaves the seed\'s values out and the r
     .filter((event) => sources.has(event.apiId))
     .map((event) => (Array.isArray(event.value) ? event.value[0]! * 1e9 + event.value[1]! : Number(event.value)));
   assert.deepEqual(values, seen);
-  const stub = trace.events.find((event) => event.control === Control.program)!;
-  assert.deepEqual([stub.api, stub.value], ['Math.random', 0.25]);
+  assert.equal(trace.events.filter((event) => event.control === Control.program).length, 0);
   // 2000 draws of 8 bytes each would be 16 kB; left out, they cost a few bytes of run records.
   const size = statSync(trace.file).size;
   assert.ok(size < 8000, `${size} bytes for ${trace.events.length} events`);

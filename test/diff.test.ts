@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { tempDir } from './helpers.js';
+import { eventsOf, readTrace, tempDir } from './helpers.js';
 import { appWith, causeOf, detdrift, lineOf, lines, listing, record, reportOf } from './cli-fixtures.js';
 
 const diff = (a: string, b: string, cwd: string, ...options: string[]) => detdrift(['diff', ...options, a, b], cwd);
@@ -100,14 +100,10 @@ test("a difference in the program's own logic: outside the intercepted sources, 
   assert.match(text.stdout, /^first divergence {2}output at call #2 of run A, #2 of run B\n {2}run A: process\.stdout \(write\) = "apple pear\\n" /m);
 });
 
+// Recorded in control mode: detdrift's seeded Math.random is the harness, and its draws are recorded
+// (a Math.random the program assigns itself is its own, and is not).
 const HARNESS_APP = lines(
   "'use strict';",
-  '// The harness owns Math.random: a seeded generator, installed before anything draws.',
-  'let state = 42;',
-  'Math.random = function seeded() {',
-  '  state = (state * 1103515245 + 12345) % 2147483648;',
-  '  return state / 2147483648;',
-  '};',
   "const { pick } = require('picker');",
   "for (let round = 0; round < 4; round++) console.log(pick(['north', 'south', 'east', 'west']));",
 );
@@ -131,12 +127,15 @@ const picker = (version: string, source: string) => appWith({ 'app.js': HARNESS_
 
 function harnessTraces(): [string, string] {
   const traces = tempDir();
-  return [record(picker('1.0.0', PICKER_1), join(traces, 'base'), ['app.js']), record(picker('2.0.0', PICKER_2), join(traces, 'head'), ['app.js'])];
+  return [
+    record(picker('1.0.0', PICKER_1), join(traces, 'base'), ['app.js'], 'control'),
+    record(picker('2.0.0', PICKER_2), join(traces, 'head'), ['app.js'], 'control'),
+  ];
 }
 
 // Regression: the extra draw used to pair with the unchanged draw beside it (same package,
 // function and caller), so the report blamed the unchanged line, at whatever call ended run A.
-test("an extra draw beside an unchanged one is blamed at its own line (a bump drawing twice as often from the program's Math.random)", () => {
+test('an extra draw beside an unchanged one is blamed at its own line (a bump drawing twice as often from a seeded Math.random)', () => {
   const [base, head] = harnessTraces();
   const report = reportOf(diff(base, head, elsewhere, '--json'), 1);
   const extra = `picker@2.0.0/index.js:${lineOf(PICKER_2, 'const spare')}`;
@@ -152,8 +151,8 @@ test("an extra draw beside an unchanged one is blamed at its own line (a bump dr
   });
   const first = report.firstDivergence!;
   assert.deepEqual(first.index, { a: 1, b: 1 }, "head's first pick draws again where base's second pick draws");
-  assert.deepEqual([first.a?.controlledBy, first.b?.controlledBy], ['program', 'program']);
-  assert.equal(first.a?.value, first.b?.value, "the harness's stream is the same; head just uses more of it");
+  assert.deepEqual([first.a?.controlledBy, first.b?.controlledBy], ['detdrift', 'detdrift']);
+  assert.equal(first.a?.value, first.b?.value, "the seed's stream is the same; head just uses more of it");
   assert.equal(`${first.a?.site?.file}:${first.a?.site?.line}`, `picker@1.0.0/index.js:${lineOf(PICKER_1, 'Math.random')}`);
   assert.deepEqual(report.differences.perApi, [{ key: 'Math.random', a: 4, b: 8 }]);
   assert.deepEqual(report.differences.perSite.filter((row) => row.key.startsWith(`Math.random ${extra}:`)).map(({ a, b }) => ({ a, b })), [{ a: 0, b: 4 }]);
@@ -162,10 +161,11 @@ test("an extra draw beside an unchanged one is blamed at its own line (a bump dr
 test('a bump that only moves a draw to another line is no divergence', () => {
   const moved = PICKER_1.replace('exports.pick', '// 1.0.1: documented\nexports.pick');
   const traces = tempDir();
-  const base = record(picker('1.0.0', PICKER_1), join(traces, 'base'), ['app.js']);
-  const head = record(picker('1.0.1', moved), join(traces, 'head'), ['app.js']);
+  const base = record(picker('1.0.0', PICKER_1), join(traces, 'base'), ['app.js'], 'control');
+  const head = record(picker('1.0.1', moved), join(traces, 'head'), ['app.js'], 'control');
   const report = reportOf(diff(base, head, elsewhere, '--json'), 0);
   assert.equal(report.verdict, 'agree');
+  assert.equal(eventsOf(readTrace(join(head, '0.ddtrace')), 'Math.random').length, 4, 'agreement on the draws, not on nothing seen');
   assert.notEqual(report.runs.a?.lockfile, report.runs.b?.lockfile, 'the lockfiles differ: the code changed');
 });
 

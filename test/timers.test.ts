@@ -88,6 +88,29 @@ test('every timer form is recorded with its delay, at its scheduling site, and e
   assert.equal(trace.ending.complete, true);
 });
 
+test("promise setInterval: each iterator's timer is its own call's, whichever starts first, and Node's prototype gains no key", () => {
+  const dir = project({
+    'every.mjs': [
+      "import { setInterval as every } from 'node:timers/promises';",
+      'const slow = every(3);',
+      'const fast = every(2);',
+      'const unstarted = every(2);',
+      'await fast.next(); await fast.return();',
+      'await slow.next(); await slow.return();',
+      'console.log(Reflect.ownKeys(Object.getPrototypeOf(unstarted)).length, Reflect.ownKeys(every.prototype).length);',
+    ].join('\n'),
+  });
+  const plain = runPlain(['every.mjs'], { cwd: dir });
+  const run = runHooked(['every.mjs'], { cwd: dir });
+  assert.equal(run.stdout, plain.stdout, run.stderr);
+  assert.deepEqual(timerEvents(run.traces.get('0')!), [
+    ['setInterval', 'promise', 2, 'every.mjs:3'],
+    ['setInterval', 'fire', 1, 'every.mjs:3'],
+    ['setInterval', 'promise', 3, 'every.mjs:2'],
+    ['setInterval', 'fire', 1, 'every.mjs:2'],
+  ]);
+});
+
 test('fires are recorded in firing order, not scheduling order, and two runs agree', () => {
   const dir = project({
     'order.cjs': [

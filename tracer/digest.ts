@@ -6,7 +6,7 @@
  * little-endian, whatever the machine), and never the bytes themselves (random bytes can be secrets).
  */
 
-import { bytesOf, MathImul, TextEncoderEncode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayIndexOf, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
+import { bytesOf, MathImul, Utf8Encode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayIndexOf, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
 
 export interface Digest {
   high: number;
@@ -41,7 +41,7 @@ export function digestLines(view: ArrayBufferView): Digest {
 
 /** The digest of `value`'s UTF-8 bytes. */
 export function digestString(value: string): Digest {
-  return digestBytes(TextEncoderEncode(encoder, value));
+  return digestBytes(Utf8Encode(value));
 }
 
 /**
@@ -153,4 +153,3 @@ export function bytesToHex(bytes: Uint8Array): string {
   return text;
 }
 
-const encoder = new TextEncoder();

@@ -34,8 +34,8 @@ import {
   DataView,
   Float64Array,
   MathFloor,
-  TextEncoderEncode,
-  TextEncoderEncodeInto,
+  Utf8Encode,
+  Utf8EncodeInto,
   TypedArrayCopyWithin,
   TypedArrayLength,
   TypedArraySet,
@@ -277,7 +277,7 @@ export class ByteWriter {
     this.reserve(maxBytes + 8);
     // Encode after a worst-case length slot, then move the bytes down to sit after the real length.
     const start = this.length + 8;
-    const { written } = TextEncoderEncodeInto(encoder, value, new Uint8Array(this.buffer, start, maxBytes));
+    const written = Utf8EncodeInto(value, new Uint8Array(this.buffer, start, maxBytes));
     this.varint(written);
     TypedArrayCopyWithin(this.bytes, this.length, start, start + written);
     this.length += written;
@@ -319,7 +319,6 @@ export class ByteWriter {
   }
 }
 
-const encoder = new TextEncoder();
 
 /** A string's UTF-8 bytes and their count, for `ByteWriter.encoded`: written often, encoded once. */
 export interface Encoded {
@@ -328,7 +327,7 @@ export interface Encoded {
 }
 
 export function encoded(text: string): Encoded {
-  const bytes = TextEncoderEncode(encoder, text);
+  const bytes = Utf8Encode(text);
   return { bytes, length: TypedArrayLength(bytes) };
 }
 // Doubles and 64-bit integers reach the bytes through a scratch array of the machine's own order:

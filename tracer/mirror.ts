@@ -17,8 +17,9 @@ import {
   Float64Array,
   Int32Array,
   SharedArrayBuffer,
-  TextDecoderDecode,
-  TextEncoderEncodeInto,
+  Utf8EncodeInto,
+  Utf8Length,
+  Utf8Decode,
   TypedArrayLength,
   TypedArraySet,
   Uint8Array,
@@ -69,8 +70,8 @@ function sized(buffer: unknown, bytes: number): boolean {
 
 /** Tells the parent where the trace is, once its header is written; false for a path too long to hold. */
 export function arm(mirror: ChunkMirror, path: string): boolean {
-  const { written, read } = TextEncoderEncodeInto(encoder, path, new Uint8Array(mirror.state, PATH_AT, PATH_BYTES));
-  if (read !== path.length) return false;
+  if (Utf8Length(path) > PATH_BYTES) return false;
+  const written = Utf8EncodeInto(path, new Uint8Array(mirror.state, PATH_AT, PATH_BYTES));
   const words = new Int32Array(mirror.state);
   words[Word.pathLength] = written;
   words[Word.armed] = ARMED;
@@ -98,7 +99,7 @@ export function takePending(mirror: ChunkMirror): Pending | null {
   const words = new Int32Array(mirror.state);
   if (words[Word.armed] !== ARMED) return null;
   words[Word.armed] = TAKEN;
-  const path = TextDecoderDecode(decoder, new Uint8Array(mirror.state, PATH_AT, words[Word.pathLength]!));
+  const path = Utf8Decode(new Uint8Array(mirror.state, PATH_AT, words[Word.pathLength]!));
   return { path, position: new Float64Array(mirror.state, 0, 1)[0]!, chunk: pendingChunk(mirror, words) };
 }
 
@@ -125,6 +126,4 @@ function pendingChunk(mirror: ChunkMirror, words: Int32Array): Uint8Array | null
   return sealChunk(out);
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const { isSharedArrayBuffer } = types;

@@ -10,6 +10,8 @@
  * reads no global the program can reassign, and its code reads the same. V8's call sites need none
  * of this: their methods are neither writable nor configurable.
  */
+import { Buffer } from 'node:buffer';
+
 export const { ArrayBuffer, SharedArrayBuffer, Uint8Array, Int32Array, Uint32Array, Float64Array, BigInt64Array, DataView, BigInt, Number, String, Proxy, URL } = globalThis;
 
 const uncurryThis = Function.prototype.bind.bind(Function.prototype.call) as <T, A extends unknown[], R>(
@@ -108,9 +110,6 @@ export const TypedArrayIndexOf = uncurryThis(TypedArrayPrototype.indexOf) as (ta
 export const DataViewSetUint32 = uncurryThis(DataView.prototype.setUint32);
 export const DataViewSetFloat64 = uncurryThis(DataView.prototype.setFloat64);
 export const DataViewSetBigInt64 = uncurryThis(DataView.prototype.setBigInt64);
-export const TextEncoderEncode = uncurryThis(TextEncoder.prototype.encode);
-export const TextEncoderEncodeInto = uncurryThis(TextEncoder.prototype.encodeInto);
-export const TextDecoderDecode = uncurryThis(TextDecoder.prototype.decode);
 /** A URL's `href`, read with the getter as the hook found it. */
 export const URLHref = uncurryThis(Reflect.getOwnPropertyDescriptor(URL.prototype, 'href')!.get!) as (url: URL) => string;
 
@@ -126,12 +125,38 @@ export function StringSplit(text: string, separator: string): string[] {
   return parts;
 }
 
-/** A Buffer's (or any view's) bytes as UTF-8 text, as `buffer.toString()` gives them: a leading BOM kept. */
-export function Utf8Text(view: ArrayBufferView): string {
-  return TextDecoderDecode(utf8, bytesOf(view));
+// UTF-8 through Buffer's own methods, not TextEncoder and TextDecoder: on Node 20 those globals are
+// lazy, and the first read turns each into a data property, which a program could see. The bytes
+// and text are the same (an unpaired surrogate is U+FFFD, a bad byte sequence U+FFFD), and every
+// argument is given, so nothing is read off the view (its `byteLength` getter is the program's).
+const Utf8Write = uncurryThis(Buffer.prototype.utf8Write) as (view: Uint8Array, text: string, offset: number, length: number) => number;
+const Utf8Slice = uncurryThis(Buffer.prototype.utf8Slice) as (view: Uint8Array, start: number, end: number) => string;
+/** How many bytes `text` takes in UTF-8. */
+export const Utf8Length = Buffer.byteLength as (text: string) => number;
+
+/** `text` in UTF-8, in a new array of its own (`TextEncoder#encode`). */
+export function Utf8Encode(text: string): Uint8Array {
+  const bytes = new Uint8Array(Utf8Length(text));
+  Utf8Write(bytes, text, 0, TypedArrayLength(bytes));
+  return bytes;
 }
 
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+/** As much of `text` as fits in `view`, never part of a character; the bytes written (`TextEncoder#encodeInto`). */
+export function Utf8EncodeInto(text: string, view: Uint8Array): number {
+  return Utf8Write(view, text, 0, TypedArrayLength(view));
+}
+
+/** A Buffer's (or any view's) bytes as UTF-8 text, as `buffer.toString()` gives them: a leading BOM kept. */
+export function Utf8Text(view: ArrayBufferView): string {
+  const bytes = bytesOf(view);
+  return Utf8Slice(bytes, 0, TypedArrayLength(bytes));
+}
+
+/** A view's bytes as UTF-8 text, as `TextDecoder#decode` gives them: a leading BOM dropped. */
+export function Utf8Decode(view: ArrayBufferView): string {
+  const text = Utf8Text(view);
+  return text[0] === '\ufeff' ? StringSlice(text, 1) : text;
+}
 
 /** `args[index]`, not looked for up the prototype chain (where the program can put a getter) past the end. */
 export function ArgAt(args: ArrayLike<unknown>, index: number): unknown {

@@ -22,6 +22,7 @@ import {
 } from './format.js';
 import { Derivation } from './derive.js';
 import { digestHex } from './digest.js';
+import { Utf8Decode } from './primordials.js';
 import { headerProblem, toSiteDef } from './validate.js';
 
 /** An output's value: the digest of the bytes, their length, and a head (the text's start, a file's path). */
@@ -300,7 +301,7 @@ export class TraceReader {
     const bytes = new Uint8Array(length);
     readFully(this.fd, bytes, 0, this.file);
     const magicEnd = bytes.indexOf(0x0a);
-    const magic = decoder.decode(bytes.subarray(0, magicEnd < 0 ? Math.min(length, 32) : magicEnd));
+    const magic = Utf8Decode(bytes.subarray(0, magicEnd < 0 ? Math.min(length, 32) : magicEnd));
     const [name, version] = magic.split(' ');
     if (name !== FORMAT_NAME || version === undefined || !/^\d+$/.test(version)) {
       throw new TraceError('ERR_TRACE_FOREIGN', this.file, 0, `expected a detdrift trace starting "${FORMAT_NAME} ${FORMAT_VERSION}", found ${JSON.stringify(magic.slice(0, 32))}`);
@@ -316,7 +317,7 @@ export class TraceReader {
     }
     let header: TraceHeader;
     try {
-      header = JSON.parse(decoder.decode(bytes.subarray(magicEnd + 1, headerEnd))) as TraceHeader;
+      header = JSON.parse(Utf8Decode(bytes.subarray(magicEnd + 1, headerEnd))) as TraceHeader;
     } catch (error) {
       throw new TraceError('ERR_TRACE_HEADER', this.file, magicEnd + 1, `expected a JSON header: ${(error as Error).message}`, { cause: error });
     }
@@ -371,7 +372,7 @@ class Cursor {
   string(): string {
     const length = this.varint();
     this.need(length);
-    const text = decoder.decode(this.bytes.subarray(this.pos, this.pos + length));
+    const text = Utf8Decode(this.bytes.subarray(this.pos, this.pos + length));
     this.pos += length;
     return text;
   }
@@ -458,7 +459,6 @@ function readFully(fd: number, into: Uint8Array, position: number, file: string)
 
 const OPEN_FLAGS = process.platform === 'win32' ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK;
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /** A cursor over one chunk, with the event a run record repeats: the chunk's last event, and how many of the run's values are left. */
 class ChunkCursor extends Cursor {

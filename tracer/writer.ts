@@ -31,7 +31,7 @@ import {
   NumberIsSafeInteger,
   ObjectIs,
   SafeMap,
-  TextEncoderEncode,
+  Utf8Encode,
   TypedArrayBuffer,
   TypedArrayCopyWithin,
   TypedArrayLength,
@@ -108,7 +108,7 @@ export class TraceWriter {
     this.capacity = capacity;
     this.flushAt = capacity;
     this.derivation = new Derivation(header);
-    sink.write(TextEncoderEncode(encoder, MAGIC_LINE + JSON.stringify(header) + '\n'));
+    sink.write(Utf8Encode(MAGIC_LINE + JSON.stringify(header) + '\n'));
     this.startChunk();
   }
 
@@ -447,7 +447,6 @@ export function sealChunk(out: ByteWriter): Uint8Array {
   return out.written();
 }
 
-const encoder = new TextEncoder();
 // Saved when the hook loads. Given a string, it consults no toJSON: the program's code never runs here.
 const quote = JSON.stringify as (value: string) => string;
 
