@@ -1,5 +1,6 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { Tag, type Frame, type SiteDef, type TraceHeader } from '../tracer/format.js';
+import { inert } from '../report/untrusted.js';
 import { shownHeld } from '../tracer/held.js';
 import type { TraceEnding, TraceEvent, TraceValue } from '../tracer/reader.js';
 
@@ -29,11 +30,15 @@ export function eventJson(recorded: TraceEvent, sites: ReadonlyMap<number, SiteD
   return { seq: event.seq, api: event.api, form: event.form, family: event.family, value, site, ctx: event.ctx };
 }
 
-/** `SEQ  API[ (FORM)]  VALUE  SITE  ctx=ID`, fields apart by two spaces (`new Date` holds one). */
+/**
+ * `SEQ  API[ (FORM)]  VALUE  SITE  ctx=ID`, fields apart by two spaces (`new Date` holds one), the
+ * whole line `inert` (report/untrusted.ts): its strings come from the trace.
+ */
 export function eventLine(recorded: TraceEvent, sites: ReadonlyMap<number, SiteDef>): string {
   const event = shownHeld(recorded);
   const api = event.form === 'call' ? event.api : `${event.api} (${event.form})`;
-  return `${event.seq}  ${api}  ${textValue(event)}  ${siteText(siteFrame(event, sites))}  ctx=${event.ctx}`;
+  const site = siteText(siteFrame(event, sites));
+  return inert(`${event.seq}  ${api}  ${textValue(event)}  ${site}  ctx=${event.ctx}`);
 }
 
 function textValue(event: TraceEvent): string {
@@ -74,9 +79,9 @@ export function describeEnding(ending: TraceEnding): string {
   return `${count}, incomplete: no end record (the run was killed)`;
 }
 
-/** The line that opens each trace when `show` lists a directory. */
+/** The line that opens each trace when `show` lists a directory, `inert` as an event's line is. */
 export function headingLine(display: string, header: TraceHeader): string {
-  return `== ${display}: lineage ${header.lineage}: ${header.command.join(' ')}`;
+  return inert(`== ${display}: lineage ${header.lineage}: ${header.command.join(' ')}`);
 }
 
 export function headingJson(display: string, header: TraceHeader): object {
