@@ -3,6 +3,7 @@ import { compare, type Comparison } from '../diffing/compare.js';
 import { labelOf, planMatrix, readMatrix, referenceOf, type MatrixRun } from '../platforms/matrix.js';
 import { buildReport } from '../report/build.js';
 import { relayUntrusted } from '../report/github.js';
+import { inertData, jsonText } from '../report/untrusted.js';
 import type { CommandContext } from './args.js';
 import { DEFAULTS } from './defaults.js';
 import { CliError } from './errors.js';
@@ -72,10 +73,15 @@ export async function run(options: MatrixOptions, { logger }: CommandContext): P
     runs: rows,
     unpaired: plan.unpaired.map((entry) => entry.name),
   };
-  const text = options.json ? JSON.stringify(result, null, 2).replaceAll('##[', '##\\u005b') + '\n' : renderMatrixText(result);
-  // Trace strings come from dependencies: inside GitHub Actions the text is fenced from the runner.
+  // Trace strings come from dependencies: JSON keeps them exact, every other form shows them inert.
+  const shown = inertData(result);
+  const text = options.json ? jsonText(result, 2) + '\n' : renderMatrixText(shown);
+  // Inside GitHub Actions the text is also fenced from the runner.
   process.stdout.write(!options.json && process.env.GITHUB_ACTIONS === 'true' ? relayUntrusted(text) : text);
-  if (options.summary) writeReportFile(options.summary, renderMatrixMarkdown(result), true);
-  for (const target of options.reports) writeReportFile(target.file ?? DEFAULTS.reportFiles.html, renderMatrixHtml(result, detail), target.append);
+  if (options.summary) writeReportFile(options.summary, renderMatrixMarkdown(shown), true);
+  const page = () => renderMatrixHtml(shown, detail && inertData<MatrixDetail>(detail));
+  for (const target of options.reports) {
+    writeReportFile(target.file ?? DEFAULTS.reportFiles.html, page(), target.append);
+  }
   return result.verdict === 'agree' ? AGREE : DIVERGE;
 }

@@ -1,13 +1,15 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { Tag, type Frame, type SiteDef, type TraceHeader } from '../tracer/format.js';
-import { bytesToHex } from '../tracer/digest.js';
+import { inert } from '../report/untrusted.js';
+import { shownHeld } from '../tracer/held.js';
 import type { TraceEnding, TraceEvent, TraceValue } from '../tracer/reader.js';
 
 /**
  * One event of `show --json`: a stable interface, so keys are never renamed or reordered. The value
  * is JSON-safe: a bigint becomes its decimal string, process.hrtime stays `[seconds, nanoseconds]`,
- * a digest is 16 hex digits, a directory listing an array, an output `{digest, length, head}`;
- * `site` is null when no stack was taken.
+ * a digest is 16 hex digits (a crypto value held for replay is shown as its digest,
+ * tracer/held.ts), a directory listing an array, an output `{digest, length, head}`; `site` is
+ * null when no stack was taken.
  */
 export interface EventJson {
   readonly seq: number;
@@ -19,17 +21,24 @@ export interface EventJson {
   readonly ctx: number;
 }
 
-export function eventJson(event: TraceEvent, sites: ReadonlyMap<number, SiteDef>): EventJson {
-  const value = typeof event.value === 'bigint' ? event.value.toString() : event.value instanceof Uint8Array ? bytesToHex(event.value) : event.value;
+export function eventJson(recorded: TraceEvent, sites: ReadonlyMap<number, SiteDef>): EventJson {
+  const event = shownHeld(recorded);
+  // shownHeld leaves no bytes: only crypto values are ever held
+  const value = typeof event.value === 'bigint' ? event.value.toString() : (event.value as EventJson['value']);
   const frame = siteFrame(event, sites);
   const site = frame && { file: frame.file, line: frame.line, column: frame.column, fn: frame.fn, package: frame.package };
   return { seq: event.seq, api: event.api, form: event.form, family: event.family, value, site, ctx: event.ctx };
 }
 
-/** `SEQ  API[ (FORM)]  VALUE  SITE  ctx=ID`, fields apart by two spaces (`new Date` holds one). */
-export function eventLine(event: TraceEvent, sites: ReadonlyMap<number, SiteDef>): string {
+/**
+ * `SEQ  API[ (FORM)]  VALUE  SITE  ctx=ID`, fields apart by two spaces (`new Date` holds one), the
+ * whole line `inert` (report/untrusted.ts): its strings come from the trace.
+ */
+export function eventLine(recorded: TraceEvent, sites: ReadonlyMap<number, SiteDef>): string {
+  const event = shownHeld(recorded);
   const api = event.form === 'call' ? event.api : `${event.api} (${event.form})`;
-  return `${event.seq}  ${api}  ${textValue(event)}  ${siteText(siteFrame(event, sites))}  ctx=${event.ctx}`;
+  const site = siteText(siteFrame(event, sites));
+  return inert(`${event.seq}  ${api}  ${textValue(event)}  ${site}  ctx=${event.ctx}`);
 }
 
 function textValue(event: TraceEvent): string {
@@ -39,8 +48,6 @@ function textValue(event: TraceEvent): string {
       return '-';
     case Tag.bigint:
       return `${value}n`;
-    case Tag.bytes:
-      return bytesToHex(value as Uint8Array);
     case Tag.hrtime:
     case Tag.list:
     case Tag.string:
@@ -72,9 +79,9 @@ export function describeEnding(ending: TraceEnding): string {
   return `${count}, incomplete: no end record (the run was killed)`;
 }
 
-/** The line that opens each trace when `show` lists a directory. */
+/** The line that opens each trace when `show` lists a directory, `inert` as an event's line is. */
 export function headingLine(display: string, header: TraceHeader): string {
-  return `== ${display}: lineage ${header.lineage}: ${header.command.join(' ')}`;
+  return inert(`== ${display}: lineage ${header.lineage}: ${header.command.join(' ')}`);
 }
 
 export function headingJson(display: string, header: TraceHeader): object {

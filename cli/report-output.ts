@@ -12,6 +12,7 @@ import { renderSarif } from '../report/sarif.js';
 import { renderSummary } from '../report/summary.js';
 import { renderTerminal } from '../report/terminal.js';
 import type { Report } from '../report/types.js';
+import { inertData } from '../report/untrusted.js';
 import type { ReportFormat } from './defaults.js';
 import { CliError } from './errors.js';
 import type { ReportTarget } from './options.js';
@@ -70,24 +71,33 @@ export function renderContext(root: string, env: NodeJS.ProcessEnv = process.env
   };
 }
 
+/**
+ * One form of the report. Every form but JSON is handed the report `inertData` (untrusted.ts):
+ * each string from a trace or a package shown so it cannot break a line, drive a terminal or issue
+ * a workflow command. JSON keeps every string exact, the unsafe characters written as escapes.
+ */
 export function render(report: Report, format: ReportFormat, context: RenderContext): string {
+  if (format === 'json') return renderJson(report);
+  const shown = inertData(report);
   switch (format) {
     case 'terminal':
-      return renderTerminal(report, { color: context.color, width: context.width });
-    case 'json':
-      // `##[` only occurs inside strings: `\u005b` keeps the JSON value and keeps the runner from reading a command.
-      return renderJson(report).replaceAll('##[', '##\\u005b');
+      return renderTerminal(shown, { color: context.color, width: context.width });
     case 'github':
-      return renderGithub(report, { pathPrefix: context.pathPrefix, dependencyLine: context.dependencyLine });
+      return renderGithub(shown, paths(context));
     case 'summary':
-      return renderSummary(report);
+      return renderSummary(shown);
     case 'comment':
-      return renderComment(report);
+      return renderComment(shown);
     case 'sarif':
-      return renderSarif(report, { toolVersion: MANIFEST.version, pathPrefix: context.pathPrefix, dependencyLine: context.dependencyLine });
+      return renderSarif(shown, { toolVersion: MANIFEST.version, ...paths(context) });
     case 'html':
-      return renderHtml(report);
+      return renderHtml(shown);
   }
+}
+
+/** Where annotations and SARIF results point: the project's folder and its package.json lines. */
+function paths({ pathPrefix, dependencyLine }: RenderContext) {
+  return { pathPrefix, dependencyLine };
 }
 
 /**

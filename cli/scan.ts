@@ -1,4 +1,5 @@
 import { diffScans, scanDirectory, ScanDirectoryError, type ScanDiff, type ScanResult, type ScanSite } from '../diffing/scan/index.js';
+import { inert, jsonText } from '../report/untrusted.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { ScanOptions } from './options.js';
@@ -12,13 +13,15 @@ export const SCAN_DIFF_SCHEMA = 'detdrift.scan-diff/1';
  * `detdrift scan DIR`: the clock and entropy call sites in a package's JavaScript, one line each
  * (`api  file:line:col`, file relative to DIR). `detdrift scan --diff A B`: the sites B added (`+`)
  * and removed (`-`) relative to A. Files that did not parse or were too large are listed on
- * stderr and do not change the exit status: 0 whenever the scan ran.
+ * stderr and do not change the exit status: 0 whenever the scan ran. A package's file names are
+ * untrusted: each line is shown `inert`, and JSON written with `jsonText` (report/untrusted.ts).
  */
 export async function run(options: ScanOptions, { logger }: CommandContext): Promise<number> {
   if (options.base === null) {
     const result = scan(options.dir, options);
     logger.debug({ root: result.root, files: result.files, sites: result.sites.length }, 'scanned');
-    if (options.json) process.stdout.write(JSON.stringify({ schema: SCAN_SCHEMA, ...summary(result, options.cwd), sites: result.sites }, null, 2) + '\n');
+    const json = { schema: SCAN_SCHEMA, ...summary(result, options.cwd), sites: result.sites };
+    if (options.json) process.stdout.write(jsonText(json, 2) + '\n');
     else await printLines(result.sites.map((site) => ({ sign: '', site })));
     notes(result, options.cwd);
     return 0;
@@ -29,15 +32,17 @@ export async function run(options: ScanOptions, { logger }: CommandContext): Pro
   logger.debug({ added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length }, 'scans compared');
   if (options.json) {
     const json = { schema: SCAN_DIFF_SCHEMA, a: summary(a, options.cwd), b: summary(b, options.cwd), ...diff };
-    process.stdout.write(JSON.stringify(json, null, 2) + '\n');
+    process.stdout.write(jsonText(json, 2) + '\n');
   } else {
     await printLines(diffLines(diff));
   }
   notes(a, options.cwd);
   notes(b, options.cwd);
   process.stderr.write(
-    `detdrift: ${name(a, options.cwd)} -> ${name(b, options.cwd)}: ${diff.added.length} added, ${diff.removed.length} removed, ` +
-      `${diff.changed.length} changed, ${diff.unchanged} unchanged\n`,
+    inert(
+      `detdrift: ${name(a, options.cwd)} -> ${name(b, options.cwd)}: ${diff.added.length} added, ${diff.removed.length} removed, ` +
+        `${diff.changed.length} changed, ${diff.unchanged} unchanged`,
+    ) + '\n',
   );
   return 0;
 }
@@ -66,7 +71,7 @@ async function printLines(lines: readonly { sign: string; site: ScanSite }[]): P
   const width = Math.max(0, ...lines.map(({ site }) => site.api.length));
   const out = new LineOutput(process.stdout);
   for (const { sign, site } of lines) {
-    const text = `${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${site.file}:${site.line}:${site.column}`;
+    const text = inert(`${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${site.file}:${site.line}:${site.column}`);
     if (out.line(text)) await out.flush();
     if (out.closed) return;
   }
@@ -86,7 +91,7 @@ function notes(result: ScanResult, cwd: string): void {
     `detdrift: ${name(result, cwd)}: ${result.files} files, ${megabytes(result.bytes)}, ${result.sites.length} sites, ` +
       `${result.errors.length} errors, ${result.skipped.length} skipped`,
   ];
-  process.stderr.write(lines.join('\n') + '\n');
+  process.stderr.write(lines.map(inert).join('\n') + '\n');
 }
 
 function name(result: ScanResult, cwd: string): string {

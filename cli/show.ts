@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { jsonText } from '../report/untrusted.js';
 import { TraceReader } from '../tracer/reader.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
@@ -24,9 +25,10 @@ export async function run(options: ShowOptions, { logger }: CommandContext): Pro
     const reader = TraceReader.open(file);
     logger.debug({ file, header: reader.header }, 'showing');
     try {
-      if (isDirectory) out.line(options.json ? JSON.stringify(headingJson(display, reader.header)) : headingLine(display, reader.header));
+      const { header } = reader;
+      if (isDirectory) out.line(options.json ? jsonText(headingJson(display, header)) : headingLine(display, header));
       for (const event of reader.events()) {
-        const line = options.json ? JSON.stringify(eventJson(event, reader.sites)) : eventLine(event, reader.sites);
+        const line = options.json ? jsonText(eventJson(event, reader.sites)) : eventLine(event, reader.sites);
         if (out.line(line)) await out.flush();
         if (out.closed) break;
       }

@@ -1,4 +1,5 @@
 import type { ContextDef, SiteDef, TraceHeader } from '../tracer/format.js';
+import { shownHeld } from '../tracer/held.js';
 import { TraceReader, type DecodedEvent, type TraceEnding, type TraceEvent } from '../tracer/reader.js';
 import { fileStamp, TraceChunks } from './chunks.js';
 import { Column } from './column.js';
@@ -63,7 +64,7 @@ export function loadTrace(file: string, interner: Interner): LoadedTrace {
   } finally {
     reader.close();
   }
-  const compared = (event: TraceEvent) => comparable(event.value);
+  const compared = (event: TraceEvent) => comparable(shownHeld(event).value);
   return {
     file,
     header: reader.header,
@@ -90,6 +91,8 @@ class TableBuilder {
   private readonly kindIds = new Map<number, number>();
   private readonly siteIds = new Map<number, number>();
   private readonly slot: Slot = { type: 0, lo: 0, hi: 0 };
+  /** by api id: whether its values are crypto values, which may be held (tracer/held.ts) */
+  private readonly crypto: readonly boolean[];
   // Consecutive events are mostly of one kind: the last one found skips both map lookups.
   private lastSite = -1;
   private lastLow = -1;
@@ -102,14 +105,17 @@ class TableBuilder {
     private readonly countCalls: boolean,
   ) {
     this.columns = new Column(countCalls ? Word.callsBefore + 1 : Word.hi + 1);
+    this.crypto = reader.header.apis.map((row) => row.family === 'crypto');
   }
 
   get length(): number {
     return this.columns.length;
   }
 
-  add(event: Readonly<DecodedEvent>, callsBefore: number): void {
+  add(decoded: Readonly<DecodedEvent>, callsBefore: number): void {
     const { slot, columns } = this;
+    // A crypto value held for replay compares as the digest a trace that holds nothing has.
+    const event = this.crypto[decoded.apiId] ? shownHeld({ ...decoded, family: 'crypto' }) : decoded;
     toSlot(event.value, event.tag, this.interner, slot);
     const kind = this.kindOf(event, slot.type);
     this.counts[kind]!++;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
-import { digestBytes, digestHex, digestString } from '../tracer/digest.js';
+import { digestBytes, digestHex, digestNumber, digestString } from '../tracer/digest.js';
 import { TRACE_EXTENSION, type Frame } from '../tracer/format.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
 import { siteKey } from '../tracer/stack.js';
@@ -139,7 +139,7 @@ export function takenStack(dir: string, ask: StackAsk): StackOutcome {
 
 /**
  * Two recordings of one value: equal as compared, or a digest (a run that did not hold raw
- * values) and the bytes or text it digests (a replay run holds them).
+ * values) and the bytes, text or number it digests (a replay run holds them).
  */
 function sameRecordedValue(recorded: TraceValue, rerun: TraceValue): boolean {
   if (comparable(recorded) === comparable(rerun)) return true;
@@ -147,6 +147,9 @@ function sameRecordedValue(recorded: TraceValue, rerun: TraceValue): boolean {
 }
 
 function digestOf(value: TraceValue): string | null {
-  const digest = value instanceof Uint8Array ? digestBytes(value) : typeof value === 'string' ? digestString(value) : null;
+  let digest = null;
+  if (value instanceof Uint8Array) digest = digestBytes(value);
+  else if (typeof value === 'string') digest = digestString(value);
+  else if (typeof value === 'number') digest = digestNumber(value);
   return digest ? digestHex(digest.high, digest.low) : null;
 }

@@ -13,9 +13,11 @@ import { CONTROLLED, REPLAYED, type Recorder } from './recorder.js';
  * The crypto family: node:crypto's module functions and the Web Crypto methods on
  * `Crypto.prototype` (`globalThis.crypto` and `crypto.webcrypto` are one object).
  *
- * Values: bytes and UUIDs become a digest of what the program got, never the bytes (they can be
- * secrets). `randomInt` records the integer as an f64: ranges may be negative, which a uint cannot
- * hold, and every safe integer is exact in a double. A callback form records at call time, with the
+ * Values: bytes, UUIDs and integers become a digest of what the program got, never the value
+ * (it can be a secret), unless the trace holds values for replay: then `randomInt` records the
+ * integer as an f64 (ranges may be negative, which a uint cannot hold, and every safe integer is
+ * exact in a double), and its digest is that of the f64's bytes (tracer/digest.ts digestNumber).
+ * A callback form records at call time, with the
  * call's site, how much it asked for (Tag.uint): `randomBytes` its size, `randomFill` the byte
  * length of the buffer it was handed (Node's offset and size rules differ by element size, so they
  * are not re-derived here), `randomInt` the size of its range (max - min).
@@ -99,7 +101,8 @@ function recordDraw(recorder: Recorder, api: number, value: unknown, wrapper: Na
   const replayed = fed !== undefined && feedInto(value, fed);
   const program = replayed ? (typeof value === 'object' ? value : fed) : value;
   const bits = replayed ? REPLAYED : flags;
-  if (typeof program === 'number') recorder.number(api, Tag.f64 | bits, site, program);
+  if (typeof program === 'number' && recorder.hold) recorder.number(api, Tag.f64 | bits, site, program);
+  else if (typeof program === 'number') recorder.digest(api, site, program, bits);
   else if (typeof program === 'string' && recorder.hold) recorder.string(api, site, program, bits);
   else if (typeof program !== 'string' && recorder.hold) recorder.bytes(api, site, asView(program) as ArrayBufferView, bits);
   else recorder.digest(api, site, asView(program), bits);

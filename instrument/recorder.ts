@@ -1,5 +1,5 @@
 import { Api } from '../tracer/apis.js';
-import { digestBytes, digestLines, digestPrefix, type Digest } from '../tracer/digest.js';
+import { digestBytes, digestLines, digestNumber, digestPrefix, type Digest } from '../tracer/digest.js';
 import type { Mode, SiteDef } from '../tracer/format.js';
 import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
 
@@ -158,10 +158,16 @@ export class Recorder {
     }
   }
 
-  digest(api: number, site: number, value: ArrayBufferView | string, flags = 0): void {
+  /** A digest of what the program got: text as UTF-8, a number as its double's bytes (digestNumber). */
+  digest(api: number, site: number, value: ArrayBufferView | string | number, flags = 0): void {
     if (!this.on || this.busy) return;
     try {
-      const { high, low } = typeof value === 'string' ? this.digestText(value) : digestBytes(value, this.sum);
+      const { high, low } =
+        typeof value === 'string'
+          ? this.digestText(value)
+          : typeof value === 'number'
+            ? digestNumber(value, this.sum)
+            : digestBytes(value, this.sum);
       if (this.writer.digest(api, site, this.contexts.current(), high, low, flags)) this.flush();
     } catch (error) {
       this.fail('ERR_DETDRIFT_RECORD', error);

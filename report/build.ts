@@ -7,7 +7,7 @@ import type { Attribution } from '../diffing/attribute.js';
 import type { LockfileChange } from '../diffing/lockfile/index.js';
 import { askFor, callKey, unaskable, type StackOutcome } from '../diffing/stacks.js';
 import type { Frame } from '../tracer/format.js';
-import { bytesToHex } from '../tracer/digest.js';
+import { shownHeld } from '../tracer/held.js';
 import { sourceOf } from './source.js';
 import { buildTimeline } from './timeline.js';
 import {
@@ -215,7 +215,7 @@ function partnerOf(process: ProcessComparison, row: Row, side: 'a' | 'b'): Value
   const partner = side === 'a' ? pairs?.partnerOfA(row.index) : pairs?.partnerOfB(row.index);
   const other = side === 'a' ? process.b : process.a;
   if (partner === undefined || partner < 0 || !other) return undefined;
-  return valueView(other.calls.at(partner)!.event.value);
+  return valueView(other.calls.at(partner)!.event);
 }
 
 /** `taken`: the stack a re-run took for this call, used when its run did not sample it. */
@@ -227,7 +227,7 @@ function eventView(row: Row, trace: LoadedTrace, names: readonly string[], taken
     seq: event.seq,
     api: event.api,
     form: event.form,
-    value: valueView(event.value),
+    value: valueView(event),
     site: frames[0] ?? null,
     stack: frames,
     context: names[row.ctx]!,
@@ -235,9 +235,10 @@ function eventView(row: Row, trace: LoadedTrace, names: readonly string[], taken
   };
 }
 
-function valueView(value: Row['event']['value']): ValueView {
+/** A call's value as reports show it: a crypto value held for replay as its digest (tracer/held.ts). */
+function valueView(event: Row['event']): ValueView {
+  const value = shownHeld(event).value;
   if (typeof value === 'bigint') return `${value}n`;
-  if (value instanceof Uint8Array) return bytesToHex(value);
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'number') return JSON.stringify(value);
   return value as ValueView;
 }

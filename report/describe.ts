@@ -19,12 +19,20 @@ export function describeFrame(frame: FrameView): string {
 }
 
 /** A value as the terminal shows it: strings quoted, an output's head with its length and digest. */
-export function describeValue(value: ValueView, width = 60): string {
+export function describeValue(value: ValueView, width = 60, headWidth = width): string {
   if (value !== null && typeof value === 'object' && 'digest' in value) {
-    return `${clip(JSON.stringify(value.head), width)} (${value.length} bytes, digest ${value.digest})`;
+    return `${clip(quoted(value.head), headWidth)} (${value.length} bytes, digest ${value.digest})`;
   }
-  const text = typeof value === 'string' || Array.isArray(value) ? JSON.stringify(value) : String(value);
-  return clip(text, width);
+  if (typeof value === 'string') return clip(quoted(value), width);
+  return clip(Array.isArray(value) ? `[${value.map(quoted).join(',')}]` : String(value), width);
+}
+
+/**
+ * A string in double quotes, those inside it escaped. Not JSON.stringify: renderers are handed
+ * strings already shown `inert` (untrusted.ts), whose escapes must not be escaped again.
+ */
+function quoted(text: string): string {
+  return `"${text.replaceAll('"', '\\"')}"`;
 }
 
 /**

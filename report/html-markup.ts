@@ -4,6 +4,7 @@
  * dependency is untrusted input, so nothing from a report can become a tag, an attribute or a
  * script by forgetting to escape it.
  */
+import { visible } from './untrusted.js';
 
 /** Markup this module built: interpolated as it is. */
 export class Markup {
@@ -29,15 +30,9 @@ function partText(part: Part): string {
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /**
- * Text for an element or a quoted attribute. Control characters (but tab), line separators and
- * bidirectional overrides become visible escapes: a one-line cell stays one line, and a file name
- * cannot reorder what is shown around it (Trojan Source).
+ * Text for an element or a quoted attribute, its characters `visible` (untrusted.ts): a one-line
+ * cell stays one line, and a file name cannot reorder what is shown around it (Trojan Source).
  */
 export function escapeText(text: string): string {
-  return text
-    .replace(/[&<>"']/g, (char) => ENTITIES[char]!)
-    .replace(/[\u0000-\u0008\u000a-\u001f\u007f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => {
-      const named: Record<string, string> = { '\n': '\\n', '\r': '\\r' };
-      return named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    });
+  return visible(text).replace(/[&<>"']/g, (char) => ENTITIES[char]!);
 }

@@ -1,14 +1,14 @@
 /**
  * Markdown for strings from a trace. Such a string is only ever shown as code: never as HTML,
- * a link, an @mention or formatting. Line breaks and control characters become visible escapes,
- * so one can never start a line (a heading, a table row, a workflow command); `##[` and `<!--`
- * get a word joiner (see `inert`).
+ * a link, an @mention or formatting. It is shown `inert` (untrusted.ts), so it can never start a
+ * line (a heading, a table row, a workflow command); `<!--` gets a word joiner (see `unmarked`).
  */
 import { clip } from './describe.js';
+import { inert } from './untrusted.js';
 
 /** An inline code span; `table: true` also escapes `|`, which GFM splits cells on even inside code. */
 export function code(text: string, options: { table?: boolean; max?: number } = {}): string {
-  let body = inert(clip(visible(text), options.max ?? 300));
+  let body = unmarked(clip(inert(text), options.max ?? 300));
   if (options.table) body = body.replaceAll('|', '\\|');
   if (body === '') return '*(empty)*';
   const fence = '`'.repeat(longestRun(body, '`') + 1);
@@ -19,7 +19,7 @@ export function code(text: string, options: { table?: boolean; max?: number } = 
 
 /** A fenced code block whose fence is longer than any backtick run inside, so nothing closes it early. */
 export function codeBlock(lines: readonly string[], info = ''): string {
-  const body = lines.map((line) => inert(visible(line)));
+  const body = lines.map((line) => unmarked(inert(line)));
   const fence = '`'.repeat(Math.max(3, longestRun(body.join('\n'), '`') + 1));
   return [fence + info, ...body, fence].join('\n');
 }
@@ -35,20 +35,9 @@ export function count(value: unknown): string {
   return typeof value === 'number' && Number.isFinite(value) ? String(value) : code(String(value));
 }
 
-/** `\n`, `\r`, `\t` and other control characters (and U+2028/2029) as visible escapes. */
-export function visible(text: string): string {
-  return String(text).replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (char) => {
-    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-    return named[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
-
-/**
- * The runner reads `##[command]` anywhere in a line, and a workflow finds its comment by the
- * `<!-- detdrift-report -->` marker: a word joiner keeps a trace string from being either.
- */
-function inert(text: string): string {
-  return text.replaceAll('##[', '##\u2060[').replaceAll('<!--', '<!\u2060--');
+/** A workflow finds its comment by its `<!-- detdrift-report -->` marker: a trace string cannot be one. */
+function unmarked(text: string): string {
+  return text.replaceAll('<!--', '<!\u2060--');
 }
 
 function longestRun(text: string, char: string): number {

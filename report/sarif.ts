@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { API_TABLE, type Family } from '../tracer/apis.js';
 import { describeBump, describeFrame, describeStackNote, diskPath, manifestDependency, repositoryPath, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
+import { jsonText } from './untrusted.js';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -34,9 +35,9 @@ const RULES: ReadonlyArray<{ key: RuleKey; name: string; short: string; full: st
 
 const FAMILY_OF: ReadonlyMap<string, Family> = new Map(API_TABLE.map((spec) => [spec.api, spec.family]));
 
-/** The SARIF log as JSON text; `##[` is written `##\u005b`, so the file stays inert if a workflow prints it. */
+/** The SARIF log as JSON text (untrusted.ts `jsonText`), so the file stays inert if a workflow prints it. */
 export function renderSarif(report: Report, options: SarifOptions): string {
-  return JSON.stringify(buildSarif(report, options), null, 2).replaceAll('##[', '##\\u005b') + '\n';
+  return jsonText(buildSarif(report, options), 2) + '\n';
 }
 
 export function buildSarif(report: Report, options: SarifOptions): object {

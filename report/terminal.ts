@@ -4,6 +4,7 @@ import {
   describeConfirmation,
   describeOrdering,
   describeStackNote,
+  describeValue,
   siteUnknown,
 } from './describe.js';
 import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
@@ -148,11 +149,7 @@ export function formatFrame(frame: FrameView): string {
 }
 
 function formatValue(value: ValueView): string {
-  if (value !== null && typeof value === 'object' && 'digest' in value) {
-    return `${clip(JSON.stringify(value.head), 50)} (${value.length} bytes, digest ${value.digest})`;
-  }
-  const text = typeof value === 'string' || Array.isArray(value) ? JSON.stringify(value) : String(value);
-  return clip(text, 60);
+  return describeValue(value, 60, 50);
 }
 
 function clip(text: string, width: number): string {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import cryptoModule from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { install } from '../instrument/crypto.js';
 import type { Recorder } from '../instrument/recorder.js';
@@ -8,6 +10,14 @@ import { assertSameAsPlain, eventsOf, project, runHooked, siteOf, type HookedRun
 
 const hexDigest = (hex: string) => murmurReference(Buffer.from(hex, 'hex'));
 const textDigest = (text: string) => murmurReference(Buffer.from(text, 'utf8'));
+/** A randomInt's digest: of its double's 8 little-endian bytes. */
+const numberDigest = (value: number) => murmurReference(doubleBytes(value));
+
+function doubleBytes(value: number): Buffer {
+  const bytes = Buffer.alloc(8);
+  bytes.writeDoubleLE(value);
+  return bytes;
+}
 
 /** Every crypto event as [api, form, value, file, line]. */
 function cryptoEvents(trace: Trace): unknown[][] {
@@ -50,7 +60,7 @@ test('every crypto API is recorded once, with its form, site and a digest of wha
     ['crypto.randomUUID', 'module', textDigest(uuid), 'app.mjs', 4],
     ['crypto.randomBytes', 'sync', hexDigest(bytes), 'app.mjs', 5],
     ['crypto.randomFillSync', 'sync', hexDigest(fillSync), 'app.mjs', 6],
-    ['crypto.randomInt', 'sync', int, 'app.mjs', 7],
+    ['crypto.randomInt', 'sync', numberDigest(int), 'app.mjs', 7],
     ['crypto.getRandomValues', 'module', hexDigest(values), 'app.mjs', 8],
     ['crypto.getRandomValues', 'webcrypto', hexDigest(web), 'app.mjs', 9],
     ['crypto.randomUUID', 'webcrypto', textDigest(webUuid), 'app.mjs', 10],
@@ -60,7 +70,19 @@ test('every crypto API is recorded once, with its form, site and a digest of wha
     ['crypto.randomInt', 'callback', 6, 'app.mjs', 14],
     ['crypto.randomInt', 'callback', 10, 'app.mjs', 15],
   ]);
-  assert.ok(int >= -50 && int < -10, 'a negative randomInt survives the trace');
+  assert.ok(int >= -50 && int < -10);
+});
+
+test('randomInt is kept as a digest, and in clear only in a trace that holds values for replay', () => {
+  const dir = project({ 'app.mjs': "import { randomInt } from 'node:crypto';\nconsole.log(randomInt(-(2 ** 40), 2 ** 40));\n" });
+  for (const hold of [undefined, 'bytes']) {
+    const run = runHooked(['app.mjs'], { cwd: dir, env: { DETDRIFT_HOLD: hold } });
+    const int = Number(run.stdout);
+    const [event] = eventsOf(traceOf(run), 'crypto.randomInt', 'sync');
+    const file = readFileSync(join(run.traceDir, '0.ddtrace'));
+    if (hold) assert.equal(event!.value, int, 'a negative integer survives the trace');
+    else assert.ok(event!.value === numberDigest(int) && !file.includes(doubleBytes(int)), 'neither shown nor written');
+  }
 });
 
 test('CommonJS require and a dependency in node_modules are attributed name@version', () => {

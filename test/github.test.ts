@@ -11,6 +11,7 @@ import type { Report } from '../report/types.js';
 import { CLI, project, runPlain, tempDir } from './helpers.js';
 import { AGREE_REPORT, BUMP_REPORT, EVIL, EVIL_REPORT } from './report-fixture.js';
 import { writeTrace, type SyntheticEvent } from './synthetic.js';
+import { runnerReads } from './workflow-commands.js';
 
 const WHY = 'why: a call the new dependency tree makes and the old one does not [heuristic]';
 const REPLAY = 'replay run A locally: npx detdrift replay base-trace -- node sim.js';
@@ -48,37 +49,6 @@ test('workflow-command escapes: % first, CR and LF in data; also : and , in prop
   assert.equal(relayUntrusted('line one\n::error::x', 'T0K'), '::stop-commands::T0K\nline one\n::error::x\n::T0K::\n');
   assert.throws(() => relayUntrusted('has T0K in it', 'T0K'));
 });
-
-/** The commands the Actions runner would act on: `::cmd props::data` at a line's start, legacy `##[cmd]` anywhere, stop-commands. */
-function runnerReads(text: string): Array<{ command: string; properties: Record<string, string>; data: string }> {
-  const registered = new Set(['set-output', 'set-env', 'add-path', 'add-mask', 'add-matcher', 'remove-matcher', 'warning', 'error', 'notice', 'debug', 'group', 'endgroup', 'echo', 'save-state', 'stop-commands']);
-  const unescape = (value: string, property: boolean) =>
-    (property ? value.replaceAll('%3A', ':').replaceAll('%2C', ',') : value).replaceAll('%0D', '\r').replaceAll('%0A', '\n').replaceAll('%25', '%');
-  const parse = (line: string, names: Set<string>) => {
-    const trimmed = line.trimStart();
-    const end = trimmed.indexOf('::', 2);
-    if (trimmed.startsWith('::') && end > 0) {
-      const [name = '', ...rest] = trimmed.slice(2, end).split(' ');
-      const properties = Object.fromEntries(rest.join(' ').split(',').filter(Boolean).map((pair) => [pair.split('=')[0]!, unescape(pair.slice(pair.indexOf('=') + 1), true)]));
-      if (names.has(name)) return { command: name, properties, data: unescape(trimmed.slice(end + 2), false) };
-    }
-    const legacy = /##\[([^\] ;]+)[^\]]*\](.*)/.exec(line);
-    return legacy && names.has(legacy[1]!) ? { command: legacy[1]!, properties: {}, data: legacy[2]! } : null;
-  };
-  const seen = [];
-  let token: string | null = null;
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (token !== null) {
-      if (parse(line, new Set([token]))) token = null;
-      continue;
-    }
-    const command = parse(line, registered);
-    if (!command) continue;
-    if (command.command === 'stop-commands') token = command.data;
-    seen.push(command);
-  }
-  return seen;
-}
 
 test('trace strings cannot forge, hide or inject workflow commands', () => {
   const terminal = renderTerminal(EVIL_REPORT, { color: false });
@@ -168,7 +138,7 @@ test('inside GitHub Actions, check fences the program output it relays and its o
   const dir = project({ 'package.json': { name: 'app', version: '1.0.0' }, 'app.js': app });
   const run = runPlain([CLI, 'check', '--no-confirm', '--', process.execPath, 'app.js'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', CI: 'true' } });
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /##\[add-mask\]x/, 'the program stderr is relayed');
+  assert.match(run.stderr, /##\\u005badd-mask\]x/, 'the program stderr is relayed, in a JSON log line with `[` escaped');
   assert.deepEqual(runnerReads(run.stderr).map((entry) => entry.command), ['stop-commands', 'stop-commands'], 'once per failing run, fenced');
   assert.deepEqual(runnerReads(run.stdout).map((entry) => entry.command), ['stop-commands']);
   assert.match(run.stdout, /detdrift: the runs agree/);

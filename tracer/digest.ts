@@ -6,6 +6,7 @@
  * little-endian, whatever the machine), and never the bytes themselves (random bytes can be secrets).
  */
 
+import { putFloat64 } from './format.js';
 import { bytesOf, MathImul, Utf8Encode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayIndexOf, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
 
 export interface Digest {
@@ -42,6 +43,20 @@ export function digestLines(view: ArrayBufferView): Digest {
 /** The digest of `value`'s UTF-8 bytes. */
 export function digestString(value: string): Digest {
   return digestBytes(Utf8Encode(value));
+}
+
+/** digestNumber's buffer: a double's 8 bytes. */
+const doubleBytes = new Uint8Array(8);
+
+/**
+ * The digest of a number as the 8 little-endian bytes of its double (format.ts putFloat64): what a
+ * trace keeps of a number it does not hold (a randomInt draw). Murmur's tail step for two words
+ * and its finish, without its loops: a randomInt takes about 50 ns, and the generic path as much.
+ */
+export function digestNumber(value: number, into: Digest = { high: 0, low: 0 }): Digest {
+  putFloat64(doubleBytes, 0, value);
+  const h1 = mix(word(doubleBytes, 0), C1, 15, C2);
+  return finish(h1, mix(word(doubleBytes, 4), C2, 16, C3), 0, 0, 8, into);
 }
 
 /**
@@ -92,6 +107,10 @@ function murmur(bytes: Uint8Array, length: number, into: Digest): Digest {
     if (rest > 4) h2 ^= mix(k2, C2, 16, C3);
     h1 ^= mix(k1, C1, 15, C2);
   }
+  return finish(h1, h2, h3, h4, length, into);
+}
+
+function finish(h1: number, h2: number, h3: number, h4: number, length: number, into: Digest): Digest {
   h1 ^= length;
   h2 ^= length;
   h3 ^= length;

@@ -58,7 +58,7 @@ export const MAX_API_ID = 0xef;
 /** How an event's value is stored. */
 export const Tag = Object.freeze({
   none: 0,
-  /** a double: clocks, Math.random */
+  /** a double: clocks, Math.random, a randomInt in a trace that holds values for replay */
   f64: 1,
   /** a non-negative integer: delays, sizes, counts, pids */
   uint: 2,
@@ -74,7 +74,7 @@ export const Tag = Object.freeze({
   list: 7,
   /** what the program showed the world: a digest of the bytes (`\r\n` read as `\n`, tracer/digest.ts digestLines), their length, and a head (text or a path) */
   chunk: 8,
-  /** raw bytes, only in traces made for replay (the header's `holds` says so: they can be secrets) */
+  /** raw bytes, only in traces made for replay (the header's `holds` says so: they can be secrets; held.ts) */
   bytes: 9,
 });
 
