@@ -152,11 +152,17 @@ export class Patcher {
 
   /**
    * Defines an own property on `target` that shadows an inherited method with a Proxy of it;
-   * restore deletes it again.
+   * restore deletes it again. Where the program (or a preload, as tsx's hides its signal
+   * listeners) already put a method of its own there, that method is wrapped instead.
    */
   shadow(target: object, key: PropertyKey, inherited: Native, handler: ProxyHandler<Native>): void {
-    if (real.getOwnPropertyDescriptor(target, key) !== undefined) {
-      throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}: already an own property`);
+    const own = real.getOwnPropertyDescriptor(target, key);
+    if (own !== undefined) {
+      if (typeof own.value !== 'function') {
+        throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}: already an own property, not a method`);
+      }
+      this.define(target, key, own, { ...own, value: wrap(own.value as Native, handler) });
+      return;
     }
     const descriptor = { value: wrap(inherited, handler), writable: true, enumerable: false, configurable: true };
     if (!real.defineProperty(target, key, descriptor)) {
