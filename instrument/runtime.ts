@@ -13,6 +13,7 @@ import { install as installChildren } from './children.js';
 import { install as installClock } from './clock.js';
 import { install as installCrypto } from './crypto.js';
 import { install as installFs } from './fs.js';
+import { install as installGenerated } from './generated.js';
 import { install as installLifecycle } from './lifecycle.js';
 import { install as installOutput } from './output.js';
 import { install as installProcess } from './process.js';
@@ -37,7 +38,7 @@ import { fileSink } from './sink.js';
  */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const RUNTIME_KEY = Symbol.for('detdrift.runtime');
-const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess, installRealms];
+const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess, installRealms, installGenerated];
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
 
 export interface Runtime {
