@@ -1,6 +1,7 @@
 import {
   describeBumpVerdict,
   describeConfirmation,
+  describeFrame,
   describeOrdering,
   describeStackNote,
   siteUnknown,
@@ -137,7 +138,7 @@ function formatEvent(event: EventView | null): string {
 }
 
 export function formatFrame(frame: FrameView): string {
-  return `${frame.file}:${frame.line}:${frame.column}${frame.fn ? ` ${frame.fn}` : ''}`;
+  return describeFrame(frame);
 }
 
 function formatValue(value: ValueView): string {
