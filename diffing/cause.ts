@@ -25,7 +25,9 @@ export interface Cause {
  *    before the divergence whose value differs is the cause. Clocks and entropy always differ in
  *    observe mode, so an earlier difference that the program then ignored is not blamed.
  * 3. When contexts completed in another order after that value (or there is no such value), the
- *    cause is the ordering, with the contexts named.
+ *    cause is the ordering, with the contexts named. A value that differs in the first call to
+ *    move is blamed itself: the run moved it (a transform cache warm in one run and cold in the
+ *    other moves a whole test into another context), and its value still differs.
  * 4. Else a call only one run makes; else the divergence is outside the intercepted sources.
  *
  * Replay (`confidence: "replay-confirmed"`) can later prove or overturn the heuristic.
