@@ -112,3 +112,17 @@ test("a TypeScript program's own draw: its code frame shows the TypeScript lines
   assert.match(run.stdout, new RegExp(`> *${line} .*const value: number = Math\\.random\\(\\);`));
   assert.match(readFileSync(html, 'utf8'), /const value: number = Math\.random\(\);/);
 });
+
+test("scan: a bundled dependency's sites at the modules it bundled, and a TypeScript project's at its .ts lines", () => {
+  const files = bundled();
+  const dep = join(depProject({ 'dist/index.js': files['dist/index.js']!, 'dist/index.js.map': files['dist/index.js.map']! }), 'node_modules', 'dep');
+  const scanned = detdrift(['scan', dep], dep);
+  assert.equal(scanned.code, 0, scanned.stderr);
+  assert.match(scanned.stdout, new RegExp(`^Math\\.random  src/jitter\\.js:${lineOf(JITTER, 'Math.random')}:\\d+ \\(generated: dist/index\\.js:\\d+:\\d+\\)$`, 'm'));
+  const program = lines('type Seed = number;', '', 'export function roll(seed: Seed): number {', '  return seed + Math.random();', '}');
+  const ts = project({ 'package.json': { name: 'roll', version: '1.0.0' }, 'src/roll.ts': program, 'src/roll.d.ts': 'export declare function roll(seed: number): number;\n' });
+  const own = detdrift(['scan', ts], ts);
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal(own.stdout, `Math.random  src/roll.ts:${lineOf(program, 'Math.random')}:22\n`);
+});
+
