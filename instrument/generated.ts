@@ -11,7 +11,18 @@ import type { Recorder } from './recorder.js';
 /** A `sourceMappingURL` comment that holds the map itself, base64-encoded, as transformers write it. */
 const INLINE = 'sourceMappingURL=data:application/json;';
 const BASE64 = ';base64,';
+/** Node's own getter, read when the hook loads: whether a loader (tsx) turned Node's source maps on. */
+const sourceMapsEnabled = real.getOwnPropertyDescriptor(process, 'sourceMapsEnabled')?.get;
 
+/**
+ * The source maps of code that exists only in this process: what a loader or runner compiled
+ * after transforming a file (tsx and ts-node through `Module#_compile`, Jest and Vitest through
+ * `vm`), whose inline map no file on disk holds. A compile only notes the code under the name it
+ * was compiled with (the latest per name, held until a stack names the file: mostly code V8
+ * keeps anyway); the map is looked for once, when a sampled stack first names the file, and is
+ * written before the site that names it.
+ * Everything a file on disk says (a bundled dependency's `.map`) is read later, by the report.
+ */
 export class GeneratedCode {
   private readonly code = new SafeMap<string, string>();
   /** the names already looked at, whether they had a map or not */
@@ -45,9 +56,9 @@ export class GeneratedCode {
   }
 
   /**
-   * The inline map of the code compiled under `path`; else the map Node keeps for it (tsx turns
-   * Node's source maps on, and its ES modules reach no hook here), outside node_modules, where a
-   * package's maps are files the report reads.
+   * The inline map of the code compiled under `path`; else the map Node keeps for it, when a
+   * loader turned Node's source maps on (tsx does, and its ES modules reach no hook here), outside
+   * node_modules, where a package's maps are files the report reads.
    */
   private mapOf(path: string): string | null {
     const code = this.code.get(path);
@@ -56,6 +67,7 @@ export class GeneratedCode {
       return inlineMap(code);
     }
     if (StringIncludes(path, '/node_modules/') || StringIncludes(path, '\\node_modules\\')) return null;
+    if (sourceMapsEnabled === undefined || real.apply(sourceMapsEnabled, process, []) !== true) return null;
     const payload = (findSourceMap(path) as { payload?: unknown } | undefined)?.payload;
     return payload === undefined ? null : (JSONStringify(payload) ?? null);
   }

@@ -66,6 +66,8 @@ export function programSource(way: Way): string {
 export const WAYS: readonly Way[] = [
   { label: 'tsx (CLI)', links: ['tsx'], file: 'sim.ts', command: bin('tsx/dist/cli.mjs', 'sim.ts'), runner: false },
   { label: 'tsx (--import)', links: ['tsx'], file: 'sim.ts', command: node('--import', 'tsx', 'sim.ts'), runner: false },
+  // an ES module: tsx's load hook hands Node the code, and the map is the one Node keeps
+  { label: 'tsx (--import, an ES module)', links: ['tsx'], file: 'sim.mts', command: node('--import', 'tsx', 'sim.mts'), runner: false },
   {
     label: 'ts-node (CLI)',
     links: ['ts-node', 'typescript', '@types'],
