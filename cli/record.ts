@@ -5,7 +5,7 @@ import { TraceReader } from '../tracer/reader.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { RecordOptions } from './options.js';
-import { REGISTER_URL } from './package.js';
+import { REGISTER } from './package.js';
 import { findProject, lockfileVariable, type Project } from './project.js';
 import { describeEnding, displayPath } from './render.js';
 import { listTraceFiles, prepareOutDir } from './traces.js';
@@ -53,7 +53,10 @@ export async function recordRun(
 /** The hook's settings (instrument/settings.ts), over a copy of this environment. */
 function traceEnvironment(options: Pick<RecordOptions, 'out' | 'mode' | 'seed'>, project: Project): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
-  const hook = `--import="${REGISTER_URL.href}"`; // a file URL: Windows paths are not URLs
+  // `--require`, not `--import`: an --import makes Node run a CommonJS entry point through the ESM
+  // loader, where a loader's CommonJS hooks (ts-node's) never see it. Quoted for NODE_OPTIONS, which
+  // reads a backslash in quotes as an escape (Windows paths).
+  const hook = `--require="${REGISTER.replace(/[\\"]/g, '\\$&')}"`;
   env.NODE_OPTIONS = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${hook}` : hook;
   env.DETDRIFT_TRACE = options.out;
   env.DETDRIFT_MODE = options.mode;

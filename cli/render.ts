@@ -3,13 +3,20 @@ import { Tag, type Frame, type SiteDef, type TraceHeader } from '../tracer/forma
 import { inert } from '../report/untrusted.js';
 import { shownHeld } from '../tracer/held.js';
 import type { TraceEnding, TraceEvent, TraceValue } from '../tracer/reader.js';
+import type { ShownFrame } from '../diffing/source-maps/original.js';
+import { describeMapping } from '../report/describe.js';
+
+/** How `show` turns a recorded frame into the one it prints: at its original position, where a source map gives it. */
+export type FrameShown = (frame: Frame) => ShownFrame;
+const asRecorded: FrameShown = (frame) => frame;
 
 /**
  * One event of `show --json`: a stable interface, so keys are never renamed or reordered. The value
  * is JSON-safe: a bigint becomes its decimal string, process.hrtime stays `[seconds, nanoseconds]`,
  * a digest is 16 hex digits (a crypto value held for replay is shown as its digest,
  * tracer/held.ts), a directory listing an array, an output `{digest, length, head}`; `site` is
- * null when no stack was taken.
+ * null when no stack was taken; a source-mapped site adds `generated` (where the code ran), one
+ * whose map could not be read `sourceMapError`.
  */
 export interface EventJson {
   readonly seq: number;
@@ -17,16 +24,17 @@ export interface EventJson {
   readonly form: string;
   readonly family: string;
   readonly value: Exclude<TraceValue, bigint | Uint8Array>;
-  readonly site: Frame | null;
+  readonly site: ShownFrame | null;
   readonly ctx: number;
 }
 
-export function eventJson(recorded: TraceEvent, sites: ReadonlyMap<number, SiteDef>): EventJson {
+export function eventJson(recorded: TraceEvent, sites: ReadonlyMap<number, SiteDef>, shown = asRecorded): EventJson {
   const event = shownHeld(recorded);
   // shownHeld leaves no bytes: only crypto values are ever held
   const value = typeof event.value === 'bigint' ? event.value.toString() : (event.value as EventJson['value']);
-  const frame = siteFrame(event, sites);
-  const site = frame && { file: frame.file, line: frame.line, column: frame.column, fn: frame.fn, package: frame.package };
+  const frame = siteFrame(event, sites, shown);
+  const mapping = frame?.generated ? { generated: frame.generated } : frame?.sourceMapError ? { sourceMapError: frame.sourceMapError } : {};
+  const site = frame && { file: frame.file, line: frame.line, column: frame.column, fn: frame.fn, package: frame.package, ...mapping };
   return { seq: event.seq, api: event.api, form: event.form, family: event.family, value, site, ctx: event.ctx };
 }
 
@@ -34,10 +42,10 @@ export function eventJson(recorded: TraceEvent, sites: ReadonlyMap<number, SiteD
  * `SEQ  API[ (FORM)]  VALUE  SITE  ctx=ID`, fields apart by two spaces (`new Date` holds one), the
  * whole line `inert` (report/untrusted.ts): its strings come from the trace.
  */
-export function eventLine(recorded: TraceEvent, sites: ReadonlyMap<number, SiteDef>): string {
+export function eventLine(recorded: TraceEvent, sites: ReadonlyMap<number, SiteDef>, shown = asRecorded): string {
   const event = shownHeld(recorded);
   const api = event.form === 'call' ? event.api : `${event.api} (${event.form})`;
-  const site = siteText(siteFrame(event, sites));
+  const site = siteText(siteFrame(event, sites, shown));
   return inert(`${event.seq}  ${api}  ${textValue(event)}  ${site}  ctx=${event.ctx}`);
 }
 
@@ -59,16 +67,18 @@ function textValue(event: TraceEvent): string {
 }
 
 /** The first frame kept; null when the call was sampled out (site 0) or only internal frames remained. */
-function siteFrame(event: TraceEvent, sites: ReadonlyMap<number, SiteDef>): Frame | null {
+function siteFrame(event: TraceEvent, sites: ReadonlyMap<number, SiteDef>, shown: FrameShown): ShownFrame | null {
   if (event.site === 0) return null;
-  return sites.get(event.site)?.frames[0] ?? null;
+  const frame = sites.get(event.site)?.frames[0];
+  return frame ? shown(frame) : null;
 }
 
-function siteText(frame: Frame | null): string {
+function siteText(frame: ShownFrame | null): string {
   if (frame === null) return '-';
   const at = `${frame.file}:${frame.line}:${frame.column}`;
   // A node_modules file already reads `name@version/path`; say the package only if it does not.
-  return frame.package && !frame.file.startsWith(`${frame.package}/`) ? `${at} ${frame.package}` : at;
+  const named = frame.package && !frame.file.startsWith(`${frame.package}/`) ? `${at} ${frame.package}` : at;
+  return named + describeMapping(frame);
 }
 
 /** How a trace ended, once its events have been read: for the stderr summaries of show and record. */

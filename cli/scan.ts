@@ -3,6 +3,8 @@ import { inert, jsonText } from '../report/untrusted.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { ScanOptions } from './options.js';
+import { OriginalFrames } from '../diffing/source-maps/original.js';
+import { describeMapping } from '../report/describe.js';
 import { LineOutput } from './output.js';
 import { displayPath } from './render.js';
 
@@ -22,7 +24,7 @@ export async function run(options: ScanOptions, { logger }: CommandContext): Pro
     logger.debug({ root: result.root, files: result.files, sites: result.sites.length }, 'scanned');
     const json = { schema: SCAN_SCHEMA, ...summary(result, options.cwd), sites: result.sites };
     if (options.json) process.stdout.write(jsonText(json, 2) + '\n');
-    else await printLines(result.sites.map((site) => ({ sign: '', site })));
+    else await printLines(result.sites.map((site) => ({ sign: '', site, root: result.root })));
     notes(result, options.cwd);
     return 0;
   }
@@ -34,7 +36,7 @@ export async function run(options: ScanOptions, { logger }: CommandContext): Pro
     const json = { schema: SCAN_DIFF_SCHEMA, a: summary(a, options.cwd), b: summary(b, options.cwd), ...diff };
     process.stdout.write(jsonText(json, 2) + '\n');
   } else {
-    await printLines(diffLines(diff));
+    await printLines(diffLines(diff, a.root, b.root));
   }
   notes(a, options.cwd);
   notes(b, options.cwd);
@@ -57,8 +59,8 @@ function scan(dir: string, options: ScanOptions): ScanResult {
 }
 
 /** Removed sites (at their place in A) and added ones (in B), merged in file order. */
-function diffLines(diff: ScanDiff): { sign: string; site: ScanSite }[] {
-  const lines = [...diff.removed.map((site) => ({ sign: '-', site })), ...diff.added.map((site) => ({ sign: '+', site }))];
+function diffLines(diff: ScanDiff, rootA: string, rootB: string): Line[] {
+  const lines = [...diff.removed.map((site) => ({ sign: '-', site, root: rootA })), ...diff.added.map((site) => ({ sign: '+', site, root: rootB }))];
   return lines.sort((x, y) => {
     const { site: a } = x;
     const { site: b } = y;
@@ -67,11 +69,22 @@ function diffLines(diff: ScanDiff): { sign: string; site: ScanSite }[] {
   });
 }
 
-async function printLines(lines: readonly { sign: string; site: ScanSite }[]): Promise<void> {
+/** A site to print, with the directory scanned: its files' source maps are read from there. */
+interface Line {
+  readonly sign: string;
+  readonly site: ScanSite;
+  readonly root: string;
+}
+
+/** `api  file:line:col`, at the original source position where the file's source map gives one. */
+async function printLines(lines: readonly Line[]): Promise<void> {
   const width = Math.max(0, ...lines.map(({ site }) => site.api.length));
   const out = new LineOutput(process.stdout);
-  for (const { sign, site } of lines) {
-    const text = inert(`${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${site.file}:${site.line}:${site.column}`);
+  const originals = new Map<string, OriginalFrames>();
+  for (const { sign, site, root } of lines) {
+    if (!originals.has(root)) originals.set(root, new OriginalFrames(root));
+    const at = originals.get(root)!.frame({ file: site.file, line: site.line, column: site.column, fn: null, package: null });
+    const text = inert(`${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${at.file}:${at.line}:${at.column}${describeMapping(at)}`);
     if (out.line(text)) await out.flush();
     if (out.closed) return;
   }

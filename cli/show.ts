@@ -1,10 +1,13 @@
 import { statSync } from 'node:fs';
 import { jsonText } from '../report/untrusted.js';
+import { OriginalFrames } from '../diffing/source-maps/original.js';
 import { TraceReader } from '../tracer/reader.js';
+import type { Frame } from '../tracer/format.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { ShowOptions } from './options.js';
 import { LineOutput } from './output.js';
+import { findRoot } from './project.js';
 import { describeEnding, displayPath, eventJson, eventLine, headingJson, headingLine } from './render.js';
 import { listTraceFiles } from './traces.js';
 
@@ -13,22 +16,27 @@ import { listTraceFiles } from './traces.js';
  * ended on stderr. A directory shows each of its traces in lineage order, each after a heading.
  * The reader streams, so a trace of any length shows in bounded memory; a trace it refuses ends
  * the command with the reader's coded error (file and byte offset), after the events before it.
+ * Sites show at their original source positions where a source map gives them (diffing/source-maps/).
  */
 export async function run(options: ShowOptions, { logger }: CommandContext): Promise<number> {
   const isDirectory = statSync(options.trace, { throwIfNoEntry: false })?.isDirectory() ?? false;
   const files = isDirectory ? listTraceFiles(options.trace).map((trace) => trace.file) : [options.trace];
   if (files.length === 0) throw new CliError('ERR_NO_TRACES', `${options.trace} holds no trace file (*.ddtrace)`);
   const out = new LineOutput(process.stdout);
+  const root = findRoot(options.cwd);
   for (const file of files) {
     if (out.closed) break;
     const display = displayPath(file, options.cwd);
     const reader = TraceReader.open(file);
     logger.debug({ file, header: reader.header }, 'showing');
+    // the maps the trace holds are defined before the sites that need them, so they fill in as it streams
+    const originals = new OriginalFrames(root, reader.sources);
+    const shown = (frame: Frame) => originals.frame(frame);
     try {
       const { header } = reader;
       if (isDirectory) out.line(options.json ? jsonText(headingJson(display, header)) : headingLine(display, header));
       for (const event of reader.events()) {
-        const line = options.json ? jsonText(eventJson(event, reader.sites)) : eventLine(event, reader.sites);
+        const line = options.json ? jsonText(eventJson(event, reader.sites, shown)) : eventLine(event, reader.sites, shown);
         if (out.line(line)) await out.flush();
         if (out.closed) break;
       }

@@ -123,7 +123,7 @@ function compareProcess(
 
 function absent(other: LoadedTrace): LoadedTrace {
   const ending = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0 };
-  return { file: '', header: other.header, ending, sites: new Map(), contexts: new Map(), calls: noRows(), outputs: noRows() };
+  return { file: '', header: other.header, ending, sites: new Map(), contexts: new Map(), sources: new Map(), calls: noRows(), outputs: noRows() };
 }
 
 function lockfileChanged(a: LoadedTrace, b: LoadedTrace): boolean {

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { SiteDef } from '../tracer/format.js';
 import { packageName } from './keys.js';
 import { DEFAULT_MAX_BYTES, mask, scanSource, type ScanSite } from './scan/index.js';
-import { sourceFile } from './source-file.js';
+import { locate } from './locate.js';
 
 /**
  * A call's identity across versions of its package: the package by name (not version), and the
@@ -22,7 +22,7 @@ export class CallIdentities {
     const frame = site?.frames[0];
     const name = frame && packageName(frame);
     if (!frame || !name || root === null) return null;
-    const file = sourceFile(frame, root);
+    const file = locate(frame, root)?.file ?? null;
     const scanned = file === null ? null : this.sitesIn(file, frame.file);
     const at = scanned?.get(position(frame.line, frame.column));
     return at ? `${name}|${mask(at.context)}` : null;

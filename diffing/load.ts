@@ -1,4 +1,4 @@
-import type { ContextDef, SiteDef, TraceHeader } from '../tracer/format.js';
+import type { ContextDef, SiteDef, SourceDef, TraceHeader } from '../tracer/format.js';
 import { shownHeld } from '../tracer/held.js';
 import { TraceReader, type DecodedEvent, type TraceEnding, type TraceEvent } from '../tracer/reader.js';
 import { fileStamp, TraceChunks } from './chunks.js';
@@ -32,6 +32,8 @@ export interface LoadedTrace {
   readonly ending: TraceEnding;
   readonly sites: ReadonlyMap<number, SiteDef>;
   readonly contexts: ReadonlyMap<number, ContextDef>;
+  /** source maps the traced process held for code it transformed in memory, by generated file */
+  readonly sources: ReadonlyMap<string, SourceDef>;
   /** calls to intercepted sources, in call order */
   readonly calls: Rows;
   /** what the program showed the world: writes, files, checkpoints, exit */
@@ -71,6 +73,7 @@ export function loadTrace(file: string, interner: Interner): LoadedTrace {
     ending: reader.ending,
     sites: reader.sites,
     contexts: reader.contexts,
+    sources: reader.sources,
     calls: new Rows(new RowTable(calls.parts(chunks, isCall, compared))),
     outputs: new Rows(new RowTable(outputs.parts(chunks, isOutput, compared))),
   };

@@ -2,8 +2,8 @@ import type { SiteDef } from '../tracer/format.js';
 import { packageName } from './keys.js';
 import type { LoadedTrace } from './load.js';
 
-/** The test runners whose own calls and outputs a comparison can leave out. */
-export const RUNNER_NAMES = ['jest', 'vitest', 'mocha', 'node:test'] as const;
+/** The test runners and TypeScript loaders whose own calls and outputs a comparison can leave out. */
+export const RUNNER_NAMES = ['jest', 'vitest', 'mocha', 'node:test', 'tsx', 'ts-node'] as const;
 export type RunnerName = (typeof RUNNER_NAMES)[number];
 
 /**
@@ -18,14 +18,19 @@ export interface RunnerProfile {
   readonly markers: readonly string[];
   /** packages whose frames make a call the runner's when no project frame is on the stack; `x-*` is a prefix */
   readonly packages: readonly string[];
+  /**
+   * packages that transform code as the program loads it (below the program's frames, which
+   * required the module): their calls are the runner's too
+   */
+  readonly transforms: readonly string[];
   /** Node's own code is the runner: a stack of Node's internals alone (no frame kept) is its */
   readonly internal: boolean;
 }
 
 /**
- * A runner's own work has a stack with no frame of the project in it and a frame of the runner in
- * it: the test's calls always run below a frame of the test file, the runner's (its clocks, id
- * draws, cache and report writes) never do. Markers are narrower than packages where a package is
+ * A runner's own work has a frame of the runner nearer the call than any frame of the project:
+ * the test's calls always run below a frame of the test file, the runner's (its clocks, id draws,
+ * cache and report writes, and the transforms of the modules the test requires) do not. Markers are narrower than packages where a package is
  * also used outside tests (jest-worker, vite), so a build script that uses vite is not a vitest run.
  */
 export const RUNNERS: readonly RunnerProfile[] = Object.freeze([
@@ -33,17 +38,30 @@ export const RUNNERS: readonly RunnerProfile[] = Object.freeze([
     name: 'jest',
     markers: ['jest-cli', '@jest/core', 'jest-runner', 'jest-circus', 'jest-runtime'],
     packages: ['jest', 'jest-*', '@jest/*', 'babel-jest', 'babel-preset-jest', 'babel-plugin-jest-hoist'],
+    // babel-jest's Babel (its config files' stat times) and ts-jest's TypeScript (its caches)
+    transforms: ['babel-jest', '@babel/*', 'gensync', 'ts-jest', 'typescript'],
     internal: false,
   },
   {
     name: 'vitest',
     markers: ['vitest', '@vitest/runner'],
     packages: ['vitest', '@vitest/*', 'vite', 'vite-node', 'tinypool'],
+    transforms: [],
     internal: false,
   },
-  { name: 'mocha', markers: ['mocha'], packages: ['mocha'], internal: false },
+  { name: 'mocha', markers: ['mocha'], packages: ['mocha'], transforms: [], internal: false },
   // node --test starts each file in a child the hook names `<parent>.@<file>` (instrument/lineage.ts).
-  { name: 'node:test', markers: [], packages: [], internal: true },
+  { name: 'node:test', markers: [], packages: [], transforms: [], internal: true },
+  // The TypeScript loaders: their transform caches (file times, a first run that compiles and a
+  // second that reads what the first wrote) are their own.
+  { name: 'tsx', markers: ['tsx'], packages: ['tsx', 'esbuild'], transforms: ['tsx', 'esbuild', 'get-tsconfig'], internal: false },
+  {
+    name: 'ts-node',
+    markers: ['ts-node'],
+    packages: ['ts-node', 'typescript'],
+    transforms: ['ts-node', 'typescript', 'v8-compile-cache-lib', '@cspotcode/*'],
+    internal: false,
+  },
 ]);
 
 /** The profiles a setting selects, given the traces compared (every process of both runs). */
@@ -66,19 +84,25 @@ function shows(profile: RunnerProfile, trace: LoadedTrace): boolean {
 }
 
 /**
- * Whether a call or output with this stack is the runner's own: no frame of the project, and a
- * frame of an active runner's packages (or, for node --test, no frame but Node's). A call whose
- * stack was not taken cannot be told apart (undefined): it stays the program's.
+ * Whether a call or output with this stack is the runner's own: a frame of an active runner's
+ * packages is nearer the call than any frame of the project (the runner called it, or a package it
+ * uses on its behalf did; a test's calls run below a frame of the test file), or, for node --test,
+ * no frame but Node's. A call whose stack was not taken cannot be told apart (undefined): it stays
+ * the program's.
  */
 export function isRunners(site: SiteDef | undefined, profiles: readonly RunnerProfile[]): boolean {
   if (site === undefined || profiles.length === 0) return false;
   if (site.frames.length === 0) return site.skipped > 0 && profiles.some((profile) => profile.internal);
-  if (site.frames.some((frame) => frame.package === null)) return false;
-  return site.frames.some((frame) => profiles.some((profile) => ownedBy(profile, packageName(frame)!)));
+  for (const frame of site.frames) {
+    const name = packageName(frame);
+    if (name === null) return false;
+    if (profiles.some((profile) => ownedBy(profile.packages, name) || ownedBy(profile.transforms, name))) return true;
+  }
+  return false;
 }
 
-function ownedBy(profile: RunnerProfile, name: string): boolean {
-  return profile.packages.some((pattern) =>
+function ownedBy(packages: readonly string[], name: string): boolean {
+  return packages.some((pattern) =>
     pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,
   );
 }

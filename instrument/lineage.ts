@@ -4,6 +4,9 @@ import { makeDirectory, TRACE_FILE_MODE } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { isMirror, type ChunkMirror } from '../tracer/mirror.js';
 import { real } from './real.js';
+import { StringIncludes, StringLastIndexOf, StringSlice } from '../tracer/primordials.js';
+
+const MathMax = Math.max;
 
 /** This thread's own lineage, for workers whose constructor did not pass through our wrapper. */
 const LINEAGE_KEY = 'detdrift.lineage';
@@ -48,16 +51,19 @@ export function claimTraceFile(traceDir: string, spawn: string | null): Claimed 
 }
 
 /**
- * DETDRIFT_SPAWN, unless this is a `node --test` child whose name only passed through the runner
- * (the hook does not run in the runner itself, on Node 20 to 24): the runner starts its files in
- * parallel, all with the same inherited name, so each is told apart by its file instead,
- * `<name>.@test+a_test_mjs`. A name our parent gave us comes with its pid as DETDRIFT_PARENT.
+ * DETDRIFT_SPAWN, unless this is a `node --test` child: the runner starts its files in parallel,
+ * so each is told apart by its file instead, `<runner>.@test+a_test_mjs`. The runner's name is
+ * the one it passed on, when the hook does not run in it (under `--import`, which the runner does
+ * not load), or the one it gave, when it does (`--require`: it comes with the runner's pid as
+ * DETDRIFT_PARENT). A test file's own children (named under it, `.@` in the name) inherit the
+ * runner's NODE_TEST_CONTEXT, and keep the name their parent gave.
  */
 function processName(spawn: string | null): string {
   const given = spawn !== null && process.env[PARENT_VAR] === String(process.ppid);
-  if (given || process.env.NODE_TEST_CONTEXT === undefined) return spawn ?? '0';
+  if (process.env.NODE_TEST_CONTEXT === undefined || (given && StringIncludes(spawn, '.@'))) return spawn ?? '0';
+  const runner = given ? StringSlice(spawn, 0, MathMax(0, StringLastIndexOf(spawn, '.'))) || '0' : (spawn ?? '0');
   const script = process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'eval';
-  return `${spawn ?? '0'}.@${script.split(sep).join('+').replace(/[^\w+-]/g, '_')}`;
+  return `${runner}.@${script.split(sep).join('+').replace(/[^\w+-]/g, '_')}`;
 }
 
 /**

@@ -180,15 +180,18 @@ export class Patcher {
 
   /**
    * Defines an own property on `target` that shadows an inherited method with a Proxy of it;
-   * restore deletes it again. Where something loaded before the hook already gave `target` its own
-   * method (a preload that filters `process.emit`, as Vitest's vm pool and tsx do), that one is
-   * wrapped in its place and restored as it was.
+   * restore deletes it again. Where the program (or a preload: tsx's hides its signal listeners,
+   * Vitest's vm pools filter warnings out of `process.emit`) already put a method of its own
+   * there, that method is wrapped instead.
    */
   shadow(target: object, key: PropertyKey, inherited: Native, handler: ProxyHandler<Native>): void {
     const own = real.getOwnPropertyDescriptor(target, key);
-    if (own !== undefined && typeof own.value === 'function') return void this.method(target, key, handler);
     if (own !== undefined) {
-      throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}: already an own property`);
+      if (typeof own.value !== 'function') {
+        throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}: already an own property, not a method`);
+      }
+      this.define(target, key, own, { ...own, value: wrap(own.value as Native, handler) });
+      return;
     }
     const descriptor = { value: wrap(inherited, handler), writable: true, enumerable: false, configurable: true };
     if (!real.defineProperty(target, key, descriptor)) {

@@ -16,6 +16,7 @@ import type { TraceValue } from '../tracer/reader.js';
 import { bytesOf, NumberIsInteger, TypedArrayLength, Uint8Array, Utf8Encode, Utf8EncodeInto } from '../tracer/primordials.js';
 import { imitate, type Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
+import { GeneratedCode } from './generated.js';
 import { SiteIds } from './sites.js';
 
 import { NewContexts, SiteSchedule, type Sampling, type SitePolicy } from './schedule.js';
@@ -62,6 +63,8 @@ export class Recorder {
   /** the async contexts events run in; crypto.ts marks its synchronous draws on it */
   readonly contexts: ContextTracker;
   private readonly siteIds = new SiteIds();
+  /** code the program compiled that a source map in memory goes with (generated.ts) */
+  readonly generated = new GeneratedCode();
   /** replay mode only: a site id's `file:line:column`, to match calls against the recording */
   private readonly siteKeys = new SafeMap<number, string | null>();
   private lastSite = 0;
@@ -330,6 +333,7 @@ export class Recorder {
       return 0;
     }
     id = this.lastSite + 1;
+    this.generated.define(frames, this.stack, this.writer); // the maps a reader needs for this site, before it
     this.writer.defineSite(id, def); // first: a definition that fails leaves no id that names nothing
     this.lastSite = id;
     this.siteIds.set(frames, id);

@@ -13,6 +13,7 @@ import { install as installChildren } from './children.js';
 import { install as installClock } from './clock.js';
 import { install as installCrypto } from './crypto.js';
 import { install as installFs } from './fs.js';
+import { install as installGenerated } from './generated.js';
 import { install as installLifecycle } from './lifecycle.js';
 import { install as installOutput } from './output.js';
 import { install as installProcess } from './process.js';
@@ -20,7 +21,8 @@ import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
 import { Controller } from './control.js';
-import type { Perturber } from './perturb.js';
+import { Perturber } from './perturb.js';
+import { Replayer } from './replay.js';
 import { FAULT_VAR, injectContextFault, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, HookError, installToStringMask, type Handle } from './patch.js';
@@ -36,7 +38,7 @@ import { fileSink } from './sink.js';
  */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const RUNTIME_KEY = Symbol.for('detdrift.runtime');
-const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess, installRealms];
+const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess, installRealms, installGenerated];
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
 
 export interface Runtime {
@@ -52,18 +54,18 @@ export interface Runtime {
 type Sources = (lineage: string) => RecorderSources;
 
 /**
- * Starts recording in this process: settings, the modules its mode needs, lineage, the trace
- * file, then every family; the hook awaits it before the program runs. Runs once per realm even
- * when the hook is imported twice (NODE_OPTIONS and an explicit --import). A failure here is
- * reported on stderr with its code, and the program runs on unrecorded.
+ * Starts recording in this process: settings, lineage, the trace file, then every family, all
+ * before it returns: a CommonJS preload (`--require`) has no later moment before the program runs.
+ * Runs once per realm even when the hook is loaded twice (NODE_OPTIONS and an explicit --import).
+ * A failure here is reported on stderr with its code, and the program runs on unrecorded.
  */
-export async function start(): Promise<Runtime | null> {
+export function start(): Runtime | null {
   const global = globalThis as { [RUNTIME_KEY]?: Runtime | null };
   if (RUNTIME_KEY in global) return global[RUNTIME_KEY] ?? null;
   global[RUNTIME_KEY] = null;
   try {
     const settings = readSettings(process.env, process.cwd());
-    const runtime = open(settings, await loadSources(settings), readFaults(process.env[FAULT_VAR]));
+    const runtime = open(settings, loadSources(settings), readFaults(process.env[FAULT_VAR]));
     global[RUNTIME_KEY] = runtime;
     return runtime;
   } catch (error) {
@@ -164,21 +166,18 @@ function writeHeader(sink: Sink, traceHeader: TraceHeader, file: string, mirror:
 /**
  * Where values come from besides the real sources: control mode's seeded streams and clock, or the
  * recorded run that replay feeds back (whose own mode decides what a fresh value is after it).
- * Perturb's and replay's modules (replay's brings the trace reader) are evaluated only in their
- * mode: an observed run's start-up pays for the code it runs. The bundle inlines them rather than
- * splitting them into chunks, which would add modules that every mode loads (measured: no faster).
+ * Perturb's and replay's modules are imported by every mode (their top levels only define), so
+ * that start-up needs no `await`: a `--require` preload cannot wait for one.
  */
-async function loadSources(settings: HookSettings): Promise<Sources> {
+function loadSources(settings: HookSettings): Sources {
   const hold = settings.hold;
   const seeded = () => new Controller(settings.seed ?? '0');
   if (settings.mode === 'control') return () => ({ controller: seeded(), hold });
   if (settings.mode === 'perturb') {
     // control mode's seeded sources, and what another machine would give in the named dimensions
-    const { Perturber } = await import('./perturb.js');
     return () => ({ controller: seeded(), hold, perturber: new Perturber(settings.seed ?? '0', settings.perturb) });
   }
   if (settings.mode !== 'replay' || settings.replay === null) return () => ({ hold });
-  const { Replayer } = await import('./replay.js');
   const recorded = settings.replay;
   return (lineage) => {
     const file = join(recorded, lineage + TRACE_EXTENSION);

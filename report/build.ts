@@ -5,10 +5,11 @@ import type { Cause } from '../diffing/cause.js';
 import type { Divergence } from '../diffing/localize.js';
 import type { Attribution } from '../diffing/attribute.js';
 import type { LockfileChange } from '../diffing/lockfile/index.js';
+import { OriginalFrames } from '../diffing/source-maps/original.js';
 import { askFor, callKey, unaskable, type StackOutcome } from '../diffing/stacks.js';
 import type { Frame } from '../tracer/format.js';
 import { shownHeld } from '../tracer/held.js';
-import { sourceOf } from './source.js';
+import { sourceLines, sourceOf } from './source.js';
 import { buildTimeline } from './timeline.js';
 import {
   REPORT_SCHEMA,
@@ -19,11 +20,13 @@ import {
   type CountView,
   type DivergenceView,
   type EventView,
+  type FrameView,
   type OrderingView,
   type PerturbationView,
   type Report,
   type AttemptView,
   type RunView,
+  type SourceView,
   type StackNoteView,
   type ValueView,
 } from './types.js';
@@ -48,6 +51,9 @@ export interface BuildOptions {
 /** Stacks taken by a re-run, by `side:index` of the call in the diverging process. */
 type Taken = ReadonlyMap<string, readonly Frame[]>;
 
+/** A trace's frames at their original source positions (diffing/source-maps/), one reader of maps per trace. */
+type Originals = (trace: LoadedTrace) => OriginalFrames;
+
 const NEARBY = 8;
 
 const MAX_SITES = 20;
@@ -58,9 +64,10 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
   const names = comparison.interner.names;
   const outcomes = (options.stacks ?? []).filter((outcome) => outcome.ask.lineage === focus?.lineage);
   const taken: Taken = new Map(outcomes.flatMap((outcome) => (outcome.frames ? [[callKey(outcome.ask.side, outcome.ask.index), outcome.frames] as const] : [])));
+  const originals = originalsIn(options.root);
   const view = (row: Row | null, side: 'a' | 'b'): EventView | null => {
     const trace = side === 'a' ? focus?.a : focus?.b;
-    return row && trace ? eventView(row, trace, names, taken.get(callKey(side, row.index))) : null;
+    return row && trace ? eventView(row, trace, names, originals, taken.get(callKey(side, row.index))) : null;
   };
   const divergence = (found: Divergence | null): DivergenceView | null =>
     found && focus
@@ -76,21 +83,21 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     runs: { a: runView(focus?.a ?? null), b: runView(focus?.b ?? null) },
     firstDivergence: divergence(focus?.first ?? null),
     outputDivergence: divergence(focus?.output ?? null),
-    cause: focus && decided ? withBump(causeView(focus, decided, names, options.root, outcomes), options.bump?.attribution.cause ?? null) : null,
+    cause: focus && decided ? withBump(causeView(focus, decided, names, options.root, originals, outcomes), options.bump?.attribution.cause ?? null) : null,
     ordering: ordering ? orderingView(ordered!, names) : null,
     confirmation: options.confirmation
       ? { status: options.confirmation.status, pinned: options.confirmation.pinned, total: options.confirmation.total, runs: options.confirmation.runs }
       : null,
-    nearby: decided?.cause?.kind === 'outside' ? nearbyEvents(focus, names, taken) : [],
+    nearby: decided?.cause?.kind === 'outside' ? nearbyEvents(focus, names, originals, taken) : [],
     replay: options.replay ?? null,
-    bump: options.bump ? bumpSection(options.bump) : null,
+    bump: options.bump ? bumpSection(options.bump, new OriginalFrames(options.root)) : null,
     perturbation: options.perturbation ?? null,
     attempts: options.attempts ?? null,
     timeline: focus ? buildTimeline(focus, (row, side) => view(row, side)!) : null,
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
       perApi: counts(focus, (kind) => names[kind.api]!, Infinity),
-      perSite: counts(focus, siteLabel, MAX_SITES),
+      perSite: counts(focus, (kind, trace) => siteLabel(kind, trace, originals), MAX_SITES),
       uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
     },
   };
@@ -112,15 +119,25 @@ export function confirmedCause(process: ProcessComparison, confirmation: BisectR
   return { cause: process.cause, confirmed: false };
 }
 
+/** One reader of source maps per trace, for the project at `root`. */
+function originalsIn(root: string): Originals {
+  const made = new Map<LoadedTrace, OriginalFrames>();
+  return (trace) => {
+    let originals = made.get(trace);
+    if (!originals) made.set(trace, (originals = new OriginalFrames(root, trace.sources)));
+    return originals;
+  };
+}
+
 /** Run A's I/O, timer and fs calls nearest the first output divergence, nearest first (the earlier of two as near). */
-function nearbyEvents(process: ProcessComparison | null, names: readonly string[], taken: Taken): EventView[] {
+function nearbyEvents(process: ProcessComparison | null, names: readonly string[], originals: Originals, taken: Taken): EventView[] {
   if (!process?.a || !process.first) return [];
   const trace = process.a;
   const at = process.first.indexA;
   const nearby: EventView[] = [];
   const take = (index: number) => {
     const family = index >= 0 && index < trace.calls.length ? trace.calls.kind(index).spec.family : null;
-    if (nearby.length < NEARBY && (family === 'fs' || family === 'timers')) nearby.push(eventView(trace.calls.at(index)!, trace, names, taken.get(`a:${index}`)));
+    if (nearby.length < NEARBY && (family === 'fs' || family === 'timers')) nearby.push(eventView(trace.calls.at(index)!, trace, names, originals, taken.get(`a:${index}`)));
   };
   for (let distance = 0; nearby.length < NEARBY && (at - distance >= 0 || at + distance < trace.calls.length); distance++) {
     take(at - distance);
@@ -151,12 +168,13 @@ function causeView(
   { cause, confirmed }: { cause: Cause | null; confirmed: boolean },
   names: readonly string[],
   root: string,
+  originals: Originals,
   outcomes: readonly StackOutcome[],
 ): CauseView | null {
   if (!cause) return null;
   const trace = cause.side === 'a' ? process.a! : process.b!;
   const outcome = cause.row ? outcomes.find(({ ask }) => ask.side === cause.side && ask.index === cause.row!.index) : undefined;
-  const event = cause.row ? eventView(cause.row, trace, names, outcome?.frames ?? undefined) : null;
+  const event = cause.row ? eventView(cause.row, trace, names, originals, outcome?.frames ?? undefined) : null;
   const partner = cause.row && cause.kind === 'call' ? partnerOf(process, cause.row, cause.side) : undefined;
   const firstParty = event?.stack.find((frame) => frame.package === null) ?? null;
   const ordering = process.alignment?.ordering;
@@ -173,7 +191,7 @@ function causeView(
     contexts: cause.kind === 'ordering' && ordering ? [names[ordering.a.ctx]!, names[ordering.b.ctx]!] : null,
     confidence: confirmed ? 'replay-confirmed' : 'heuristic',
     rule: cause.rule,
-    source: event?.site ? sourceOf(event.site, root) : null,
+    source: event?.site ? codeFrame(event.site, root, originals(trace)) : null,
     bump: null,
     stackNote: cause.row && trace.calls.kind(cause.row.index).site === 0 ? stackNote(trace, process.lineage, cause.side, cause.row, outcome) : null,
   };
@@ -192,6 +210,13 @@ function stackNote(trace: LoadedTrace, lineage: string, side: 'a' | 'b', row: Ro
   return note('not-sampled', `${call}; to take it, ${how}`);
 }
 
+/** The lines around a frame: its file on this disk, else the copy its source map holds. */
+function codeFrame(site: FrameView, root: string, originals: OriginalFrames): SourceView | null {
+  const onDisk = sourceOf(site, root);
+  const text = onDisk ? null : originals.sourceText(site);
+  return onDisk ?? (text === null ? null : sourceLines(site, text));
+}
+
 function withBump(cause: CauseView | null, change: LockfileChange | null): CauseView | null {
   return cause && change ? { ...cause, bump: bumpView(change) } : cause;
 }
@@ -200,12 +225,17 @@ function bumpView(change: LockfileChange): BumpView {
   return { name: change.name, from: change.from, to: change.to, kind: change.kind, path: change.path };
 }
 
-function bumpSection({ verdict, seed, attribution }: NonNullable<BuildOptions['bump']>): BumpSectionView {
+/** The bump's section; the sites the new versions added at their original positions where the packages ship maps. */
+function bumpSection({ verdict, seed, attribution }: NonNullable<BuildOptions['bump']>, originals: OriginalFrames): BumpSectionView {
+  const original = (pkg: string, file: string, line: number, column: number, fn: string | null) => {
+    const shown = originals.frame({ file: `${pkg}/${file}`, line, column, fn, package: pkg });
+    return { file: shown.file.startsWith(`${pkg}/`) ? shown.file.slice(pkg.length + 1) : shown.file, line: shown.line, column: shown.column };
+  };
   return {
     verdict,
     seed,
     changes: attribution.changes.map((change) => ({ ...bumpView(change), direct: change.direct, path: change.path })),
-    addedSites: attribution.added.map(({ api, package: pkg, file, line, column, fn, reached }) => ({ api, package: pkg, file, line, column, fn, reached })),
+    addedSites: attribution.added.map(({ api, package: pkg, file, line, column, fn, reached }) => ({ api, package: pkg, ...original(pkg, file, line, column, fn), fn, reached })),
   };
 }
 
@@ -219,9 +249,9 @@ function partnerOf(process: ProcessComparison, row: Row, side: 'a' | 'b'): Value
 }
 
 /** `taken`: the stack a re-run took for this call, used when its run did not sample it. */
-function eventView(row: Row, trace: LoadedTrace, names: readonly string[], taken?: readonly Frame[]): EventView {
+function eventView(row: Row, trace: LoadedTrace, names: readonly string[], originals: Originals, taken?: readonly Frame[]): EventView {
   const { event } = row;
-  const frames = (event.site === 0 ? taken : trace.sites.get(event.site)?.frames) ?? [];
+  const frames = originals(trace).frames((event.site === 0 ? taken : trace.sites.get(event.site)?.frames) ?? []);
   return {
     index: row.index,
     seq: event.seq,
@@ -281,7 +311,8 @@ function counts(process: ProcessComparison | null, label: (kind: RowKind, trace:
     .slice(0, limit);
 }
 
-function siteLabel(kind: RowKind, trace: LoadedTrace): string {
-  const frame = trace.sites.get(kind.site)?.frames[0];
+function siteLabel(kind: RowKind, trace: LoadedTrace, originals: Originals): string {
+  const generated = trace.sites.get(kind.site)?.frames[0];
+  const frame = generated && originals(trace).frame(generated);
   return frame ? `${kind.spec.api} ${frame.file}:${frame.line}:${frame.column}` : `${kind.spec.api} (stack not taken)`;
 }

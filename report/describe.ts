@@ -13,9 +13,15 @@ import type {
   ValueView,
 } from './types.js';
 
-/** `file:line:column fn` */
+/** `file:line:column fn`, with where the code ran when a source map moved it, or why its map was not read */
 export function describeFrame(frame: FrameView): string {
-  return `${frame.file}:${frame.line}:${frame.column}${frame.fn ? ` ${frame.fn}` : ''}`;
+  return `${frame.file}:${frame.line}:${frame.column}${frame.fn ? ` ${frame.fn}` : ''}${describeMapping(frame)}`;
+}
+
+/** ` (generated: file:line:column)` for a source-mapped frame, ` (source map not read: why)`, or nothing. */
+export function describeMapping(frame: FrameView): string {
+  if (frame.generated) return ` (generated: ${frame.generated.file}:${frame.generated.line}:${frame.generated.column})`;
+  return frame.sourceMapError ? ` (source map not read: ${frame.sourceMapError})` : '';
 }
 
 /** A value as the terminal shows it: strings quoted, an output's head with its length and digest. */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { sourceFile } from '../diffing/source-file.js';
+import { locate } from '../diffing/locate.js';
 import type { FrameView, SourceView } from './types.js';
 
 const CONTEXT_LINES = 2;
@@ -11,7 +11,7 @@ const MAX_LINE = 200;
  * only when that package has that version. Null when the file is not here.
  */
 export function sourceOf(frame: FrameView, root: string): SourceView | null {
-  const file = sourceFile(frame, root);
+  const file = locate(frame, root)?.file;
   if (!file) return null;
   let text: string;
   try {
@@ -19,6 +19,11 @@ export function sourceOf(frame: FrameView, root: string): SourceView | null {
   } catch {
     return null; // unreadable source only costs the report its code frame
   }
+  return sourceLines(frame, text);
+}
+
+/** The lines around a frame's line in `text`, its file's content (a source map's copy of it, say). */
+export function sourceLines(frame: Pick<FrameView, 'file' | 'line'>, text: string): SourceView {
   const all = text.split(/\r?\n/);
   const first = Math.max(1, frame.line - CONTEXT_LINES);
   const last = Math.min(all.length, frame.line + CONTEXT_LINES);

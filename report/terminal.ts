@@ -2,6 +2,7 @@ import {
   describeBumpVerdict,
   describeChangedCode,
   describeConfirmation,
+  describeFrame,
   describeOrdering,
   describeStackNote,
   describeValue,
@@ -145,7 +146,7 @@ function formatEvent(event: EventView | null): string {
 }
 
 export function formatFrame(frame: FrameView): string {
-  return `${frame.file}:${frame.line}:${frame.column}${frame.fn ? ` ${frame.fn}` : ''}`;
+  return describeFrame(frame);
 }
 
 function formatValue(value: ValueView): string {

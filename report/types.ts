@@ -6,11 +6,16 @@
 export const REPORT_SCHEMA = 'detdrift.report/1';
 
 export interface FrameView {
+  /** the original source's file and position when a source map gives them, else where the code ran */
   readonly file: string;
   readonly line: number;
   readonly column: number;
   readonly fn: string | null;
   readonly package: string | null;
+  /** where the code that ran had this frame, when a source map moved it to its original source */
+  readonly generated?: { readonly file: string; readonly line: number; readonly column: number };
+  /** why the source map that the frame's file names could not be used: the position is the generated one */
+  readonly sourceMapError?: string;
 }
 
 /** An output's value: the digest of its bytes, their length, and a head (the text's start, a file's path). */

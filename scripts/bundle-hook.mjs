@@ -1,5 +1,5 @@
 // Bundles the hook's code (instrument/hook.ts and everything it imports) into one script,
-// dist/instrument/bundle.js, which dist/instrument/register.js (tsc's, from register.ts) compiles
+// dist/instrument/bundle.js, which dist/instrument/register.cjs (tsc's, from register.cts) compiles
 // with V8's code cache: each module Node loads at start-up costs a resolve, a read and a compile,
 // and the hook's code is ~30 modules of ours. The script is a function of the bundle's URL (its
 // `import.meta.url`) that returns the hook's `start`; a script rather than a module because only

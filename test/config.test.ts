@@ -72,7 +72,7 @@ test('runners: "auto" by default, "off", or a list of known runners; anything el
   assert.equal(parseConfig('{"runners": "off"}', 'c.json').config.runners, 'off');
   assert.deepEqual(parseConfig('{"runners": ["jest", "node:test"]}', 'c.json').config.runners, ['jest', 'node:test']);
   assert.deepEqual(messages(parseConfig('{"runners": ["jest", "ava"]}', 'c.json').errors), [
-    'c.json: runners[1]: expected one of jest, vitest, mocha, node:test, got "ava"',
+    'c.json: runners[1]: expected one of jest, vitest, mocha, node:test, tsx, ts-node, got "ava"',
   ]);
   assert.deepEqual(messages(parseConfig('{"runners": true}', 'c.json').errors), [
     'c.json: runners: expected "auto", "off" or a list of runners (jest, vitest, mocha, node:test), got true',

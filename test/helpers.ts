@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { SiteDef, ContextDef, TraceHeader, Frame } from '../tracer/format.js';
+import type { SiteDef, ContextDef, TraceHeader, Frame, SourceDef } from '../tracer/format.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { TraceReader, type TraceEnding, type TraceEvent } from '../tracer/reader.js';
 
@@ -114,6 +114,7 @@ export interface Trace {
   readonly events: TraceEvent[];
   readonly sites: Map<number, SiteDef>;
   readonly contexts: Map<number, ContextDef>;
+  readonly sources: Map<string, SourceDef>;
   readonly ending: TraceEnding;
 }
 
@@ -122,7 +123,8 @@ export function readTrace(file: string): Trace {
   const reader = TraceReader.open(file);
   try {
     const events = [...reader.events()];
-    return { file, header: reader.header, events, sites: reader.sites, contexts: reader.contexts, ending: reader.ending };
+    const { header, sites, contexts, sources, ending } = reader;
+    return { file, header, events, sites, contexts, sources, ending };
   } finally {
     reader.close();
   }

@@ -102,7 +102,7 @@ function chunksOf(bytes: Uint8Array): { start: number; chunks: number[] } {
 }
 
 test('the format constant is what the writer writes first', () => {
-  assert.equal(MAGIC_LINE, 'DETDRIFT-TRACE 3\n', 'changing the format version must be deliberate');
+  assert.equal(MAGIC_LINE, 'DETDRIFT-TRACE 4\n', 'changing the format version must be deliberate');
   const text = Buffer.from(write(4, (writer) => writer.end(0))).toString('latin1');
   assert.ok(text.startsWith(MAGIC_LINE));
   const headerLine = text.slice(MAGIC_LINE.length, text.indexOf('\n', MAGIC_LINE.length));
@@ -237,16 +237,31 @@ test('a foreign file is ERR_TRACE_FOREIGN, and an older or newer format ERR_TRAC
   for (const content of ['hello\n', '\x89PNG\r\n\x1a\n', '{"format":"DETDRIFT-TRACE"}\n', 'DETDRIFT-TRACE one\n{}\n', 'DETDRIFT-TRACES 1\n{}\n']) {
     assert.throws(() => readBytes(Buffer.from(content, 'latin1')), { name: 'TraceError', code: 'ERR_TRACE_FOREIGN', offset: 0 }, JSON.stringify(content));
   }
-  for (const [version, remedy] of [[1, 'record it again'], [2, 'record it again'], [4, 'newer detdrift'], [10, 'newer detdrift']] as const) {
+  for (const [version, remedy] of [[1, 'record it again'], [2, 'record it again'], [5, 'newer detdrift'], [10, 'newer detdrift']] as const) {
     const content = `DETDRIFT-TRACE ${version}\n${JSON.stringify({ ...HEADER, version })}\n`;
     assert.throws(() => readBytes(Buffer.from(content)), (error: unknown) => {
       assert.ok(error instanceof TraceError);
       assert.equal(error.code, 'ERR_TRACE_VERSION');
       assert.equal(error.offset, 'DETDRIFT-TRACE '.length);
-      assert.match(error.message, new RegExp(`expected trace format version 3, found ${version}: .*${remedy}`));
+      assert.match(error.message, new RegExp(`expected trace format version 4, found ${version}: .*${remedy}`));
       return true;
     });
   }
+});
+
+test('a version 3 trace is read: version 4 only added source map records', () => {
+  const bytes = Buffer.from(write(4, (writer) => writer.end(0)));
+  const older = Buffer.concat([Buffer.from('DETDRIFT-TRACE 3\n'), bytes.subarray(MAGIC_LINE.length)]);
+  assert.equal(readBytes(older).ending.complete, true);
+});
+
+test('a source map record round-trips, by the file that frames name', () => {
+  const source = { file: 'src/app.ts', path: '/home/ci/app/src/app.ts', map: 'data:application/json;base64,e30=' };
+  const trace = readBytes(write(4, (writer) => {
+    writer.defineSource(1, source);
+    writer.end(0);
+  }));
+  assert.deepEqual([...trace.sources], [['src/app.ts', source]]);
 });
 
 /** The bytes after the header: what the events cost. */

@@ -29,7 +29,8 @@ const CJS = [
   "const { simulate } = require('dep');",
 ];
 const bin = (path: string) => [process.execPath, `node_modules/${path}`];
-// babel-jest would move every line of the test (call sites are not source-mapped): Jest runs it as written.
+// Jest runs the test as written: babel-jest's cache, cold in the first run and warm in the second,
+// would move the test into other async contexts (test/typescript.test.ts runs Jest's transforms).
 const NO_TRANSFORM = { 'jest.config.json': '{ "transform": {} }\n' };
 const vitest = (pool: string): Runner => ({
   label: `vitest 3 (${pool})`,

@@ -88,11 +88,11 @@ test("a bare hook digests the lockfile once per traced tree: children carry the 
   assert.deepEqual(run.traces.get('0.1')!.header.lockfile, digest);
 });
 
-/** The hook's two files, copied into a bare package of their own: returns its register.js. */
+/** The hook's files, copied into a bare package of their own: returns its register.js. */
 function loneHook(): string {
   const lone = tempDir('detdrift-lone-');
   mkdirSync(join(lone, 'dist', 'instrument'), { recursive: true });
-  for (const file of ['register.js', 'bundle.js']) copyFileSync(join(dirname(REGISTER), file), join(lone, 'dist', 'instrument', file));
+  for (const file of ['register.js', 'register.cjs', 'bundle.js']) copyFileSync(join(dirname(REGISTER), file), join(lone, 'dist', 'instrument', file));
   writeFileSync(join(lone, 'package.json'), JSON.stringify({ name: 'detdrift', version: '0.0.0-lone', type: 'module' }));
   return join(lone, 'dist', 'instrument', 'register.js');
 }
@@ -101,15 +101,18 @@ test('the hook is self-contained: its loader and bundle copied alone into a bare
   // Nothing beside them, no node_modules: a static or dynamic import of any other file would fail here.
   const register = loneHook();
   const dir = project({ 'app.mjs': 'console.log(Math.random(), Date.now() > 0);\n' });
-  const hooked = (env: Record<string, string>) => {
-    const run = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${register}"`, ...env } });
+  const hooked = (env: Record<string, string>, load = `--import="${register}"`) => {
+    const run = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: load, ...env } });
     assert.equal(run.stderr, '');
     return { run, trace: run.traces.get('0')! };
   };
   const observed = hooked({});
   assert.equal(observed.trace.header.tool.version, '0.0.0-lone');
   assert.equal(eventsOf(observed.trace, 'Math.random').length, 1);
-  // perturb and replay code is inlined, evaluated only in its mode
+  // the CommonJS preload the CLI uses records alike
+  const preloaded = hooked({}, `--require="${register.replace(/\.js$/, '.cjs')}"`).trace;
+  assert.equal(eventsOf(preloaded, 'Math.random').length, 1);
+  // perturb and replay code is inlined
   assert.equal(hooked({ DETDRIFT_MODE: 'perturb', DETDRIFT_SEED: '3', DETDRIFT_PERTURB: 'dir-order' }).trace.header.mode, 'perturb');
   const replayed = hooked({ DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: observed.run.traceDir });
   assert.equal(replayed.trace.header.mode, 'replay');

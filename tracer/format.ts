@@ -1,7 +1,7 @@
 /**
- * The trace file format, version 3.
+ * The trace file format, version 4.
  *
- *   DETDRIFT-TRACE 3\n        magic line: format name and version
+ *   DETDRIFT-TRACE 4\n        magic line: format name and version
  *   {...header JSON...}\n     one line: TraceHeader
  *   chunk*                    binary, each written whole by one write call
  *
@@ -16,6 +16,10 @@
  *             alone: a loop of draws costs its values and nothing else
  *   0xF1      a call site definition: id, JSON of the normalized stack
  *   0xF2      an async context definition: id, key (its lineage folded into 64 bits, hex), type
+ *   0xF3      a generated file's source map, held only in the traced process's memory (code a
+ *             loader or runner transformed): id, the file as frames name it, the path the engine
+ *             named it by, the map (an inline `data:` URL, or its JSON), before the first site
+ *             definition that names the file
  *   0xFE      end of run: event count, exit code (zigzag); a complete trace ends with one
  *
  * The tag byte holds the value tag (bits 0-3), who decided the value (Control, bits 4-5) and
@@ -25,7 +29,8 @@
  *
  * Older versions are refused with ERR_TRACE_VERSION, as a newer version is: version 1 had no runs
  * and no DERIVED; version 2 digested values with FNV-1a, and seeded control mode's generators with
- * it, so its digests and derived values mean something else (tracer/digest.ts).
+ * it, so its digests and derived values mean something else (tracer/digest.ts). Version 3 is read:
+ * it is version 4 without source maps.
  */
 
 import {
@@ -43,14 +48,16 @@ import {
 } from './primordials.js';
 
 export const FORMAT_NAME = 'DETDRIFT-TRACE';
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
+/** The oldest version the reader takes: each version since only added records. */
+export const OLDEST_READABLE_VERSION = 3;
 export const MAGIC_LINE = `${FORMAT_NAME} ${FORMAT_VERSION}\n`;
 export const TRACE_EXTENSION = '.ddtrace';
 
 export const CHUNK_MARK = 0xdd;
 export const CHUNK_HEADER_BYTES = 9;
 
-export const Rec = Object.freeze({ run: 0xf0, site: 0xf1, context: 0xf2, end: 0xfe });
+export const Rec = Object.freeze({ run: 0xf0, site: 0xf1, context: 0xf2, source: 0xf3, end: 0xfe });
 /** The longest run record: a reader meets no run of derived values (no bytes each) longer than this. */
 export const MAX_RUN = 0xffff;
 export const MAX_API_ID = 0xef;
@@ -146,6 +153,19 @@ export interface SiteDef {
   readonly frames: readonly Frame[];
   /** detdrift's own and node's internal frames left out of `frames` */
   readonly skipped: number;
+}
+
+/**
+ * The source map of code that existed only in the traced process (a transformed TypeScript file):
+ * what the reading side needs to show its frames at their original lines (diffing/source-maps/).
+ */
+export interface SourceDef {
+  /** the generated file as frames name it: project-relative, or `name@version/path` */
+  readonly file: string;
+  /** the file's name as the engine gave it: an absolute path or a `file:` URL, which map sources are relative to */
+  readonly path: string;
+  /** the map: a `data:` URL as the code's `sourceMappingURL` comment held it, or the map's JSON */
+  readonly map: string;
 }
 
 /** An async context: `key` names it the same in every run (its lineage, folded into 64 bits). */

@@ -22,6 +22,7 @@ export const StringStartsWith = uncurryThis(String.prototype.startsWith);
 export const StringIncludes = uncurryThis(String.prototype.includes);
 export const StringIndexOf = uncurryThis(String.prototype.indexOf);
 export const StringLastIndexOf = uncurryThis(String.prototype.lastIndexOf);
+export const StringCharCodeAt = uncurryThis(String.prototype.charCodeAt);
 export const StringSlice = uncurryThis(String.prototype.slice);
 export const StringToUpperCase = uncurryThis(String.prototype.toUpperCase);
 /** `test` would look `exec` up on the regexp: this is the built-in one. */

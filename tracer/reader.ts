@@ -11,6 +11,7 @@ import {
   CONTROL_SHIFT,
   DERIVED,
   MAX_RUN,
+  OLDEST_READABLE_VERSION,
   Rec,
   Tag,
   TAG_MASK,
@@ -18,6 +19,7 @@ import {
   type ApiRow,
   type ContextDef,
   type SiteDef,
+  type SourceDef,
   type TraceHeader,
 } from './format.js';
 import { Derivation } from './derive.js';
@@ -98,6 +100,8 @@ export class TraceReader {
   readonly header: TraceHeader;
   readonly sites = new Map<number, SiteDef>();
   readonly contexts = new Map<number, ContextDef>();
+  /** source maps of generated files, by the file as frames name it (format.ts SourceDef) */
+  readonly sources = new Map<string, SourceDef>();
   readonly ending: TraceEnding = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0 };
   private readonly fd: number;
   private readonly size: number;
@@ -249,6 +253,11 @@ export class TraceReader {
         const def = toSiteDef(chunk.json());
         if (def === null) this.fail(at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
         this.sites.set(id, def);
+      } else if (kind === Rec.source) {
+        chunk.varint();
+        const file = chunk.string();
+        const path = chunk.string();
+        this.sources.set(file, { file, path, map: chunk.string() });
       } else if (kind === Rec.context) {
         const id = chunk.varint();
         const key = chunk.string();
@@ -267,7 +276,7 @@ export class TraceReader {
         this.decodeEvent(chunk, kind, tagByte, site, ctx);
         return true;
       } else {
-        this.fail(at, `a record kind (an api id below ${this.apis.length}, or 0xf0, 0xf1, 0xf2, 0xfe), found 0x${kind.toString(16)}`);
+        this.fail(at, `a record kind (an api id below ${this.apis.length}, or 0xf0, 0xf1, 0xf2, 0xf3, 0xfe), found 0x${kind.toString(16)}`);
       }
     }
     return false;
@@ -306,7 +315,7 @@ export class TraceReader {
     if (name !== FORMAT_NAME || version === undefined || !/^\d+$/.test(version)) {
       throw new TraceError('ERR_TRACE_FOREIGN', this.file, 0, `expected a detdrift trace starting "${FORMAT_NAME} ${FORMAT_VERSION}", found ${JSON.stringify(magic.slice(0, 32))}`);
     }
-    if (Number(version) !== FORMAT_VERSION) {
+    if (Number(version) > FORMAT_VERSION || Number(version) < OLDEST_READABLE_VERSION) {
       const remedy = Number(version) > FORMAT_VERSION ? 'read it with a newer detdrift' : 'an older detdrift wrote it: record it again';
       throw new TraceError('ERR_TRACE_VERSION', this.file, FORMAT_NAME.length + 1, `expected trace format version ${FORMAT_VERSION}, found ${version}: ${remedy}`);
     }

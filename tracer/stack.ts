@@ -38,23 +38,34 @@ export function normalizeStack(raw: readonly RawFrame[], context: StackContext):
   let skipped = 0;
   for (let i = 0; i < raw.length; i++) {
     const callSite = raw[i]!;
-    const name = toPath(callSite.getFileName());
-    if (name === null || StringStartsWith(name, 'node:') || isOwn(name, context.ownDir)) {
+    const kept = frameFile(callSite.getFileName(), context);
+    if (kept === null) {
       skipped++;
       continue;
     }
     if (frames.length === context.depth) break;
-    const pkg = StringIncludes(name, NODE_MODULES) ? context.packageOf(name) : null;
-    const file = pkg ? `${pkg.id}/${toSlashes(relative(pkg.root, name))}` : displayPath(name, context.root);
     frames[frames.length] = {
-      file,
+      file: kept.file,
       line: callSite.getLineNumber() ?? 0,
       column: callSite.getColumnNumber() ?? 0,
       fn: functionName(callSite),
-      package: pkg ? pkg.id : null,
+      package: kept.package,
     };
   }
   return { frames, skipped };
+}
+
+/**
+ * How a frame of the script V8 names `fileName` is written: its file (project-relative, or
+ * `name@version/path` inside node_modules) and package; null for a frame left out (no file,
+ * node's own, detdrift's own).
+ */
+export function frameFile(fileName: string | null | undefined, context: StackContext): { file: string; package: string | null } | null {
+  const name = toPath(fileName);
+  if (name === null || StringStartsWith(name, 'node:') || isOwn(name, context.ownDir)) return null;
+  const pkg = StringIncludes(name, NODE_MODULES) ? context.packageOf(name) : null;
+  if (pkg) return { file: `${pkg.id}/${toSlashes(relative(pkg.root, name))}`, package: pkg.id };
+  return { file: displayPath(name, context.root), package: null };
 }
 
 const NODE_MODULES = `${sep}node_modules${sep}`;

@@ -21,6 +21,7 @@ import {
   type ContextDef,
   type Encoded,
   type SiteDef,
+  type SourceDef,
   type TraceHeader,
 } from './format.js';
 import {
@@ -218,6 +219,15 @@ export class TraceWriter {
   defineSiteJson(id: number, json: string): void {
     const out = this.definition(Rec.site, id);
     out.string(json);
+    this.defined();
+  }
+
+  /** A generated file's source map (format.ts SourceDef), before the first site that names the file. */
+  defineSource(id: number, def: SourceDef): void {
+    const out = this.definition(Rec.source, id);
+    out.string(def.file);
+    out.string(def.path);
+    out.string(def.map);
     this.defined();
   }
 

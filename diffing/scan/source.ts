@@ -19,7 +19,8 @@ export interface SourceScan {
 }
 
 // Tolerant of what published JavaScript contains: JSX, `import ... assert`, top-level return
-// (CommonJS) and await (ESM), hashbangs. TypeScript and Flow are not JavaScript here.
+// (CommonJS) and await (ESM), hashbangs. A TypeScript file (a project's own) is parsed as
+// TypeScript, with JSX only in `.tsx` (where `<T>x` would be ambiguous); Flow is not read.
 const PARSER: ParserOptions = {
   allowReturnOutsideFunction: true,
   allowAwaitOutsideFunction: true,
@@ -27,13 +28,14 @@ const PARSER: ParserOptions = {
   allowUndeclaredExports: true,
   plugins: ['jsx', 'deprecatedImportAssert'],
 };
+const TYPESCRIPT = /\.[mc]?ts$/;
 
 /** `file` names the file in sites and errors; its extension picks the module system. */
 export function scanSource(code: string, file: string): SourceScan {
   if (!TRIGGER.test(code)) return { sites: [], error: null };
   let ast;
   try {
-    ast = parse(code, { ...PARSER, sourceType: sourceType(file) });
+    ast = parse(code, { ...PARSER, sourceType: sourceType(file), plugins: plugins(file) });
   } catch (error) {
     const loc = (error as { loc?: { line: number; column: number } }).loc;
     return { sites: [], error: failure('ERR_SCAN_PARSE', file, error, loc ? { line: loc.line, column: loc.column + 1 } : null) };
@@ -48,9 +50,14 @@ export function scanSource(code: string, file: string): SourceScan {
   return { sites: collector.sites.sort(compareSites), error: null };
 }
 
+function plugins(file: string): ParserOptions['plugins'] {
+  if (TYPESCRIPT.test(file)) return ['typescript', 'deprecatedImportAssert'];
+  return file.endsWith('.tsx') ? ['typescript', 'jsx', 'deprecatedImportAssert'] : PARSER.plugins;
+}
+
 function sourceType(file: string): ParserOptions['sourceType'] {
-  if (file.endsWith('.mjs')) return 'module';
-  if (file.endsWith('.cjs')) return 'script';
+  if (file.endsWith('.mjs') || file.endsWith('.mts')) return 'module';
+  if (file.endsWith('.cjs') || file.endsWith('.cts')) return 'script';
   return 'unambiguous';
 }
 

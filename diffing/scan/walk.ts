@@ -9,8 +9,14 @@ import { readdirSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 export const EXTENSIONS: readonly string[] = ['.js', '.cjs', '.mjs'];
+/**
+ * A project's own TypeScript, outside node_modules: a package installed there runs its JavaScript,
+ * and the TypeScript some ship beside it would count each site twice. Declarations hold no calls.
+ */
+const TYPESCRIPT: readonly string[] = ['.ts', '.mts', '.cts', '.tsx'];
+const DECLARATION = /\.d\.[mc]?ts$/;
 const DEVELOPMENT_DIRECTORIES = new Set(['test', 'tests', '__tests__', '__mocks__', 'bench', 'benchmark', 'benchmarks', 'example', 'examples']);
-const TEST_FILE = /\.(?:test|spec)\.[cm]?js$/;
+const TEST_FILE = /\.(?:test|spec)\.[cm]?[jt]sx?$/;
 
 export interface WalkOptions {
   readonly includeDevelopment: boolean;
@@ -22,6 +28,8 @@ export interface WalkOptions {
  */
 export function listFiles(root: string, options: WalkOptions, unreadable: (path: string, error: unknown) => void): string[] {
   const files: string[] = [];
+  const extensions = /[\\/]node_modules[\\/]/.test(root) ? EXTENSIONS : [...EXTENSIONS, ...TYPESCRIPT];
+  const wanted = (name: string) => extensions.some((extension) => name.endsWith(extension)) && !DECLARATION.test(name);
   const visit = (relative: string): void => {
     let entries: Dirent[];
     try {
@@ -40,7 +48,7 @@ export function listFiles(root: string, options: WalkOptions, unreadable: (path:
         if (name === 'node_modules' || name.startsWith('.')) continue;
         if (!options.includeDevelopment && DEVELOPMENT_DIRECTORIES.has(name)) continue;
         visit(path);
-      } else if (entry.isFile() && EXTENSIONS.some((extension) => name.endsWith(extension))) {
+      } else if (entry.isFile() && wanted(name)) {
         if (!options.includeDevelopment && TEST_FILE.test(name)) continue;
         files.push(path);
       }

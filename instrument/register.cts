@@ -1,0 +1,172 @@
+/**
+ * `node --require detdrift/register app.js` (or `--import`, register.ts): records the program's
+ * clock and entropy calls into DETDRIFT_TRACE. A CommonJS preload, so that loading the hook leaves
+ * alone how Node runs the program: any `--import` makes Node 20 to 24 run the entry point through
+ * the ESM loader, where a CommonJS loader's hooks (ts-node's `require.extensions`) never see it.
+ * Everything here runs synchronously, so every family is in place before the program starts.
+ *
+ * The hook's code is one script, bundle.js (scripts/bundle-hook.mjs), compiled here with V8's code
+ * cache: compiling it, and the functions start-up calls, cost about 10 ms of every start, and the
+ * cache's bytecode, made once per bundle, Node version and set of flags, saves most of it. The
+ * cache is a file in DETDRIFT_CODE_CACHE (an absolute path; `off`: none), by default a directory of
+ * this user's own in the system's temporary directory; a directory or file another user could
+ * write to is never read. The bundle's SHA-256 names the file: V8 checks a cache against the length
+ * of its source only, and would run the bytecode of a same-length bundle from before a rebuild.
+ *
+ * Everything here runs before the program and takes Node's built-ins as they are then; the cache is
+ * written after the hook patched them, with functions and values read at the top: nothing of it is
+ * recorded.
+ */
+import type { Stats } from 'node:fs';
+
+const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } = process.getBuiltinModule('node:fs');
+const { hash } = process.getBuiltinModule('node:crypto');
+const { tmpdir } = process.getBuiltinModule('node:os');
+const { isAbsolute, join } = process.getBuiltinModule('node:path');
+const { pathToFileURL } = process.getBuiltinModule('node:url');
+const { Script } = process.getBuiltinModule('node:vm');
+
+const CACHE_VAR = 'DETDRIFT_CODE_CACHE';
+const BUNDLE = pathToFileURL(join(__dirname, 'bundle.js'));
+/**
+ * A cache file starts with the SHA-256 of the rest: a release V8 checks a cache's header, not its
+ * bytes, and runs one whose bytes changed (a torn write, a bad disk) into a crash.
+ */
+const DIGEST_BYTES = 32;
+// Read before the hook patches the process family: a read after it would be recorded.
+const PID = process.pid;
+const UID = process.getuid?.();
+
+/** What bundle.js evaluates to: given its own URL, it hands back the hook's `start`. */
+type Bundle = (url: string) => () => unknown;
+
+try {
+  load();
+} catch (error) {
+  // The hook's code could not be read or compiled (a permission model that does not let the program
+  // read it, say): said as start() says its own failures, and the program runs unrecorded.
+  try {
+    writeSync(2, `detdrift: ERR_DETDRIFT_START: cannot load the hook: ${(error as Error)?.message ?? String(error)} (not recording; the program continues)\n`);
+  } catch {
+    // stderr is gone: nothing left to tell
+  }
+}
+
+function load(): void {
+  const source = readBundle();
+  if (source === null) {
+    // tsc alone built dist/: its modules, one by one, as hook.ts imports them (require(esm))
+    const require = process.getBuiltinModule('node:module').createRequire(__filename);
+    (require('./hook.js') as { start: () => unknown }).start();
+    return;
+  }
+  const cacheFile = cachePath(source);
+  const cachedData = cacheFile === null ? undefined : readCache(cacheFile);
+  const script = new Script(source.toString('utf8'), { filename: BUNDLE.href, cachedData });
+  const start = (script.runInThisContext() as Bundle)(BUNDLE.href);
+  start();
+  // made after start-up, the cache holds the bytecode of every function start-up compiled too
+  if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true)) writeCache(cacheFile, script.createCachedData());
+}
+
+/** The bundle's bytes, or null where `npm run build` has not made one. */
+function readBundle(): Buffer | null {
+  try {
+    return readFileSync(BUNDLE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
+ * The cache file for this bundle on this Node with these flags (V8 rejects a cache made under
+ * other flags: processes started with different ones would each write it again), or null without
+ * a directory safe to use. A relative DETDRIFT_CODE_CACHE is not used: each process would find it
+ * in its own working directory, and make it there, where the program would see it.
+ */
+function cachePath(bundle: Buffer): string | null {
+  const setting = process.env[CACHE_VAR];
+  if (setting === 'off' || (setting && !isAbsolute(setting))) return null;
+  const dir = setting || join(tmpdir(), UID === undefined ? 'detdrift-code-cache' : `detdrift-code-cache-${UID}`);
+  try {
+    // not recursive: Node's recursive mkdir can spin forever under /proc
+    mkdirSync(dir, 0o700);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+  }
+  try {
+    if (!ours(lstatSync(dir), true)) return null;
+  } catch {
+    return null;
+  }
+  const flags = hash('sha256', `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`).slice(0, 8);
+  return join(dir, `${hash('sha256', bundle).slice(0, 32)}-${flags}-${process.version}-${process.arch}.cache`);
+}
+
+/**
+ * Whether `stats` are of a directory (or a regular file) of this user's that no one else can write
+ * to: bytecode another user could replace would run as this one. Windows keeps a temporary
+ * directory per user and has no uid to compare.
+ */
+function ours(stats: Stats, directory: boolean): boolean {
+  if (directory ? !stats.isDirectory() : !stats.isFile()) return false;
+  return UID === undefined || (stats.uid === UID && (stats.mode & 0o022) === 0);
+}
+
+/**
+ * The cache's V8 data, or undefined when there is none yet or it cannot be trusted: not a regular
+ * file of ours (opened without following a link or waiting on a FIFO), or not the bytes its digest
+ * says. The next start then compiles and writes it again.
+ */
+function readCache(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!ours(stats, false) || stats.size <= DIGEST_BYTES) return undefined;
+    const bytes = Buffer.alloc(stats.size);
+    for (let at = 0, read = -1; at < bytes.length && read !== 0; at += read) read = readSync(fd, bytes, at, bytes.length - at, at);
+    const data = bytes.subarray(DIGEST_BYTES);
+    return hash('sha256', data, 'buffer').equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes the cache, its digest first, under a name of this process's, then renames it into place:
+ * processes starting together each write a whole file, and a reader never sees half of one (a
+ * torn one fails its digest). A cache that cannot be written is left unwritten: the next start
+ * compiles again.
+ */
+function writeCache(file: string, data: Buffer): void {
+  const partial = `${file}.${PID}`;
+  try {
+    const fd = openSync(partial, 'w', 0o600);
+    try {
+      writeAll(fd, hash('sha256', data, 'buffer'));
+      writeAll(fd, data);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(partial, file);
+  } catch {
+    try {
+      unlinkSync(partial);
+    } catch {
+      // never created
+    }
+  }
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
