@@ -126,31 +126,55 @@ export function StringSplit(text: string, separator: string): string[] {
   return parts;
 }
 
-// UTF-8 through Buffer's own methods, not TextEncoder and TextDecoder: on Node 20 those globals are
-// lazy, and the first read turns each into a data property, which a program could see. The bytes
-// and text are the same (an unpaired surrogate is U+FFFD, a bad byte sequence U+FFFD), and every
-// argument is given, so nothing is read off the view (its `byteLength` getter is the program's).
-const Utf8Write = uncurryThis(Buffer.prototype.utf8Write) as (view: Uint8Array, text: string, offset: number, length: number) => number;
-const Utf8Slice = uncurryThis(Buffer.prototype.utf8Slice) as (view: Uint8Array, start: number, end: number) => string;
+// UTF-8 without a lazy global: on Node 20 the TextEncoder and TextDecoder globals are accessors
+// that turn into data properties when first read, which a program could see. There Buffer's
+// methods do the work: native code that reads nothing off the view. Where the globals are plain
+// (Node 22 on), theirs do: Buffer's read the view's `byteLength` there, through the getter a
+// program can replace. Both give the same bytes and text (U+FFFD for an unpaired surrogate or a
+// bad sequence), and every argument is given.
+interface Utf8 {
+  /** as much of `text` as fits in `view`; the bytes written */
+  encodeInto(text: string, view: Uint8Array): number;
+  /** the text of all of `bytes`, a leading BOM kept */
+  text(bytes: Uint8Array): string;
+}
+
+function byBuffer(): Utf8 {
+  const write = uncurryThis(Buffer.prototype.utf8Write) as (view: Uint8Array, text: string, offset: number, length: number) => number;
+  const slice = uncurryThis(Buffer.prototype.utf8Slice) as (view: Uint8Array, start: number, end: number) => string;
+  return {
+    encodeInto: (text, view) => write(view, text, 0, TypedArrayLength(view)),
+    text: (bytes) => slice(bytes, 0, TypedArrayLength(bytes)),
+  };
+}
+
+function byEncoder(): Utf8 {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const encodeInto = uncurryThis(TextEncoder.prototype.encodeInto);
+  const decode = uncurryThis(TextDecoder.prototype.decode);
+  return { encodeInto: (text, view) => encodeInto(encoder, text, view).written, text: (bytes) => decode(decoder, bytes) };
+}
+
+const utf8 = Reflect.getOwnPropertyDescriptor(globalThis, 'TextEncoder')?.get === undefined ? byEncoder() : byBuffer();
 /** How many bytes `text` takes in UTF-8. */
 export const Utf8Length = Buffer.byteLength as (text: string) => number;
 
 /** `text` in UTF-8, in a new array of its own (`TextEncoder#encode`). */
 export function Utf8Encode(text: string): Uint8Array {
   const bytes = new Uint8Array(Utf8Length(text));
-  Utf8Write(bytes, text, 0, TypedArrayLength(bytes));
+  utf8.encodeInto(text, bytes);
   return bytes;
 }
 
 /** As much of `text` as fits in `view`, never part of a character; the bytes written (`TextEncoder#encodeInto`). */
 export function Utf8EncodeInto(text: string, view: Uint8Array): number {
-  return Utf8Write(view, text, 0, TypedArrayLength(view));
+  return utf8.encodeInto(text, view);
 }
 
 /** A Buffer's (or any view's) bytes as UTF-8 text, as `buffer.toString()` gives them: a leading BOM kept. */
 export function Utf8Text(view: ArrayBufferView): string {
-  const bytes = bytesOf(view);
-  return Utf8Slice(bytes, 0, TypedArrayLength(bytes));
+  return utf8.text(bytesOf(view));
 }
 
 /** A view's bytes as UTF-8 text, as `TextDecoder#decode` gives them: a leading BOM dropped. */
