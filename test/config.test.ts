@@ -75,7 +75,7 @@ test('runners: "auto" by default, "off", or a list of known runners; anything el
     'c.json: runners[1]: expected one of jest, vitest, mocha, node:test, tsx, ts-node, got "ava"',
   ]);
   assert.deepEqual(messages(parseConfig('{"runners": true}', 'c.json').errors), [
-    'c.json: runners: expected "auto", "off" or a list of runners (jest, vitest, mocha, node:test), got true',
+    'c.json: runners: expected "auto", "off" or a list of runners (jest, vitest, mocha, node:test, tsx, ts-node), got true',
   ]);
 });
 
