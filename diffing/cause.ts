@@ -30,9 +30,7 @@ export interface Cause {
  *    before the divergence whose value differs is the cause. Clocks and entropy always differ in
  *    observe mode, so an earlier difference that the program then ignored is not blamed.
  * 4. When contexts completed in another order after that value (or there is no such value), the
- *    cause is the ordering, with the contexts named. A value that differs in the first call to
- *    move is blamed itself: the run moved it (a transform cache warm in one run and cold in the
- *    other moves a whole test into another context), and its value still differs.
+ *    cause is the ordering, with the contexts named.
  * 5. Else a call only one run makes; else the divergence is outside the intercepted sources.
  *
  * Replay (`confidence: "replay-confirmed"`) can later prove or overturn the heuristic.
@@ -56,7 +54,7 @@ export function findCause(alignment: Alignment, first: Divergence, codeChanged: 
   }
   const valueCause = lastDifference(alignment, before, a, b, (indexA) => a.calls.kind(indexA).control === 0);
   const ordering = alignment.ordering && alignment.ordering.index < before ? alignment.ordering : null;
-  if (valueCause && (!ordering || valueCause.index >= ordering.a.index)) {
+  if (valueCause && (!ordering || valueCause.index > ordering.a.index)) {
     return { kind: 'call', row: valueCause, side: 'a', rule: 'the last uncontrolled call before the divergence whose value differs' };
   }
   if (ordering) {
