@@ -283,7 +283,12 @@ export const installToStringMask = family('Function.prototype.toString', (patche
 /** installToStringMask for one realm's `Function.prototype` (a `vm` context's too, realms.ts). */
 export function maskToString(patcher: Patcher, functionPrototype: Function): void {
   const masked = wrap(functionPrototype.toString, {
-    apply: (target, thisArg, args) => real.apply(target, originals.get(thisArg as object) ?? thisArg, args),
+    apply: (target, thisArg, args) => {
+      // a wrapper of a wrapper (two families wrap vm.runInNewContext) prints what the first wrapped
+      let shown = thisArg as object;
+      for (let inner = originals.get(shown); inner !== undefined; inner = originals.get(shown)) shown = inner;
+      return real.apply(target, shown, args);
+    },
   });
   patcher.value(functionPrototype, 'toString', masked);
 }
