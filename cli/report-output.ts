@@ -34,10 +34,9 @@ export async function emitReport(
   json: boolean,
   extra: Omit<BuildOptions, 'root'> & { reports?: readonly ReportTarget[] } = {},
 ): Promise<{ report: Report; status: number }> {
-  const { reports: _reports, ...options } = extra;
+  const { reports: targets = [], ...options } = extra;
   const report = buildReport(comparison, { root, ...options });
   const context = renderContext(root);
-  const targets = extra.reports ?? [];
   const annotations = targets.filter((target) => target.format === 'github' && target.file === null);
   const output = new LineOutput(process.stdout);
   output.line(forLog(render(report, json ? 'json' : 'terminal', context), json ? 'json' : 'terminal', context, annotations.length > 0).trimEnd());
