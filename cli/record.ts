@@ -70,8 +70,9 @@ function traceEnvironment(options: Pick<RecordOptions, 'out' | 'mode' | 'seed'>,
 }
 
 /**
- * While CMD runs, a SIGTERM or SIGHUP sent to detdrift is passed on, so CMD's hook can flush its
- * trace and CMD's status decides ours. SIGINT from a terminal already reaches CMD (same process
+ * While CMD runs, a SIGTERM or SIGHUP sent to detdrift is passed on, so CMD ends as it would have
+ * without us (its hook listens to no signal: its trace keeps the chunks written so far) and CMD's
+ * status decides ours. SIGINT from a terminal already reaches CMD (same process
  * group); sending it again would make a program that counts Ctrl-C presses act twice.
  */
 async function forwardingSignals(subprocess: ResultPromise): Promise<Result> {

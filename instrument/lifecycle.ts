@@ -1,13 +1,8 @@
-import { constants } from 'node:os';
-import { isMainThread } from 'node:worker_threads';
 import { family, type Handle, type Native, type Patcher } from './patch.js';
 import { calledByNode, dataValue, real } from './real.js';
 import type { Recorder } from './recorder.js';
 import { saveRunningWorkers } from './workers.js';
 import { ArgAt, ArrayFilter, ArrayIncludes } from '../tracer/primordials.js';
-
-// Signals reach only the main thread; Windows knows no SIGHUP.
-const SIGNALS = !isMainThread ? [] : process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 interface Listener {
   readonly event: string;
@@ -18,17 +13,17 @@ const emitter = Object.getPrototypeOf(Object.getPrototypeOf(process)) as Record<
 const rawListeners = emitter.rawListeners!;
 
 /**
- * Flushes the trace however the process ends: on `exit` (process.exit, the natural end, and an
- * uncaught exception or unhandled rejection, which Node ends through `exit` with code 1), on the
- * uncaught exception itself (through the monitor event, which changes nothing), and on SIGINT,
- * SIGTERM and SIGHUP. A signal listener would change what the signal does, so ours is hidden from
- * the program's view of its listeners (as signal-exit expects), and when no listener of the
- * program's is left, ours ends the trace and re-raises the signal so it kills the process as it
- * would have without the hook. Like every JS signal listener, ours runs on the event loop: a
- * program busy in synchronous code dies from the signal only once it yields (SIGKILL still works).
- * A SIGKILL, abort or fatal error leaves the chunks written so far: a readable, incomplete prefix.
- * Workers still running when the thread ends are stopped, and their traces written, first
- * (workers.ts): Node would stop them next without a word to JavaScript.
+ * Ends the trace however the process ends on its own: on `exit` (process.exit, the natural end,
+ * and an uncaught exception or unhandled rejection, which Node ends through `exit` with code 1),
+ * and flushes it on the uncaught exception itself (through the monitor event, which changes
+ * nothing). The hook listens to no signal: any JS listener, hidden or not, keeps a signal from
+ * killing a program busy in synchronous code until it yields, which is not what the program
+ * would do without the hook. A signal the program does not handle therefore kills it exactly as
+ * without the hook, and like a SIGKILL, abort or fatal error leaves the chunks written so far: a
+ * readable, incomplete prefix, without the events of the chunk still being built. A program that
+ * handles the signal and exits ends the trace through `exit`. Workers still running when the
+ * thread ends are stopped, and their traces written, first (workers.ts): Node would stop them
+ * next without a word to JavaScript.
  */
 export function install(recorder: Recorder): Handle {
   const ours: Listener[] = [];
@@ -51,18 +46,6 @@ const patch = family<{ recorder: Recorder; ours: Listener[] }>('lifecycle', (pat
   const exitCode = () => process.exitCode;
   ours.push({ event: 'exit', listener: (code: unknown) => recorder.finish(typeof code === 'number' ? code : 0, exitCode) });
   ours.push({ event: 'uncaughtExceptionMonitor', listener: () => recorder.flush() });
-  for (const signal of SIGNALS) {
-    const onSignal = (received: unknown) => {
-      // Node passes the signal's name; `process.emit('SIGTERM')` from the program passes nothing.
-      if (received !== signal) return;
-      if (programListeners(signal, isOurs).length > 0) return recorder.flush(); // the program decides
-      recorder.finish(128 + (constants.signals[signal as NodeJS.Signals] ?? 0));
-      saveRunningWorkers();
-      real.apply(real.emitterRemove, process, [signal, onSignal]);
-      real.apply(real.kill, process, [real.pid, signal]);
-    };
-    ours.push({ event: signal, listener: onSignal });
-  }
   hideListeners(patcher, isOurs);
   keepListening(patcher, ours);
   saveWorkersLast(patcher);

@@ -71,11 +71,10 @@ export const real = Object.freeze({
   isAbsolute: path.isAbsolute,
   // path.resolve and path.relative call process.cwd for a relative path: the program's, if it mocked it
   cwd: process.cwd,
-  // lifecycle, lineage and children: our own listeners, re-raising a signal, naming workers
+  // lifecycle, lineage and children: our own listeners, naming workers
   emitterOn: EventEmitter.prototype.on,
   emitterPrepend: EventEmitter.prototype.prependListener,
   emitterRemove: EventEmitter.prototype.removeListener,
-  kill: process.kill,
   getEnvironmentData: workerThreads.getEnvironmentData,
   setEnvironmentData: workerThreads.setEnvironmentData,
   stderrFd: 2,
