@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { execa } from 'execa';
 import { attribute, type Attribution } from '../diffing/attribute.js';
@@ -18,6 +17,8 @@ import { AGREE, DIVERGE, emitReport } from './report-output.js';
 import { CauseStacks } from './stacks.js';
 import { prepareOutDir } from './traces.js';
 import { checkoutWorktree, installCommand, type Worktree } from './worktree.js';
+import { makeWorkDir } from './workdir.js';
+import { stopOnInterrupt } from './interrupt.js';
 
 /**
  * `detdrift bump --base REF -- CMD`: runs CMD with the same seed on the base's dependency tree (a
@@ -27,11 +28,12 @@ import { checkoutWorktree, installCommand, type Worktree } from './worktree.js';
  * versions added (scanned), with the ones head reached.
  */
 export async function run(options: BumpOptions, { logger }: CommandContext): Promise<number> {
+  stopOnInterrupt();
   const project = findProject(options.cwd);
   if (!project.lockfile) throw new CliError('ERR_LOCKFILE_MISSING', `no lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock) in ${project.root}`);
   const lockfile = project.lockfile.file;
   const progress = new Progress();
-  const work = mkdtempSync(join(tmpdir(), 'detdrift-bump-'));
+  const work = makeWorkDir('bump');
   const trees: Worktree[] = [];
   try {
     const install = options.install ?? installCommand(lockfile);

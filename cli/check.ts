@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compare, type CompareOptions, type Comparison } from '../diffing/compare.js';
 import { confirmedCause } from '../report/build.js';
@@ -9,11 +8,14 @@ import type { CheckOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
-import type { AttemptView } from '../report/types.js';
-import { emitReport, fencingCommands } from './report-output.js';
+import type { AttemptView, FailureView } from '../report/types.js';
+import { AGREE, emitReport } from './report-output.js';
+import { ExitStatus } from './errors.js';
+import { stopOnInterrupt } from './interrupt.js';
 import { prepareOutDir } from './traces.js';
 import { runPerturbed } from './perturb.js';
 import { CauseStacks, settleUnsampled, type Rerunnable } from './stacks.js';
+import { makeWorkDir } from './workdir.js';
 
 /**
  * `detdrift check --seed N -- CMD`: runs CMD `--runs` times with the same seed, compares each
@@ -25,7 +27,8 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
   for (const warning of options.configWarnings) logger.warn(warning);
   // `--perturb`: one plain run and one per perturbation instead of `--runs` plain runs (cli/perturb.ts).
   if (options.perturb) return runPerturbed(options, options.perturb, { logger });
-  const base = options.out ?? mkdtempSync(join(tmpdir(), 'detdrift-check-'));
+  stopOnInterrupt();
+  const base = options.out ?? makeWorkDir('check');
   const kept = options.out !== null || options.keep;
   const progress = new Progress();
   try {
@@ -36,7 +39,7 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       checked = await recordAndCompare({ ...options, seed }, dir, progress, logger);
       if (checked.comparison.verdict === 'diverge') break;
     }
-    const { seeded, dirs, against, comparison, attempts } = checked!;
+    const { seeded, dirs, against, comparison, attempts, failure } = checked!;
     // A blamed call whose stack was not sampled gets it from a replay: a probe of the confirmation, or a run of its own.
     const stacks = new CauseStacks(comparison, logger);
     const confirmation = options.confirm
@@ -47,9 +50,17 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       await stacks.forCause(confirmedCause(comparison.diverging, confirmation).cause, sides, progress);
     }
     const replay = kept ? replayCommand(dirs[0]!, options.command) : rerunCommand(seeded);
-    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, { confirmation, replay, reports: options.reports, stacks: stacks.list(), attempts: attempts.length > 1 ? attempts : null });
+    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, {
+      confirmation,
+      replay,
+      reports: options.reports,
+      stacks: stacks.list(),
+      attempts: attempts.length > 1 ? attempts : null,
+      failure,
+    });
     if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
-    return status;
+    // Runs that agree in failing every time are no check: CI must not read them as a pass.
+    return status === AGREE && failure?.statuses.every((code) => code !== 0) ? ExitStatus.usage : status;
   } finally {
     if (!kept) rmSync(base, { recursive: true, force: true });
   }
@@ -64,6 +75,8 @@ interface Checked {
   readonly comparison: Comparison;
   /** each later run compared with the first: its number, and the cause when it diverged */
   readonly attempts: readonly AttemptView[];
+  /** the runs' statuses and the first failing run's stderr, when the command failed in any */
+  readonly failure: FailureView | null;
 }
 
 /** Records `--runs` runs of one seed into `base` (`run-1`, `run-2`, ...) and compares each later one with the first. */
@@ -71,13 +84,15 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
   progress.phase(`recording ${options.runs} runs of ${options.command.join(' ')} (${options.mode} mode, seed ${options.seed ?? 'none'})`);
   const hold: Record<string, string> = options.confirm ? { DETDRIFT_HOLD: 'bytes' } : {};
   const dirs: string[] = [];
+  const statuses: number[] = [];
+  let stderr: string[] | null = null;
   for (let index = 1; index <= options.runs; index++) {
     progress.update(`run ${index} of ${options.runs}`);
     const out = join(base, `run-${index}`);
     prepareOutDir(out);
     const result = await recordRun({ ...options, out }, 'pipe', logger, hold);
-    // The program's own stderr, relayed: fenced so that it cannot issue workflow commands.
-    if (result.status !== 0) fencingCommands(() => logger.warn({ run: index, status: result.status, stderr: result.stderr.slice(-2000) }, 'the command exited with a non-zero status'));
+    statuses.push(result.status);
+    if (result.status !== 0) stderr ??= result.stderr.trimEnd().split(/\r?\n/).slice(-STDERR_LINES);
     dirs.push(out);
   }
   progress.clear();
@@ -97,8 +112,11 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
       against = later;
     }
   }
-  return { seeded: options, dirs, against, comparison: comparison!, attempts };
+  return { seeded: options, dirs, against, comparison: comparison!, attempts, failure: stderr === null ? null : { statuses, stderr } };
 }
+
+/** How much of a failing run's stderr the report keeps: its end, where the error is. */
+const STDERR_LINES = 12;
 
 /** The heuristic cause of a diverging comparison in a few words: its kind, API and call site. */
 function describeCause({ diverging, interner }: Comparison): string {

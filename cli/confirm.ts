@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bisect, type BisectResult } from '../diffing/bisect.js';
 import type { Comparison } from '../diffing/compare.js';
@@ -9,6 +8,7 @@ import { DEFAULTS } from './defaults.js';
 import type { Progress } from './progress.js';
 import { recordRun } from './record.js';
 import { prepareOutDir } from './traces.js';
+import { makeWorkDir } from './workdir.js';
 
 export interface ConfirmSetup {
   /** run A's trace directory: the values to pin */
@@ -41,7 +41,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
   // Reproducing A means its outputs through the first that differed from B's; all of them when none did.
   const parted = focus.output?.a;
   const through = parted ? { lineage: focus.lineage, outputs: parted.index + 1 } : null;
-  const work = mkdtempSync(join(tmpdir(), 'detdrift-replay-'));
+  const work = makeWorkDir('replay');
   setup.progress.phase(`confirming by replay: bisecting over ${total} recorded values of process ${focus.lineage}`);
   try {
     let attempt = 0;

@@ -1,5 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compare } from '../diffing/compare.js';
 import type { CommandContext } from './args.js';
@@ -7,6 +6,8 @@ import type { DemoOptions } from './options.js';
 import { PACKAGE_ROOT } from './package.js';
 import { recordRun } from './record.js';
 import { emitReport } from './report-output.js';
+import { makeWorkDir } from './workdir.js';
+import { stopOnInterrupt } from './interrupt.js';
 
 const EXAMPLE = join(PACKAGE_ROOT, 'examples', 'sim');
 const SEED = '42';
@@ -18,7 +19,8 @@ const VERSIONS = { base: '1.0.0', head: '1.1.0' } as const;
  * with the same seed; the report shows where head's run parts from base's, and why.
  */
 export async function run(options: DemoOptions, { logger }: CommandContext): Promise<number> {
-  const workspace = mkdtempSync(join(tmpdir(), 'detdrift-demo-'));
+  stopOnInterrupt();
+  const workspace = makeWorkDir('demo');
   try {
     const traces: Record<string, string> = {};
     for (const [side, version] of Object.entries(VERSIONS)) {

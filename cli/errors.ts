@@ -1,5 +1,6 @@
 import { LockfileError } from '../diffing/lockfile/index.js';
 import { TraceError } from '../tracer/errors.js';
+import { inert } from '../report/untrusted.js';
 
 /** The tool's exit statuses (DESIGN.md, The report). `record` instead passes its command's status through. */
 export const ExitStatus = Object.freeze({
@@ -43,6 +44,10 @@ const STATUS = Object.freeze({
   ERR_INSTALL: ExitStatus.usage,
   /** the project's detdrift.config.json (or package.json `detdrift` field) has a problem: each is named with its file and path */
   ERR_CONFIG: ExitStatus.usage,
+  /** `check`: the command failed (a non-zero status) in every run: there is no working run to check */
+  ERR_COMMAND_FAILED: ExitStatus.usage,
+  /** a signal interrupted a command that runs children: it exits 128+N (cli/interrupt.ts) */
+  ERR_INTERRUPTED: ExitStatus.failure,
   /** anything unexpected: a bug in detdrift */
   ERR_INTERNAL: ExitStatus.failure,
 });
@@ -75,11 +80,19 @@ export interface Reported {
 export function reportError(error: unknown): Reported {
   if (error instanceof CliError) {
     const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage." : '';
-    return { status: error.status, text: `detdrift: ${error.code}: ${error.message}${hint}\n` };
+    return { status: error.status, text: `detdrift: ${error.code}: ${shown(error.message)}${hint}\n` };
   }
   if (error instanceof TraceError || error instanceof LockfileError) {
-    return { status: ExitStatus.usage, text: `detdrift: ${error.code}: ${error.message}\n` };
+    return { status: ExitStatus.usage, text: `detdrift: ${error.code}: ${shown(error.message)}\n` };
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return { status: ExitStatus.failure, text: `detdrift: ERR_INTERNAL: ${detail}\n` };
+  return { status: ExitStatus.failure, text: `detdrift: ERR_INTERNAL: ${shown(detail)}\n` };
+}
+
+/**
+ * A message can quote a package, a path or a program's output: each of its lines is shown inert
+ * (report/untrusted.ts), so none can issue a workflow command or drive the terminal.
+ */
+function shown(message: string): string {
+  return message.split('\n').map(inert).join('\n');
 }

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compare, type Comparison } from '../diffing/compare.js';
 import { formatPerturbation, perturbationEnv, type Perturbation } from '../instrument/perturb-dimensions.js';
@@ -14,6 +13,7 @@ import { findProject } from './project.js';
 import { recordRun } from './record.js';
 import { emitReport, fencingCommands } from './report-output.js';
 import { listTraceFiles, prepareOutDir } from './traces.js';
+import { makeWorkDir } from './workdir.js';
 
 type Tried = PerturbationView['tried'][number];
 
@@ -29,7 +29,7 @@ type Tried = PerturbationView['tried'][number];
  * The plain run is trusted to be repeatable: `detdrift check --mode control` is what tells.
  */
 export async function runPerturbed(options: CheckOptions, perturbations: readonly Perturbation[], { logger }: CommandContext): Promise<number> {
-  const base = options.out ?? mkdtempSync(join(tmpdir(), 'detdrift-perturb-'));
+  const base = options.out ?? makeWorkDir('perturb');
   const kept = options.out !== null || options.keep;
   // The hook seeds with "0" when no seed is given; the perturbations chosen by the seed follow it.
   const seed = options.seed ?? '0';

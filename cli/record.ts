@@ -6,6 +6,7 @@ import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { RecordOptions } from './options.js';
 import { REGISTER } from './package.js';
+import { interruption, throwIfInterrupted } from './interrupt.js';
 import { findProject, lockfileVariable, type Project } from './project.js';
 import { describeEnding, displayPath } from './render.js';
 import { listTraceFiles, prepareOutDir } from './traces.js';
@@ -39,8 +40,9 @@ export async function recordRun(
   const env = { ...traceEnvironment(options, findProject(options.cwd)), ...extraEnv };
   const [file, ...args] = options.command as [string, ...string[]];
   logger.debug({ command: options.command, env: pickOwn(env) }, 'recording');
-  const subprocess = execa(file, args, { cwd: options.cwd, env, extendEnv: false, stdio, reject: false, stripFinalNewline: false });
-  const result = await forwardingSignals(subprocess);
+  const subprocess = execa(file, args, { cwd: options.cwd, env, extendEnv: false, stdio, reject: false, stripFinalNewline: false, cancelSignal: interruption });
+  const result = stdio === 'inherit' ? await forwardingSignals(subprocess) : await subprocess;
+  throwIfInterrupted();
   if (result.exitCode === undefined && result.signal === undefined) {
     throw new CliError('ERR_COMMAND_START', `cannot start ${JSON.stringify(file)}: ${causeOf(result)}`, { cause: result.cause });
   }

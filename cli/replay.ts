@@ -1,6 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
 import { compare } from '../diffing/compare.js';
 import { sameOutputs } from '../diffing/outputs.js';
 import { TraceReader } from '../tracer/reader.js';
@@ -11,6 +9,8 @@ import { findProject } from './project.js';
 import { recordRun } from './record.js';
 import { AGREE, DIVERGE, emitReport } from './report-output.js';
 import { listTraceFiles, prepareOutDir } from './traces.js';
+import { makeWorkDir } from './workdir.js';
+import { stopOnInterrupt } from './interrupt.js';
 
 /**
  * `detdrift replay TRACE -- CMD`: runs CMD with every recorded clock, random and crypto value of
@@ -24,7 +24,8 @@ export async function run(options: ReplayOptions, { logger }: CommandContext): P
   const reader = TraceReader.open(traces[0]!.file);
   const seed = reader.header.seed;
   reader.close();
-  const out = options.out ?? mkdtempSync(join(tmpdir(), 'detdrift-replayed-'));
+  stopOnInterrupt();
+  const out = options.out ?? makeWorkDir('replayed');
   try {
     prepareOutDir(out);
     await recordRun({ out, mode: 'replay', seed, command: options.command, cwd: options.cwd }, 'pipe', logger, { DETDRIFT_REPLAY: options.trace });

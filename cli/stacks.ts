@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Cause } from '../diffing/cause.js';
 import { takenKey, type Comparison } from '../diffing/compare.js';
 import { leavesOut, leftOut, type IgnoreRules, type TakenStacks } from '../diffing/ignore.js';
@@ -12,6 +10,7 @@ import type { ProbeStacks } from './confirm.js';
 import type { Progress } from './progress.js';
 import { recordRun } from './record.js';
 import { prepareOutDir } from './traces.js';
+import { makeWorkDir } from './workdir.js';
 
 /** A recorded run that can be run again here: its trace directory (replayed), and how it was started. */
 export interface Rerunnable {
@@ -106,7 +105,7 @@ export class CauseStacks {
 /** One replay of `rerun` that takes the stack of the call `ask` names. */
 async function replayForStack(ask: StackAsk, rerun: Rerunnable, progress: Progress, logger: CommandContext['logger']): Promise<StackOutcome> {
   progress.phase(`taking the stack of ${ask.api} call #${ask.ordinal} of process ${ask.lineage} (not sampled) by replaying run ${ask.side.toUpperCase()}`);
-  const out = mkdtempSync(join(tmpdir(), 'detdrift-stack-'));
+  const out = makeWorkDir('stack');
   try {
     prepareOutDir(out);
     const env = { DETDRIFT_REPLAY: rerun.trace, DETDRIFT_STACKS_AT: ask.entry };

@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { execa } from 'execa';
 import { CliError } from './errors.js';
+import { makeWorkDir } from './workdir.js';
+import { interruption, throwIfInterrupted } from './interrupt.js';
 
 /** A checkout of another ref of the project's repository, with its own clean install. */
 export interface Worktree {
@@ -20,7 +21,7 @@ export async function checkoutWorktree(projectRoot: string, ref: string, install
   await git(projectRoot, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch((error: unknown) => {
     throw new CliError('ERR_GIT_REF', `--base ${ref} is not a commit of the repository at ${top}`, { cause: error });
   });
-  const dir = mkdtempSync(join(tmpdir(), 'detdrift-base-'));
+  const dir = makeWorkDir('base');
   rmSync(dir, { recursive: true });
   await git(projectRoot, ['worktree', 'add', '--detach', dir, ref]);
   const root = join(dir, relative(top, projectRoot));
@@ -30,7 +31,8 @@ export async function checkoutWorktree(projectRoot: string, ref: string, install
   try {
     if (!existsSync(join(root, 'package.json'))) throw new CliError('ERR_GIT_REF', `${ref} has no package.json at ${relative(top, projectRoot) || '.'}`);
     const [file, ...args] = install as [string, ...string[]];
-    const result = await execa(file, args, { cwd: root, reject: false, all: true });
+    const result = await execa(file, args, { cwd: root, reject: false, all: true, cancelSignal: interruption });
+    throwIfInterrupted();
     if (result.exitCode !== 0) {
       throw new CliError('ERR_INSTALL', `installing ${ref}'s dependencies failed (${install.join(' ')}, exit ${result.exitCode}):\n${String(result.all ?? '').slice(-2000)}`);
     }

@@ -25,6 +25,7 @@ import {
   type PerturbationView,
   type Report,
   type AttemptView,
+  type FailureView,
   type RunView,
   type SourceView,
   type StackNoteView,
@@ -46,6 +47,8 @@ export interface BuildOptions {
   readonly stacks?: readonly StackOutcome[] | null;
   /** `check --runs N` (N > 2): each later run compared with the first */
   readonly attempts?: readonly AttemptView[] | null;
+  /** `check`: the command failed in at least one run */
+  readonly failure?: FailureView | null;
 }
 
 /** Stacks taken by a re-run, by `side:index` of the call in the diverging process. */
@@ -93,6 +96,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     bump: options.bump ? bumpSection(options.bump, new OriginalFrames(options.root)) : null,
     perturbation: options.perturbation ?? null,
     attempts: options.attempts ?? null,
+    failure: options.failure ?? null,
     timeline: focus ? buildTimeline(focus, (row, side) => view(row, side)!) : null,
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),

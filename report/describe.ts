@@ -2,16 +2,7 @@
  * Plain-text pieces the GitHub, SARIF and Markdown renderers share. Every string here may come
  * from a trace (a dependency is untrusted input): callers escape the result for their syntax.
  */
-import type {
-  BumpSectionView,
-  BumpView,
-  CauseView,
-  ConfirmationView,
-  FrameView,
-  OrderingView,
-  Report,
-  ValueView,
-} from './types.js';
+import type { BumpSectionView, BumpView, CauseView, ConfirmationView, FailureView, FrameView, OrderingView, Report, ValueView } from './types.js';
 
 /** `file:line:column fn`, with where the code ran when a source map moved it, or why its map was not read */
 export function describeFrame(frame: FrameView): string {
@@ -145,6 +136,15 @@ const BUMP_VERDICTS: Record<BumpSectionView['verdict'], string> = {
 /** What a bump did to one seed's run, as a sentence. */
 export function describeBumpVerdict(verdict: BumpSectionView['verdict']): string {
   return BUMP_VERDICTS[verdict];
+}
+
+/** Which runs of a `check` failed, as a sentence: `the command failed in every run (exit 1)`. */
+export function describeFailure({ statuses }: FailureView): string {
+  const failed = statuses.flatMap((status, index) => (status === 0 ? [] : [index + 1]));
+  const codes = [...new Set(statuses.filter((status) => status !== 0))].join(', ');
+  const which = failed.length === statuses.length ? 'every run' : `run${failed.length === 1 ? '' : 's'} ${failed.join(', ')} of ${statuses.length}`;
+  const ending = failed.length === statuses.length ? ': a failing command is no check of determinism' : '';
+  return `the command failed in ${which} (exit ${codes})${ending}`;
 }
 
 /** Replay's verdict on the cause, as a sentence. */

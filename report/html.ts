@@ -11,6 +11,7 @@ import {
   describeBumpVerdict,
   describeConfirmation,
   describeCulprit,
+  describeFailure,
   describeOrdering,
   describeStackNote,
   describeValue,
@@ -52,9 +53,9 @@ function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
   if (report.verdict === 'agree') {
     const ordered = report.ordering && capitalized(describeOrdering(report.ordering));
     const ordering = ordered ? ` ${ordered}; the outputs did not depend on it.` : '';
-    return html`<header id="verdict" class="verdict agree">${title}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report)}</header>`;
+    return html`<header id="verdict" class="verdict agree">${title}${failure(report)}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report)}</header>`;
   }
-  return html`<header id="verdict" class="verdict diverge">${title}<p class="muted">${where}</p>
+  return html`<header id="verdict" class="verdict diverge">${title}${failure(report)}<p class="muted">${where}</p>
 ${report.cause ? cause(report.cause) : html`<p class="culprit">No cause found.</p>`}${nearby(report)}${confirmation(report)}${replay(report.replay)}${perturbation(report)}</header>${bumpSection(report.bump)}`;
 }
 
@@ -87,6 +88,11 @@ function nearby({ nearby: events }: Report): Markup | null {
   if (events.length === 0) return null;
   const item = (event: EventView) => html`<li>#${event.index} <code>${event.api}</code> ${describeValue(event.value)}${event.site ? html` at ${frame(event.site)}` : null}</li>`;
   return html`<p>Run A's I/O, timer and fs calls nearest the first output divergence:</p><ul>${events.map(item)}</ul>`;
+}
+
+function failure({ failure: failed }: Report): Markup | null {
+  if (!failed) return null;
+  return html`<p class="culprit">${capitalized(describeFailure(failed))}. Its stderr ends:</p><pre class="source">${failed.stderr.join('\n')}</pre>`;
 }
 
 function confirmation({ confirmation: found }: Report): Markup | null {

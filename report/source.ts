@@ -24,7 +24,8 @@ export function sourceOf(frame: FrameView, root: string): SourceView | null {
 
 /** The lines around a frame's line in `text`, its file's content (a source map's copy of it, say). */
 export function sourceLines(frame: Pick<FrameView, 'file' | 'line'>, text: string): SourceView {
-  const all = text.split(/\r?\n/);
+  // JavaScript's line terminators, which V8 counts in a stack frame's line number
+  const all = text.split(/\r\n|[\n\r\u2028\u2029]/);
   const first = Math.max(1, frame.line - CONTEXT_LINES);
   const last = Math.min(all.length, frame.line + CONTEXT_LINES);
   const lines: Array<readonly [number, string]> = [];

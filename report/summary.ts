@@ -10,6 +10,7 @@ import {
   describeBumpVerdict,
   describeConfirmation,
   describeDivergence,
+  describeFailure,
   describeOrdering,
   describeFrame,
   describeStackNote,
@@ -56,6 +57,7 @@ export function heading(report: Report, level: string): string {
 export function overview(report: Report, limits: MarkdownLimits): string[] {
   const { a } = report.runs;
   const out: string[] = [];
+  if (report.failure) out.push(`**Failed**: ${capitalized(describeFailure(report.failure))}. Its stderr ends:`, codeBlock(report.failure.stderr, 'text'));
   if (a) out.push(`Run A: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`);
   if (report.bump) out.push(...bump(report.bump, limits));
   if (report.perturbation) out.push(...perturbation(report.perturbation));

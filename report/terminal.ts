@@ -2,13 +2,14 @@ import {
   describeBumpVerdict,
   describeChangedCode,
   describeConfirmation,
+  describeFailure,
   describeFrame,
   describeOrdering,
   describeStackNote,
   describeValue,
   siteUnknown,
 } from './describe.js';
-import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, ValueView } from './types.js';
+import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FailureView, FrameView, PerturbationView, Report, ValueView } from './types.js';
 
 export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
@@ -23,6 +24,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const paint: Paint = options.color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
   const out: string[] = [];
   const { a } = report.runs;
+  if (report.failure) out.push(...renderFailure(report.failure, paint), '');
   if (report.verdict === 'agree') {
     out.push(paint(32, 'detdrift: the runs agree'));
     out.push(`  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`);
@@ -93,6 +95,11 @@ function renderCause(cause: CauseView, paint: Paint): string[] {
     }
   }
   return out;
+}
+
+/** The command's failure comes first: whatever the runs did, it is what a user must fix. */
+function renderFailure(failure: FailureView, paint: Paint): string[] {
+  return [paint(31, `detdrift: ${describeFailure(failure)}`), ...failure.stderr.map((line) => `  ${paint(2, '│')} ${line}`)];
 }
 
 /** Which perturbation run A had (run B is the plain run), then every one tried. */

@@ -237,6 +237,14 @@ export interface OrderingView {
   readonly moved?: number;
 }
 
+/** `check`: the command exited with a non-zero status: in which runs, and how its stderr ended. */
+export interface FailureView {
+  /** every run's status, in order (128+N for a run a signal ended) */
+  readonly statuses: readonly number[];
+  /** the last lines the first failing run wrote to stderr, where its error is */
+  readonly stderr: readonly string[];
+}
+
 /** One later run of a `check`, compared with the first. */
 export interface AttemptView {
   readonly run: number;
@@ -271,6 +279,11 @@ export interface Report {
    * it diverged; the report is about the first that diverged. Null (or absent) for two runs.
    */
   readonly attempts?: readonly AttemptView[] | null;
+  /**
+   * `check`: the command failed (a non-zero status) in at least one run; null (or absent) when it
+   * succeeded every time. Runs that agree while failing every time are no check: exit status 2.
+   */
+  readonly failure?: FailureView | null;
   /** the two runs' calls around the first divergence, aligned; null (or absent) when the runs agree */
   readonly timeline?: TimelineView | null;
   readonly differences: {
