@@ -3,17 +3,22 @@
  * program can keep its checkpoints in production.
  */
 
+import { channel } from 'node:diagnostics_channel';
+import { RUNTIME_CHANNEL, type RuntimeAsk } from './instrument/channel.js';
+
 interface RuntimeLike {
   checkpoint(label: string, value: unknown): void;
 }
 
-const RUNTIME_KEY = Symbol.for('detdrift.runtime');
+const running = channel(RUNTIME_CHANNEL);
 
 /**
  * Marks a point the program reached and a value it holds there (JSON-serialized, then digested),
  * so two runs can be compared on what the program computed, not only on what it printed.
  */
 export function checkpoint(label: string, value?: unknown): void {
-  const runtime = (globalThis as { [RUNTIME_KEY]?: RuntimeLike | null })[RUNTIME_KEY];
-  runtime?.checkpoint(label, value);
+  if (!running.hasSubscribers) return;
+  const ask: RuntimeAsk<RuntimeLike> = {};
+  running.publish(ask);
+  ask.runtime?.checkpoint(label, value);
 }

@@ -4,7 +4,7 @@ import { Api } from '../tracer/apis.js';
 import { ArgAt, ArrayBufferIsView, bytesOf, FunctionHasInstance, StringReplaceAll, StringSlice, StringStartsWith, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array, URL, URLHref, Utf8Decode } from '../tracer/primordials.js';
 import { filePathOf } from '../tracer/stack.js';
 import { family, type Native } from './patch.js';
-import { absolutePath, real, SafeWeakSet } from './real.js';
+import { absolutePath, real, SafeWeakMap, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
 
 /** How much of a write the trace keeps as text; the digest covers all of it. */
@@ -22,15 +22,25 @@ interface OutputSettings {
  * descriptor are not followed.
  */
 export const install = family<OutputSettings>('output', (patcher, { recorder, root }) => {
+  /** process.stdout and process.stderr, once created, and the API their writes are recorded as */
+  const streams = new SafeWeakMap<object, number>();
+  /** where their `write` comes from: patched once, for both streams */
+  const owners = new SafeWeakSet<object>();
+  const recordWrites = recordWrite(recorder, streams);
   // process.stdout is created on first access; patch it then, so the hook does not create it early.
   for (const [name, api] of [['stdout', Api.stdout], ['stderr', Api.stderr]] as const) {
-    const patched = new SafeWeakSet<object>();
     patcher.getter(process, name, {
       apply(target, thisArg, args) {
         const stream = real.apply(target, thisArg, args) as NodeJS.WriteStream;
-        if (!patched.has(stream)) {
-          patched.add(stream);
-          patcher.shadow(stream, 'write', stream.write as Native, recordWrite(recorder, api));
+        if (streams.has(stream)) return stream;
+        streams.set(stream, api);
+        // The stream inherits `write` (Writable's, or Duplex's copy of it for a terminal or a pipe): it
+        // is wrapped there, for these streams only, so the stream shows no property of the hook's. A
+        // preload that put a `write` of its own on the stream calls the one it found: that one is wrapped.
+        const owner = ownerOf(stream, 'write');
+        if (owner !== null && !owners.has(owner)) {
+          owners.add(owner);
+          patcher.method(owner, 'write', recordWrites);
         }
         return stream;
       },
@@ -43,11 +53,20 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ro
   for (const name of ['writeFile', 'appendFile'] as const) patcher.method(fs.promises, name, fileHandler);
 });
 
-function recordWrite(recorder: Recorder, api: number): ProxyHandler<Native> {
+/** The object in `target`'s prototype chain, itself first, that holds `key`; null when none does. */
+function ownerOf(target: object, key: PropertyKey): object | null {
+  for (let object: object | null = target; object !== null; object = real.getPrototypeOf(object)) {
+    if (real.getOwnPropertyDescriptor(object, key) !== undefined) return object;
+  }
+  return null;
+}
+
+function recordWrite(recorder: Recorder, streams: WeakMap<object, number>): ProxyHandler<Native> {
   return {
     apply(target, thisArg, args) {
+      const api = streams.get(thisArg as object);
       const chunk = ArgAt(args, 0);
-      if (recorder.on && (typeof chunk === 'string' || ArrayBufferIsView(chunk))) {
+      if (api !== undefined && recorder.on && (typeof chunk === 'string' || ArrayBufferIsView(chunk))) {
         try {
           const head = typeof chunk === 'string' ? StringSlice(chunk, 0, HEAD) : textHead(chunk);
           recorder.chunk(api, recorder.site(api), chunk as string | ArrayBufferView, head);

@@ -9,11 +9,10 @@ import fs from 'node:fs';
 import type { RawFrame } from '../tracer/stack.js';
 import os from 'node:os';
 import asyncHooks from 'node:async_hooks';
-import { EventEmitter } from 'node:events';
 import workerThreads from 'node:worker_threads';
 import path from 'node:path';
 import { types } from 'node:util';
-import { ArrayBuffer, ArrayIsArray, ObjectHasOwn, String, StringStartsWith, TypedArraySet, Uint8Array, Utf8Decode } from '../tracer/primordials.js';
+import { ArrayBuffer, ArrayIsArray, ObjectHasOwn, String, TypedArraySet, Uint8Array, Utf8Decode } from '../tracer/primordials.js';
 
 const { defineProperty, setPrototypeOf } = Reflect;
 
@@ -71,10 +70,7 @@ export const real = Object.freeze({
   isAbsolute: path.isAbsolute,
   // path.resolve and path.relative call process.cwd for a relative path: the program's, if it mocked it
   cwd: process.cwd,
-  // lifecycle, lineage and children: our own listeners, naming workers
-  emitterOn: EventEmitter.prototype.on,
-  emitterPrepend: EventEmitter.prototype.prependListener,
-  emitterRemove: EventEmitter.prototype.removeListener,
+  // lineage and children: naming workers
   getEnvironmentData: workerThreads.getEnvironmentData,
   setEnvironmentData: workerThreads.setEnvironmentData,
   stderrFd: 2,
@@ -249,14 +245,4 @@ export function callerFile(fn: (...args: never[]) => unknown): string | null {
   } catch {
     return null; // the caller stays unknown; each use says what that means
   }
-}
-
-/**
- * True when the code that called `fn` is Node's own (`node:internal/...`): its reads of
- * `process.pid` and its `process.listenerCount` are not the program's. A one-frame capture costs
- * microseconds, so only rare calls can afford it. An unknown caller counts as the program's.
- */
-export function calledByNode(fn: (...args: never[]) => unknown): boolean {
-  const file = callerFile(fn);
-  return file !== null && StringStartsWith(file, 'node:internal/');
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { channel, subscribe } from 'node:diagnostics_channel';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,7 @@ import { TraceWriter, type Sink } from '../tracer/writer.js';
 import { arm, disarm, type ChunkMirror } from '../tracer/mirror.js';
 import { MirroredWriter } from '../tracer/mirrored-writer.js';
 import { JSONStringify, String } from '../tracer/primordials.js';
+import { RUNTIME_CHANNEL, type RuntimeAsk } from './channel.js';
 import { install as installChildren } from './children.js';
 import { install as installClock } from './clock.js';
 import { install as installCrypto } from './crypto.js';
@@ -37,7 +39,6 @@ import { fileSink } from './sink.js';
  * depth tsc gives this module, so both find the same directory.
  */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-const RUNTIME_KEY = Symbol.for('detdrift.runtime');
 const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess, installRealms, installGenerated];
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
 
@@ -56,18 +57,23 @@ type Sources = (lineage: string) => RecorderSources;
 /**
  * Starts recording in this process: settings, lineage, the trace file, then every family, all
  * before it returns: a CommonJS preload (`--require`) has no later moment before the program runs.
- * Runs once per realm even when the hook is loaded twice (NODE_OPTIONS and an explicit --import).
- * A failure here is reported on stderr with its code, and the program runs on unrecorded.
+ * Runs once per thread even when the hook is loaded twice (NODE_OPTIONS and an explicit --import):
+ * the first to start answers on RUNTIME_CHANNEL (channel.ts). A failure here is reported on
+ * stderr with its code, and the program runs on unrecorded.
  */
 export function start(): Runtime | null {
-  const global = globalThis as { [RUNTIME_KEY]?: Runtime | null };
-  if (RUNTIME_KEY in global) return global[RUNTIME_KEY] ?? null;
-  global[RUNTIME_KEY] = null;
+  const running = channel(RUNTIME_CHANNEL);
+  if (running.hasSubscribers) {
+    const ask: RuntimeAsk<Runtime> = {};
+    running.publish(ask);
+    return ask.runtime ?? null;
+  }
+  let started: Runtime | null = null;
+  subscribe(RUNTIME_CHANNEL, (ask) => ((ask as RuntimeAsk<Runtime>).runtime = started));
   try {
     const settings = readSettings(process.env, process.cwd());
-    const runtime = open(settings, loadSources(settings), readFaults(process.env[FAULT_VAR]));
-    global[RUNTIME_KEY] = runtime;
-    return runtime;
+    started = open(settings, loadSources(settings), readFaults(process.env[FAULT_VAR]));
+    return started;
   } catch (error) {
     const code = String((error as { code?: unknown } | null)?.code ?? '');
     try {

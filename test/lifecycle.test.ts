@@ -146,3 +146,22 @@ test('our listeners stay hidden and survive removeAllListeners, and a synthetic 
   assert.equal(clockValues(trace).length, 2);
   assert.deepEqual([trace.ending.complete, trace.ending.exitCode], [true, 4]);
 });
+
+test("a pool worker's trace holds every call before the message after which its parent ends it with SIGTERM", async () => {
+  // How Vitest's forks pool ends a worker: the worker reports, the pool kills it.
+  const dir = project({
+    'worker.cjs': "for (let i = 0; i < 10; i++) Date.now();\nprocess.send('done');\nprocess.stdin.resume();\n",
+    'pool.cjs': `
+      const { fork } = require('node:child_process');
+      const worker = fork('worker.cjs', { stdio: ['pipe', 'inherit', 'inherit', 'ipc'] });
+      worker.on('message', () => worker.kill('SIGTERM'));
+      worker.on('exit', (code, signal) => console.log(code, signal));
+    `,
+  });
+  const plain = runPlain(['pool.cjs'], { cwd: dir });
+  const hooked = runHooked(['pool.cjs'], { cwd: dir });
+  assert.deepEqual([hooked.code, hooked.stdout], [plain.code, 'null SIGTERM\n'], hooked.stderr);
+  const worker = hooked.traces.get('0.1')!;
+  assert.equal(clockValues(worker).length, 10, 'written when it sent its message');
+  assert.equal(worker.ending.complete, false);
+});

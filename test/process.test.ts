@@ -94,7 +94,9 @@ test('the handle puts back the very properties it replaced, and a second install
     'undo.mjs': `
       import os, { hostname } from 'node:os';
       import { install } from ${JSON.stringify(processModule)};
-      const runtime = globalThis[Symbol.for('detdrift.runtime')];
+      const ask = {};
+      (await import('node:diagnostics_channel')).channel('detdrift.runtime').publish(ask);
+      const runtime = ask.runtime;
       // tsc's process.js, a module apart from the hook's bundle: its first install layers over the
       // hook's wrappers, its second is refused, and its handle takes exactly its own layer off again.
       // It is imported before the hook, as the hook's own code is, so it saved the real built-ins.

@@ -265,6 +265,8 @@ const LOOK = `
   console.log(String(Date.now), String(setTimeout).length, Date.prototype.constructor === Date, Object.hasOwn(process, 'listeners'));
   console.log(process.rawListeners('exit').length, process.rawListeners('SIGTERM').length, Object.hasOwn(process.stdout, 'write'));
   console.log(typeof Date.now(), typeof Math.random());
+  // what still shows a patch (transparency.test.ts): V8 quotes the wrapper's source here
+  try { Reflect.construct(Date.now, []); } catch (error) { console.log(error.message); }
 `;
 
 for (const step of [1, 6, 10]) {
@@ -279,7 +281,7 @@ for (const step of [1, 6, 10]) {
 test('the install fault is honest: the same look at a hooked run differs from the plain one', () => {
   const { dir, plain } = baseline({ 'look.mjs': LOOK }, ['look.mjs']);
   const hooked = runHooked(['look.mjs'], { cwd: dir });
-  assert.notEqual(hooked.stdout, plain.stdout, 'accessors and hidden listeners show: the probe can see a patch');
+  assert.notEqual(hooked.stdout, plain.stdout, 'the probe can see a patch');
 });
 
 test('calls from exit listeners after the trace ended land, and the end record carries the status the run exits with', () => {
