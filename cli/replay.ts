@@ -1,16 +1,15 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compare } from '../diffing/compare.js';
 import { sameOutputs } from '../diffing/outputs.js';
 import { TraceReader } from '../tracer/reader.js';
 import type { CommandContext } from './args.js';
-import { CliError } from './errors.js';
 import type { ReplayOptions } from './options.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
 import { AGREE, DIVERGE, emitReport } from './report-output.js';
-import { listTraceFiles, prepareOutDir } from './traces.js';
+import { prepareOutDir, recordedTraces } from './traces.js';
 
 /**
  * `detdrift replay TRACE -- CMD`: runs CMD with every recorded clock, random and crypto value of
@@ -19,9 +18,7 @@ import { listTraceFiles, prepareOutDir } from './traces.js';
  * new trace as a `replay` event.
  */
 export async function run(options: ReplayOptions, { logger }: CommandContext): Promise<number> {
-  const traces = existsSync(options.trace) ? listTraceFiles(options.trace) : [];
-  if (traces.length === 0) throw new CliError('ERR_NO_TRACES', `no traces to replay in ${options.trace}`);
-  const reader = TraceReader.open(traces[0]!.file);
+  const reader = TraceReader.open(recordedTraces(options.trace)[0]!.file);
   const seed = reader.header.seed;
   reader.close();
   const out = options.out ?? mkdtempSync(join(tmpdir(), 'detdrift-replayed-'));
