@@ -26,7 +26,7 @@ const STATUS = Object.freeze({
   ERR_NODE_VERSION: ExitStatus.usage,
   /** `--out` is not a directory that detdrift may clear */
   ERR_OUT_DIR: ExitStatus.usage,
-  /** a trace directory holds no trace file */
+  /** a trace path does not exist, or a trace directory holds no trace file, or is no directory where one is needed (replay, matrix) */
   ERR_NO_TRACES: ExitStatus.usage,
   /** the traced command could not be started (not found, not executable) */
   ERR_COMMAND_START: ExitStatus.usage,

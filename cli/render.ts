@@ -2,7 +2,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { Tag, type Frame, type SiteDef, type TraceHeader } from '../tracer/format.js';
 import { inert } from '../report/untrusted.js';
 import { shownHeld } from '../tracer/held.js';
-import type { TraceEnding, TraceEvent, TraceValue } from '../tracer/reader.js';
+import { EMPTY_TRACE, type TraceEnding, type TraceEvent, type TraceValue } from '../tracer/reader.js';
 import type { ShownFrame } from '../diffing/source-maps/original.js';
 import { describeMapping } from '../report/describe.js';
 
@@ -81,13 +81,24 @@ function siteText(frame: ShownFrame | null): string {
   return named + describeMapping(frame);
 }
 
-/** How a trace ended, once its events have been read: for the stderr summaries of show and record. */
+/**
+ * How a trace ended, once its events have been read, then what was wrong with it: for the stderr
+ * summaries of show and record. One line: `N events, truncated at byte B (the run stopped
+ * mid-write); ERR_TRACE_CORRUPT: bytes F to T skipped: expected ...`.
+ */
 export function describeEnding(ending: TraceEnding): string {
   const count = `${ending.events} event${ending.events === 1 ? '' : 's'}`;
-  if (ending.complete) return `${count}, complete, exit code ${ending.exitCode}`;
-  if (ending.truncated) return `${count}, truncated at byte ${ending.truncatedAt} (the run stopped mid-write)`;
-  return `${count}, incomplete: no end record (the run was killed)`;
+  const truncation = ending.problems.find((problem) => problem.code === 'ERR_TRACE_TRUNCATED');
+  const damaged = ending.problems.some((problem) => problem.code === 'ERR_TRACE_CORRUPT');
+  const how = ending.complete
+    ? `complete, exit code ${ending.exitCode}`
+    : (truncation?.message ?? (damaged ? 'incomplete: no end record read' : 'incomplete: no end record (the run was killed)'));
+  const damage = ending.problems.filter((problem) => problem !== truncation).map((problem) => `; ${problem.code}: ${problem.message}`);
+  return `${count}, ${how}${damage.join('')}`;
 }
+
+/** What `show` and `record` say of a trace file of no bytes, in a directory of traces. */
+export const EMPTY_ENDING = `0 events, empty (${EMPTY_TRACE})`;
 
 /** The line that opens each trace when `show` lists a directory, `inert` as an event's line is. */
 export function headingLine(display: string, header: TraceHeader): string {

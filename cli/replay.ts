@@ -1,14 +1,13 @@
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { compare } from '../diffing/compare.js';
 import { sameOutputs } from '../diffing/outputs.js';
 import { TraceReader } from '../tracer/reader.js';
 import type { CommandContext } from './args.js';
-import { CliError } from './errors.js';
 import type { ReplayOptions } from './options.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
 import { AGREE, DIVERGE, emitReport } from './report-output.js';
-import { listTraceFiles, prepareOutDir } from './traces.js';
+import { prepareOutDir, recordedTraces } from './traces.js';
 import { makeWorkDir } from './workdir.js';
 import { stopOnInterrupt } from './interrupt.js';
 
@@ -19,9 +18,7 @@ import { stopOnInterrupt } from './interrupt.js';
  * new trace as a `replay` event.
  */
 export async function run(options: ReplayOptions, { logger }: CommandContext): Promise<number> {
-  const traces = existsSync(options.trace) ? listTraceFiles(options.trace) : [];
-  if (traces.length === 0) throw new CliError('ERR_NO_TRACES', `no traces to replay in ${options.trace}`);
-  const reader = TraceReader.open(traces[0]!.file);
+  const reader = TraceReader.open(recordedTraces(options.trace)[0]!.file);
   const seed = reader.header.seed;
   reader.close();
   stopOnInterrupt();

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { compare } from '../diffing/compare.js';
 import { buildReport } from '../report/build.js';
 import { REPORT_SCHEMA, type Report } from '../report/types.js';
@@ -42,6 +42,11 @@ function compareTraces({ a, b }: NonNullable<ReportOptions['traces']>, ignore: R
 /** Reads and checks a saved report: the renderers may then trust its shape and its enumerated fields. */
 export function readReport(file: string | null): Report {
   const name = file ?? 'stdin';
+  // A device could be read forever (/dev/zero); a pipe is fine: `report <(...)` names one.
+  const stats = file === null ? undefined : statSync(file, { throwIfNoEntry: false });
+  if (stats?.isCharacterDevice() || stats?.isBlockDevice()) {
+    throw new CliError('ERR_REPORT_FILE', `cannot read a report from ${name}: a device, not a file`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(file ?? 0, 'utf8'));

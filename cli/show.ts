@@ -1,14 +1,14 @@
 import { statSync } from 'node:fs';
 import { jsonText } from '../report/untrusted.js';
 import { OriginalFrames } from '../diffing/source-maps/original.js';
-import { TraceReader } from '../tracer/reader.js';
+import { isEmptyTrace, TraceReader } from '../tracer/reader.js';
 import type { Frame } from '../tracer/format.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { ShowOptions } from './options.js';
 import { LineOutput } from './output.js';
 import { findRoot } from './project.js';
-import { describeEnding, displayPath, eventJson, eventLine, headingJson, headingLine } from './render.js';
+import { describeEnding, displayPath, EMPTY_ENDING, eventJson, eventLine, headingJson, headingLine } from './render.js';
 import { listTraceFiles } from './traces.js';
 
 /**
@@ -16,6 +16,8 @@ import { listTraceFiles } from './traces.js';
  * ended on stderr. A directory shows each of its traces in lineage order, each after a heading.
  * The reader streams, so a trace of any length shows in bounded memory; a trace it refuses ends
  * the command with the reader's coded error (file and byte offset), after the events before it.
+ * Damage the reader reads past is told with how the trace ended. An empty file in a directory is
+ * a trace that recorded nothing; given alone, it is refused (ERR_TRACE_EMPTY).
  * Sites show at their original source positions where a source map gives them (diffing/source-maps/).
  */
 export async function run(options: ShowOptions, { logger }: CommandContext): Promise<number> {
@@ -27,7 +29,11 @@ export async function run(options: ShowOptions, { logger }: CommandContext): Pro
   for (const file of files) {
     if (out.closed) break;
     const display = displayPath(file, options.cwd);
-    const reader = TraceReader.open(file);
+    const reader = isDirectory ? openListed(file) : TraceReader.open(file);
+    if (reader === null) {
+      process.stderr.write(`detdrift: ${display}: ${EMPTY_ENDING}\n`);
+      continue;
+    }
     logger.debug({ file, header: reader.header }, 'showing');
     // the maps the trace holds are defined before the sites that need them, so they fill in as it streams
     const originals = new OriginalFrames(root, reader.sources);
@@ -48,4 +54,14 @@ export async function run(options: ShowOptions, { logger }: CommandContext): Pro
     if (!out.closed) process.stderr.write(`detdrift: ${display}: ${describeEnding(reader.ending)}\n`);
   }
   return 0;
+}
+
+/** A trace of a directory; null for an empty one, which a run killed before its first write leaves. */
+function openListed(file: string): TraceReader | null {
+  try {
+    return TraceReader.open(file);
+  } catch (error) {
+    if (isEmptyTrace(error)) return null;
+    throw error;
+  }
 }

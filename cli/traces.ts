@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { makeDirectory } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { compareLineage } from '../tracer/lineage.js';
+import { TraceReader } from '../tracer/reader.js';
 import { CliError } from './errors.js';
 
 export interface TraceFile {
@@ -19,13 +20,29 @@ export function listTraceFiles(dir: string): TraceFile[] {
     .sort((a, b) => compareLineage(a.lineage, b.lineage));
 }
 
-/** Refuses a trace path that is missing, or a directory with no trace: two empty directories would otherwise "agree". */
+/**
+ * Refuses a trace path that is missing, or a directory with no trace (two empty directories would
+ * otherwise "agree"), before any comparison: anything else must open as a trace, so a device, an
+ * empty file or a file of another kind is refused with the reader's coded error.
+ */
 export function assertTraces(...paths: readonly string[]): void {
   for (const path of paths) {
     const stats = statSync(path, { throwIfNoEntry: false });
     if (!stats) throw new CliError('ERR_NO_TRACES', `no trace at ${path}`);
-    if (stats.isDirectory() && listTraceFiles(path).length === 0) throw new CliError('ERR_NO_TRACES', `${path} holds no trace file (*.ddtrace)`);
+    if (!stats.isDirectory()) TraceReader.open(path).close();
+    else if (listTraceFiles(path).length === 0) throw new CliError('ERR_NO_TRACES', `${path} holds no trace file (*.ddtrace)`);
   }
+}
+
+/** The traces of the directory a run was recorded into (`replay` takes no single file: it feeds every process its own). */
+export function recordedTraces(dir: string): TraceFile[] {
+  const stats = statSync(dir, { throwIfNoEntry: false });
+  if (stats && !stats.isDirectory()) {
+    throw new CliError('ERR_NO_TRACES', `${dir} is not a trace directory: give the directory the run was recorded into`);
+  }
+  const traces = stats ? listTraceFiles(dir) : [];
+  if (traces.length === 0) throw new CliError('ERR_NO_TRACES', `no traces to replay in ${dir}`);
+  return traces;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TRACE_EXTENSION } from '../tracer/format.js';
+import { EMPTY_TRACE, isEmptyTrace, type TraceProblem } from '../tracer/reader.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { align, type Alignment } from './align.js';
 import { findCause, type Cause } from './cause.js';
@@ -37,6 +38,23 @@ export interface Comparison {
   readonly normalized: boolean;
   /** the test runners whose own calls and outputs were left out (diffing/runners.ts); replay judges by them too */
   readonly runners: readonly RunnerProfile[];
+  /** what was wrong with the traces, read past: the comparison covers what could be read */
+  readonly problems: readonly TraceNote[];
+}
+
+/**
+ * A problem of one trace compared (tracer/reader.ts TraceProblem), or ERR_TRACE_EMPTY: a trace
+ * file of no bytes in a directory, compared as a process that recorded nothing.
+ */
+export interface TraceNote {
+  readonly lineage: string;
+  readonly side: 'a' | 'b';
+  readonly file: string;
+  readonly code: TraceProblem['code'] | 'ERR_TRACE_EMPTY';
+  /** the bytes it is about: [from, to) */
+  readonly from: number;
+  readonly to: number;
+  readonly message: string;
 }
 
 export interface CompareOptions {
@@ -71,11 +89,19 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const filesB = traceFiles(pathB);
   const single = filesA.size === 1 && filesB.size === 1 && isFile(pathA) && isFile(pathB);
   const lineages = single ? ['0'] : [...new Set([...filesA.keys(), ...filesB.keys()])].sort(compareLineage);
-  const load = (files: Map<string, string>, lineage: string) => {
+  const empty: TraceNote[] = [];
+  const load = (files: Map<string, string>, lineage: string, side: 'a' | 'b') => {
     const file = single ? [...files.values()][0] : files.get(lineage);
-    return file ? loadTrace(file, interner) : null;
+    try {
+      return file ? loadTrace(file, interner) : null;
+    } catch (error) {
+      if (!isEmptyTrace(error)) throw error;
+      empty.push({ lineage, side, file: file!, code: 'ERR_TRACE_EMPTY', from: 0, to: 0, message: `empty (${EMPTY_TRACE})` });
+      return null;
+    }
   };
-  const raw = lineages.map((lineage) => [lineage, load(filesA, lineage), load(filesB, lineage)] as const);
+  // A process whose traces are both empty recorded nothing in either run: there is nothing to compare.
+  const raw = lineages.map((lineage) => [lineage, load(filesA, lineage, 'a'), load(filesB, lineage, 'b')] as const).filter(([, a, b]) => a || b);
   const normalized = raw.some(([, a, b]) => a && b && (options.normalize ?? a.header.platform !== b.header.platform));
   const loaded = normalized ? raw.map(([lineage, a, b]) => [lineage, ...acrossPlatforms(a, b, interner)] as const) : raw;
   const codeChanged = options.codeChanged ?? loaded.some(([, a, b]) => a && b && lockfileChanged(a, b));
@@ -85,7 +111,14 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options, runners, identities));
   const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
   const verdict = diverging ? 'diverge' : 'agree';
-  return { verdict, codeChanged, processes, diverging, interner, normalized, runners };
+  const notes = [...empty, ...raw.flatMap(([lineage, a, b]) => [...notesOf(lineage, 'a', a), ...notesOf(lineage, 'b', b)])];
+  // Stable: each trace's problems stay in file order.
+  const problems = notes.sort((x, y) => compareLineage(x.lineage, y.lineage) || x.side.localeCompare(y.side));
+  return { verdict, codeChanged, processes, diverging, interner, normalized, runners, problems };
+}
+
+function notesOf(lineage: string, side: 'a' | 'b', trace: LoadedTrace | null): TraceNote[] {
+  return trace ? trace.ending.problems.map((problem) => ({ lineage, side, file: trace.file, ...problem })) : [];
 }
 
 /** Both traces of a process seen through their platforms' views (a process only one run has stays as it is). */
@@ -122,7 +155,7 @@ function compareProcess(
 }
 
 function absent(other: LoadedTrace): LoadedTrace {
-  const ending = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0 };
+  const ending = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0, problems: [] };
   return { file: '', header: other.header, ending, sites: new Map(), contexts: new Map(), sources: new Map(), calls: noRows(), outputs: noRows() };
 }
 

@@ -4,7 +4,7 @@ import { makeDirectory, TRACE_FILE_MODE } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { isMirror, type ChunkMirror } from '../tracer/mirror.js';
 import { real } from './real.js';
-import { StringIncludes, StringLastIndexOf, StringSlice } from '../tracer/primordials.js';
+import { StringCharCodeAt, StringEndsWith, StringIncludes, StringLastIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
 
 const MathMax = Math.max;
 
@@ -25,6 +25,11 @@ export interface Claimed {
   readonly mirror: ChunkMirror | null;
 }
 
+/** Names tried one after the other before the directory is listed for the highest taken. */
+const TRIES = 8;
+/** Names tried in all before giving up: only a race this wide, or a file system that always says EEXIST, gets there. */
+const MAX_TRIES = 1000;
+
 /**
  * Names this process (or worker) by spawn lineage, not pid, so two runs name the same process the
  * same: `0` is the root, `0.2` the root's second spawned child (the parent passes the name in
@@ -32,22 +37,53 @@ export interface Claimed {
  * worker receives when it is constructed). The trace file is created exclusively; a name already
  * taken gets `~2`, `~3`, ... in the order the processes claim it: two roots writing to one
  * directory, or a shell that runs several node commands under the one name its parent gave it.
+ * After TRIES names taken, the directory is listed once and the next name follows the highest
+ * `~N` there: a directory that one program writes into run after run never runs out of names, and
+ * the thousandth run lists it once rather than trying a thousand names. Every name is still
+ * created exclusively, so processes that race for one each get their own.
  */
 export function claimTraceFile(traceDir: string, spawn: string | null): Claimed {
   const wanted = isMainThread ? processName(spawn) : workerName(spawn);
   const mirror = isMainThread ? null : takeMirror();
   makeDirectory(traceDir, (dir, mode) => real.mkdirSync(dir, mode));
-  for (let attempt = 1; ; attempt++) {
-    const lineage = attempt === 1 ? wanted : `${wanted}~${attempt}`;
+  let suffix = 1;
+  for (let tries = 1; ; tries++) {
+    const lineage = suffix === 1 ? wanted : `${wanted}~${suffix}`;
     const file = join(traceDir, lineage + TRACE_EXTENSION);
     try {
       const fd = real.openSync(file, 'wx', TRACE_FILE_MODE);
       real.setEnvironmentData(LINEAGE_KEY, lineage);
       return { lineage, file, fd, mirror };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 1000) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= MAX_TRIES) throw error;
     }
+    suffix = tries % TRIES === 0 ? MathMax(suffix, highestTaken(traceDir, wanted)) + 1 : suffix + 1;
   }
+}
+
+/** The highest N of the `wanted~N` traces in `dir` (0 when there is none). */
+function highestTaken(dir: string, wanted: string): number {
+  const names = real.readdirSync(dir);
+  const prefix = `${wanted}~`;
+  let highest = 0;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (!StringStartsWith(name, prefix) || !StringEndsWith(name, TRACE_EXTENSION)) continue;
+    highest = MathMax(highest, suffixOf(StringSlice(name, prefix.length, name.length - TRACE_EXTENSION.length)));
+  }
+  return highest;
+}
+
+/** `digits` as a number, or 0 when it is not decimal digits alone (`2.1`: a child of `~2`) or too long to count on. */
+function suffixOf(digits: string): number {
+  if (digits.length === 0 || digits.length > 15) return 0;
+  let value = 0;
+  for (let i = 0; i < digits.length; i++) {
+    const code = StringCharCodeAt(digits, i);
+    if (code < 0x30 || code > 0x39) return 0;
+    value = value * 10 + code - 0x30;
+  }
+  return value;
 }
 
 /**

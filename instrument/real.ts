@@ -53,6 +53,8 @@ export const real = Object.freeze({
   atomicsWait: Atomics.wait,
   ownKeys: Reflect.ownKeys,
   mkdirSync: fs.mkdirSync,
+  // the trace directory, listed when a process's name is taken many times (lineage.ts)
+  readdirSync: fs.readdirSync,
   unlinkSync: fs.unlinkSync,
   existsSync: fs.existsSync,
   hostname: os.hostname,

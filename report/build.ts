@@ -98,6 +98,14 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     attempts: options.attempts ?? null,
     failure: options.failure ?? null,
     timeline: focus ? buildTimeline(focus, (row, side) => view(row, side)!) : null,
+    traceProblems: comparison.problems.map(({ lineage, side, file, code, from, to, message }) => ({
+      process: lineage,
+      run: side,
+      trace: file,
+      code,
+      bytes: { from, to },
+      message,
+    })),
     differences: {
       processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
       perApi: counts(focus, (kind) => names[kind.api]!, Infinity),

@@ -30,6 +30,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     out.push(`  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`);
     if (report.ordering) out.push(`  note: ${describeOrdering(report.ordering)}; the outputs did not depend on it`);
     if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint));
+    out.push(...renderTraceProblems(report, paint));
     return out.join('\n') + '\n';
   }
   const process = report.firstDivergence?.process ?? '?';
@@ -61,8 +62,18 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   }
   const others = report.differences.processes.filter((entry) => entry.verdict === 'diverge' && entry.process !== process);
   if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
+  out.push(...renderTraceProblems(report, paint));
   if (report.replay) out.push('', `replay run A locally: ${report.replay}`);
   return out.join('\n') + '\n';
+}
+
+/** What was wrong with the traces: a report on damaged traces must say so wherever it is read. */
+function renderTraceProblems(report: Report, paint: Paint): string[] {
+  const problems = report.traceProblems ?? [];
+  if (problems.length === 0) return [];
+  const out = ['', paint(33, 'trace problems') + ' (the comparison covers what could be read)'];
+  for (const problem of problems) out.push(`  run ${problem.run.toUpperCase()} ${problem.trace}: ${problem.code}: ${problem.message}`);
+  return out;
 }
 
 function renderCause(cause: CauseView, paint: Paint): string[] {

@@ -252,6 +252,23 @@ export interface AttemptView {
   readonly cause: string | null;
 }
 
+/**
+ * Something wrong with a trace the report compared, read past: the comparison covers what could
+ * be read. `code` is ERR_TRACE_EMPTY (a file of no bytes: the process recorded nothing),
+ * ERR_TRACE_TRUNCATED (the file stops inside its last chunk), ERR_TRACE_CORRUPT (bytes skipped,
+ * up to the next chunk that checks out) or ERR_TRACE_COUNT (the end record counts other events
+ * than were read).
+ */
+export interface TraceProblemView {
+  readonly process: string;
+  readonly run: 'a' | 'b';
+  readonly trace: string;
+  readonly code: string;
+  /** the bytes it is about: [from, to) */
+  readonly bytes: { readonly from: number; readonly to: number };
+  readonly message: string;
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly verdict: 'agree' | 'diverge';
@@ -286,6 +303,8 @@ export interface Report {
   readonly failure?: FailureView | null;
   /** the two runs' calls around the first divergence, aligned; null (or absent) when the runs agree */
   readonly timeline?: TimelineView | null;
+  /** what was wrong with the traces compared, in process order (absent in older reports) */
+  readonly traceProblems?: readonly TraceProblemView[];
   readonly differences: {
     readonly processes: ReadonlyArray<{ readonly process: string; readonly verdict: 'agree' | 'diverge'; readonly inA: boolean; readonly inB: boolean }>;
     readonly perApi: readonly CountView[];

@@ -3,7 +3,7 @@
  * projects, and names where they part and why; bad input is refused with a code.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { eventsOf, readTrace, tempDir } from './helpers.js';
@@ -197,19 +197,20 @@ test('the same traces give the same report, byte for byte, as JSON and as text',
   }
 });
 
-test('diff refuses bad input with exit 2 and a coded error on stderr', () => {
+test('diff refuses bad input with exit 2 and a one-line coded error on stderr: no stack trace', () => {
   const [base] = harnessTraces();
   const dir = tempDir();
-  const bytes = readFileSync(join(base, '0.ddtrace'));
-  const chunk = bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1;
-  bytes[chunk + 10] = bytes[chunk + 10]! ^ 0xff;
-  writeFileSync(join(dir, 'corrupt.ddtrace'), bytes);
   mkdirSync(join(dir, 'empty'));
+  writeFileSync(join(dir, 'empty.ddtrace'), '');
+  writeFileSync(join(dir, 'app.js'), 'Math.random();\n');
+  const trace = join(base, '0.ddtrace');
   const cases: Array<[string, string, string]> = [
     [join(dir, 'missing'), base, `ERR_NO_TRACES: no trace at ${join(dir, 'missing')}\n`],
     [base, join(dir, 'empty'), `ERR_NO_TRACES: ${join(dir, 'empty')} holds no trace file (*.ddtrace)\n`],
     [join(dir, 'empty'), join(dir, 'empty'), `ERR_NO_TRACES: ${join(dir, 'empty')} holds no trace file (*.ddtrace)\n`],
-    [join(base, '0.ddtrace'), join(dir, 'corrupt.ddtrace'), `ERR_TRACE_CORRUPT: ${join(dir, 'corrupt.ddtrace')}: byte ${chunk}: expected a chunk whose checksum matches its payload\n`],
+    [trace, join(dir, 'empty.ddtrace'), `ERR_TRACE_EMPTY: ${join(dir, 'empty.ddtrace')}: byte 0: expected a trace header, found an empty file (the run stopped before its first write)\n`],
+    [join(dir, 'app.js'), trace, `ERR_TRACE_FOREIGN: ${join(dir, 'app.js')}: byte 0: expected a detdrift trace starting "DETDRIFT-TRACE 4", found "Math.random();"\n`],
+    ...(existsSync('/dev/null') ? [[trace, '/dev/null', 'ERR_TRACE_READ: /dev/null: byte 0: expected a trace file, found a device\n'] as [string, string, string]] : []),
   ];
   for (const [a, b, error] of cases) {
     const run = diff(a, b, dir, '--json');

@@ -63,6 +63,8 @@ export interface RunOptions {
   readonly cwd: string;
   readonly env?: Record<string, string | undefined>;
   readonly input?: string;
+  /** bytes of stdout or stderr past which the child is killed: spawnSync's 1 MiB unless given */
+  readonly maxBuffer?: number;
 }
 
 /** Runs `node ...args` without the hook: the baseline a hooked run must match. */
@@ -72,6 +74,7 @@ export function runPlain(args: readonly string[], options: RunOptions): Run {
     env: cleanEnv(options.env),
     input: options.input ?? '',
     encoding: 'utf8',
+    maxBuffer: options.maxBuffer,
   });
   return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
@@ -143,6 +146,15 @@ export function readTraces(dir: string): Map<string, Trace> {
     if (name.endsWith('.ddtrace')) traces.set(name.slice(0, -'.ddtrace'.length), readTrace(join(dir, name)));
   }
   return traces;
+}
+
+/** Offsets of a trace's chunks (tracer/format.ts), and where the data starts: for tests that damage one. */
+export function chunksOf(bytes: Uint8Array): { start: number; chunks: number[] } {
+  const start = bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const chunks: number[] = [];
+  for (let at = start; at < bytes.length; at += 9 + view.getUint32(at + 1, true)) chunks.push(at);
+  return { start, chunks };
 }
 
 /** The call site (first kept frame) of an event, or undefined when its stack was not taken. */

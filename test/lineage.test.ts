@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { project, readTraces, REGISTER, runHooked, runPlain, tempDir, type Trace } from './helpers.js';
+import { project, readTrace, readTraces, REGISTER, runHooked, runPlain, tempDir, type Trace } from './helpers.js';
 
 /** Every fixture process runs `child.mjs LABEL`: its trace then says who it is. */
 const CHILD = "Date.now();\nconsole.log(process.argv[2]);\n";
@@ -156,4 +157,19 @@ test('the child_process functions and Worker take and return what they do withou
   const hooked = runHooked(['same.cjs'], { cwd: dir });
   assert.equal(plain.code, 0, plain.stderr);
   assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [plain.code, plain.stdout, plain.stderr]);
+});
+
+test('a trace directory written into run after run never runs out of names: after a thousand, the next run still records', () => {
+  const dir = project({ 'child.mjs': CHILD });
+  const traceDir = join(tempDir(), 'trace');
+  mkdirSync(traceDir);
+  // Empty files are names taken as much as traces are; a child's name (`0~5.1`) says nothing of the root's.
+  const taken = ['0', ...Array.from({ length: 1000 }, (_, i) => `0~${i + 2}`), '0~5.1', '0~x'];
+  for (const name of taken) writeFileSync(join(traceDir, `${name}.ddtrace`), '');
+  for (const expected of ['0~1002', '0~1003']) {
+    const hooked = runPlain(['child.mjs', expected], { cwd: dir, env: { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: traceDir } });
+    assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, `${expected}\n`, '']);
+    assert.deepEqual(labels(new Map([[expected, readTrace(join(traceDir, `${expected}.ddtrace`))]])), { [expected]: expected });
+  }
+  assert.equal(readdirSync(traceDir).length, taken.length + 2);
 });

@@ -5,13 +5,13 @@ import { after, test } from 'node:test';
 import { Api, API_TABLE } from '../tracer/apis.js';
 import { digestBytes, digestHex } from '../tracer/digest.js';
 import { TraceError } from '../tracer/errors.js';
-import { Control, CONTROL_SHIFT, DERIVED, MAGIC_LINE, MAX_RUN, Rec, Tag, type TraceHeader } from '../tracer/format.js';
+import { CHUNK_HEADER_BYTES, Control, CONTROL_SHIFT, DERIVED, MAGIC_LINE, MAX_RUN, Rec, Tag, type TraceHeader } from '../tracer/format.js';
 import { crc32, crc32Table } from '../tracer/crc32.js';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { TraceReader, type ChunkStart, type TraceEvent } from '../tracer/reader.js';
 import { TraceWriter } from '../tracer/writer.js';
 import { Controller } from '../instrument/control.js';
-import { readTrace, tempDir, type Trace } from './helpers.js';
+import { chunksOf, readTrace, tempDir, type Trace } from './helpers.js';
 import { header } from './synthetic.js';
 
 const HEADER: TraceHeader = header({ node: 'v20.19.0', seed: '42' });
@@ -83,22 +83,13 @@ const SITE = { frames: [{ file: 'dep@1.0.0/index.js', line: 3, column: 9, fn: 'r
 const CONTEXT = { key: '0123456789abcdef', type: 'PROMISE' };
 
 /** A trace of several small chunks (capacity 4), ending with exit code 7. */
-function sample(): Uint8Array {
+function sample(events = ALL): Uint8Array {
   return write(4, (writer) => {
     writer.defineSite(1, SITE);
     writer.defineContext(2, CONTEXT);
-    for (const [record] of ALL) if (record(writer)) writer.flush();
+    for (const [record] of events) if (record(writer)) writer.flush();
     writer.end(7);
   });
-}
-
-/** Offsets of the chunks after the header, and where the data starts. */
-function chunksOf(bytes: Uint8Array): { start: number; chunks: number[] } {
-  const start = bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const chunks: number[] = [];
-  for (let at = start; at < bytes.length; at += 9 + view.getUint32(at + 1, true)) chunks.push(at);
-  return { start, chunks };
 }
 
 test('the format constant is what the writer writes first', () => {
@@ -128,7 +119,7 @@ test('every value tag round-trips through TraceWriter and TraceReader', () => {
   assert.deepEqual(trace.events.map((event) => event.control), controls);
   assert.deepEqual(trace.sites.get(1), SITE);
   assert.deepEqual(trace.contexts.get(2), CONTEXT);
-  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length });
+  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length, problems: [] });
 });
 
 test('scan tells every event events() gives, without an object per event, and eventsAt decodes one chunk again', () => {
@@ -145,7 +136,7 @@ test('scan tells every event events() gives, without an object per event, and ev
       event: ({ apiId, tag, site, ctx, control, value }) => scanned.push([apiId, tag, site, ctx, control, value]),
     });
     assert.deepEqual(scanned, events.map(({ apiId, tag, site, ctx, control, value }) => [apiId, tag, site, ctx, control, value]));
-    assert.deepEqual(reader.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length });
+    assert.deepEqual(reader.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length, problems: [] });
     assert.deepEqual(chunks.map(({ offset }) => offset), chunksOf(bytes).chunks);
     // Each chunk decodes on its own, in any order, to what the whole pass gave.
     assert.deepEqual([...chunks].reverse().map((start) => reader.eventsAt(start)).reverse().flat(), events);
@@ -165,7 +156,7 @@ test('events after the end record (late exit listeners) land, and the trace stay
     }),
   );
   assert.deepEqual(trace.events.map((event) => event.value), [1, 2]);
-  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: -2, events: 2 });
+  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: -2, events: 2, problems: [] });
 });
 
 test('a trace cut at any byte reads as a truncated prefix, or as a coded header error', { timeout: 60_000 }, () => {
@@ -185,7 +176,8 @@ test('a trace cut at any byte reads as a truncated prefix, or as a coded header 
     } catch (error) {
       assert.ok(error instanceof TraceError, `cut at ${cut}: ${error}`);
       assert.ok(cut < start, `cut at ${cut} inside the data must not throw: ${error.message}`);
-      assert.ok(['ERR_TRACE_FOREIGN', 'ERR_TRACE_HEADER'].includes(error.code), `cut at ${cut}: ${error.code}`);
+      const codes = cut === 0 ? ['ERR_TRACE_EMPTY'] : ['ERR_TRACE_FOREIGN', 'ERR_TRACE_HEADER'];
+      assert.ok(codes.includes(error.code), `cut at ${cut}: ${error.code}`);
       continue;
     }
     assert.ok(cut >= start, `cut at ${cut} inside the header must throw`);
@@ -196,12 +188,32 @@ test('a trace cut at any byte reads as a truncated prefix, or as a coded header 
     const atBoundary = cut === start || chunks.includes(cut);
     assert.equal(trace.ending.truncated, !atBoundary, `cut at ${cut}`);
     assert.equal(trace.ending.truncatedAt, atBoundary ? null : torn, `cut at ${cut}`);
+    const problems = trace.ending.problems.map(({ code, from, to }) => [code, from, to]);
+    assert.deepEqual(problems, atBoundary ? [] : [['ERR_TRACE_TRUNCATED', torn, cut]], `cut at ${cut}: a short last chunk is truncation, not corruption`);
   }
 });
 
-test('a flipped byte inside a chunk is ERR_TRACE_CORRUPT at that chunk, after the events before it', () => {
-  const bytes = sample();
-  const full = readBytes(bytes).events;
+/** A sample in which no value follows from the seed: the chunks after a damaged one decode on their own. */
+const observed = () => sample(EVENTS);
+
+/** The events of each chunk of a sound trace. */
+function eventsByChunk(bytes: Uint8Array): TraceEvent[][] {
+  const full = readBytes(bytes, 'sound.ddtrace').events;
+  const reader = TraceReader.open(join(dir, 'sound.ddtrace'));
+  const firstSeqs: number[] = [];
+  reader.scan({ chunk: (start) => firstSeqs.push(start.seq), event: () => {} });
+  reader.close();
+  return firstSeqs.map((seq, index) => full.slice(seq, firstSeqs[index + 1] ?? full.length));
+}
+
+/** Events read from several chunks, numbered as one trace. */
+const renumbered = (events: TraceEvent[]) => events.map((event, seq) => ({ ...event, seq }));
+
+test('a flipped byte anywhere in a chunk skips that chunk to the next whole one, and says which bytes; a length past the end of the last is truncation', () => {
+  const bytes = observed();
+  const byChunk = eventsByChunk(bytes);
+  const full = byChunk.flat();
+  const eventsOf = (index: number) => byChunk[index]!;
   const { chunks } = chunksOf(bytes);
   const ends = [...chunks.slice(1), bytes.length];
   const file = join(dir, 'damaged.ddtrace');
@@ -210,27 +222,62 @@ test('a flipped byte inside a chunk is ERR_TRACE_CORRUPT at that chunk, after th
   const fd = openSync(file, 'r+');
   after(() => closeSync(fd));
   chunks.forEach((chunk, index) => {
-    const before = full.slice(0, index === 0 ? 0 : readBytes(bytes.subarray(0, chunk), 'prefix.ddtrace').events.length);
     for (let at = chunk; at < ends[index]!; at++) {
       writeSync(fd, new Uint8Array([bytes[at]! ^ 0xff]), 0, 1, at);
-      const reader = TraceReader.open(file);
-      const seen: TraceEvent[] = [];
-      try {
-        for (const event of reader.events()) seen.push(event);
-        // A damaged length field that points past the end of the file reads as a torn last chunk:
-        // the reader cannot tell it from a run killed mid-write.
-        assert.ok(at > chunk && at < chunk + 5, `byte ${at} flipped: no error`);
-        assert.equal(reader.ending.truncatedAt, chunk, `byte ${at} flipped`);
-      } catch (error) {
-        assert.ok(error instanceof TraceError, `byte ${at} flipped: ${error}`);
-        assert.deepEqual([error.code, error.offset, error.file], ['ERR_TRACE_CORRUPT', chunk, file], `byte ${at} flipped`);
-      } finally {
-        reader.close();
-        writeSync(fd, bytes, at, 1, at);
+      const trace = readTrace(file);
+      writeSync(fd, bytes, at, 1, at);
+      const name = `byte ${at} flipped`;
+      const last = index === chunks.length - 1;
+      const [first, ...rest] = trace.ending.problems;
+      if (last && trace.ending.truncated) {
+        // A length that points past the end of the file reads as a run killed mid-write: nothing follows to tell them apart.
+        assert.ok(at > chunk && at < chunk + 5, name);
+        assert.deepEqual([first?.code, first?.from, trace.ending.complete], ['ERR_TRACE_TRUNCATED', chunk, false], name);
+      } else {
+        assert.deepEqual([first?.code, first?.from, first?.to], ['ERR_TRACE_CORRUPT', chunk, ends[index]], name);
+        assert.match(first!.message, new RegExp(`^bytes ${chunk} to ${ends[index]} skipped: expected a chunk`), name);
       }
-      assert.deepEqual(seen, before, `byte ${at} flipped: the events of earlier chunks were read`);
+      assert.deepEqual(trace.events, renumbered(byChunk.flatMap((events, other) => (other === index ? [] : events))), name);
+      // The end record, when read, counts the events the skipped chunk held.
+      const read = full.length - eventsOf(index).length;
+      const counted = last || read === full.length ? [] : [['ERR_TRACE_COUNT', `the end record at byte ${bytes.length - 3} counts ${full.length} events, ${read} were read before it`]];
+      assert.deepEqual(rest.map(({ code, message }) => [code, message]), counted, name);
+      assert.equal(trace.ending.complete, !last, name);
     }
   });
+});
+
+test('after skipped bytes, a value left out for the seed to give is not guessed: the rest is told as not read', () => {
+  const bytes = Buffer.from(sample());
+  const { chunks } = chunksOf(bytes);
+  bytes[chunks[0]! + CHUNK_HEADER_BYTES] = bytes[chunks[0]! + CHUNK_HEADER_BYTES]! ^ 0xff;
+  const trace = readBytes(bytes, 'out-of-step.ddtrace');
+  // Chunk 1 opens with control mode's draws, written as "the seed's next": which draw that is went with chunk 0.
+  assert.deepEqual(trace.events, []);
+  assert.deepEqual(trace.ending.problems.map(({ code, from, to }) => [code, from, to]), [
+    ['ERR_TRACE_CORRUPT', chunks[0], chunks[1]],
+    ['ERR_TRACE_CORRUPT', chunks[1]! + CHUNK_HEADER_BYTES, bytes.length],
+  ]);
+  assert.match(trace.ending.problems[1]!.message, /not read: their values follow from the seed, drawn in step with the bytes skipped before them$/);
+  assert.equal(trace.ending.complete, false);
+});
+
+test('a chunk written twice is read twice, and the end record\'s count says so: ERR_TRACE_COUNT names the repeated chunk', () => {
+  const bytes = observed();
+  const byChunk = eventsByChunk(bytes);
+  const { chunks } = chunksOf(bytes);
+  const twice = Buffer.concat([bytes.subarray(0, chunks[2]), bytes.subarray(chunks[1], chunks[2]), bytes.subarray(chunks[2])]);
+  const trace = readBytes(twice, 'twice.ddtrace');
+  assert.deepEqual(trace.events, renumbered([...byChunk[0]!, ...byChunk[1]!, ...byChunk.slice(1).flat()]));
+  const [counted, read] = [byChunk.flat().length, trace.events.length];
+  assert.deepEqual(trace.ending.problems.map(({ code, from, message }) => [code, from, message]), [
+    [
+      'ERR_TRACE_COUNT',
+      twice.length - 3,
+      `the end record at byte ${twice.length - 3} counts ${counted} events, ${read} were read before it; the chunk at byte ${chunks[2]} repeats the one before it (written twice)`,
+    ],
+  ]);
+  assert.deepEqual([trace.ending.complete, trace.ending.exitCode], [true, 7], 'the run still finished its exit');
 });
 
 test('a foreign file is ERR_TRACE_FOREIGN, and an older or newer format ERR_TRACE_VERSION, at their byte offset', () => {

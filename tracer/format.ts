@@ -7,6 +7,8 @@
  *
  * A chunk is `0xDD, u32le payload length, u32le crc32(payload), payload`. A run killed mid-write
  * leaves at most one incomplete chunk at the end, which the reader drops and reports as truncated.
+ * A chunk that does not check out with more bytes after it is damage: the reader skips to the next
+ * chunk whose marker, length and checksum hold, and reports the bytes it skipped (framing.ts).
  * The payload is a sequence of records; its first byte tells which:
  *
  *   1..0xEF   an event: api id, tag byte, site id (varint, 0 = no site taken), context id (varint),

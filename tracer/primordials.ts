@@ -19,6 +19,7 @@ const uncurryThis = Function.prototype.bind.bind(Function.prototype.call) as <T,
 ) => (self: T, ...args: A) => R;
 
 export const StringStartsWith = uncurryThis(String.prototype.startsWith);
+export const StringEndsWith = uncurryThis(String.prototype.endsWith);
 export const StringIncludes = uncurryThis(String.prototype.includes);
 export const StringIndexOf = uncurryThis(String.prototype.indexOf);
 export const StringLastIndexOf = uncurryThis(String.prototype.lastIndexOf);

@@ -1,9 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { crc32 } from './crc32.js';
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import { TraceError } from './errors.js';
+import { ChunkFile, readFully, type Damage } from './framing.js';
 import {
   CHUNK_HEADER_BYTES,
-  CHUNK_MARK,
   FORMAT_NAME,
   FORMAT_VERSION,
   Control,
@@ -66,8 +65,8 @@ export interface ChunkStart {
   readonly offset: number;
   /** the number of its first event */
   readonly seq: number;
-  /** control mode's generators at the chunk's start: its left-out values are drawn from here */
-  readonly derivation: Derivation;
+  /** control mode's generators at the chunk's start: its left-out values are drawn from here; null once skipped bytes put them out of step */
+  readonly derivation: Derivation | null;
 }
 
 /** What `TraceReader.scan` tells as it reads: where each chunk starts, and each event. */
@@ -75,6 +74,21 @@ export interface EventSink {
   chunk(start: ChunkStart): void;
   /** the api's row is `reader.header.apis[event.apiId]`; the sites and contexts it names are defined by now */
   event(event: Readonly<DecodedEvent>): void;
+}
+
+/**
+ * Something wrong with a trace that the reader read past: what it says is missing, or doubtful.
+ * ERR_TRACE_TRUNCATED: the file stops inside its last chunk (the run stopped mid-write), which is
+ * dropped; ERR_TRACE_CORRUPT: bytes skipped, from a chunk that does not check out (its marker,
+ * length or checksum) to the next chunk that does; ERR_TRACE_COUNT: the end record counts other
+ * events than were read (a chunk written twice, or lost).
+ */
+export interface TraceProblem {
+  readonly code: 'ERR_TRACE_TRUNCATED' | 'ERR_TRACE_CORRUPT' | 'ERR_TRACE_COUNT';
+  /** the bytes it is about: [from, to) */
+  readonly from: number;
+  readonly to: number;
+  readonly message: string;
 }
 
 /** How the trace ended, known once `events()` has been read to the end. */
@@ -86,10 +100,19 @@ export interface TraceEnding {
   truncatedAt: number | null;
   exitCode: number | null;
   events: number;
+  /** damage read past, in file order */
+  problems: TraceProblem[];
+}
+
+/** Why a trace file is empty, as every command says it (ERR_TRACE_EMPTY). */
+export const EMPTY_TRACE = 'the run stopped before its first write';
+
+/** The reader's refusal of an empty file, which a directory of traces reads as a trace that recorded nothing. */
+export function isEmptyTrace(error: unknown): boolean {
+  return error instanceof TraceError && error.code === 'ERR_TRACE_EMPTY';
 }
 
 const HEADER_LIMIT = 1 << 20;
-const BLOCK = 1 << 20;
 
 /**
  * Streams a trace: the header is read and validated on open, events are decoded chunk by chunk,
@@ -102,13 +125,13 @@ export class TraceReader {
   readonly contexts = new Map<number, ContextDef>();
   /** source maps of generated files, by the file as frames name it (format.ts SourceDef) */
   readonly sources = new Map<string, SourceDef>();
-  readonly ending: TraceEnding = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0 };
+  readonly ending: TraceEnding = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0, problems: [] };
   private readonly fd: number;
   private readonly size: number;
   private readonly dataStart: number;
   private readonly apis: readonly ApiRow[];
-  /** control mode's generators, run again over the controlled events in trace order; each pass from the start begins afresh */
-  private derivation: Derivation;
+  private readonly framing: ChunkFile;
+  private pass: Pass;
   private readonly decoded: DecodedEvent = { apiId: 0, tag: 0, site: 0, ctx: 0, control: 0, value: null };
 
   static open(file: string): TraceReader {
@@ -120,7 +143,9 @@ export class TraceReader {
       throw new TraceError('ERR_TRACE_READ', file, 0, `cannot open the trace: ${(error as Error).message}`, { cause: error });
     }
     try {
-      if (!fstatSync(fd).isFile()) throw new TraceError('ERR_TRACE_READ', file, 0, 'expected a trace file, found a directory or a device');
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) throw new TraceError('ERR_TRACE_READ', file, 0, `expected a trace file, found ${kindOf(stats)}`);
+      if (stats.size === 0) throw new TraceError('ERR_TRACE_EMPTY', file, 0, `expected a trace header, found an empty file (${EMPTY_TRACE})`);
       return new TraceReader(file, fd);
     } catch (error) {
       closeSync(fd);
@@ -136,17 +161,22 @@ export class TraceReader {
     this.header = header;
     this.apis = header.apis;
     this.dataStart = end;
-    this.derivation = new Derivation(header);
+    this.framing = new ChunkFile(fd, this.size, file);
+    this.pass = this.fromStart();
   }
 
   close(): void {
     closeSync(this.fd);
   }
 
-  /** Decodes every event in order. Throws TraceError on corruption; a torn last chunk ends it quietly. */
+  /**
+   * Decodes every event in order. A torn last chunk ends it quietly; damaged bytes are skipped to the
+   * next chunk that checks out, and told in `ending.problems`. Throws TraceError on a chunk that
+   * checks out but does not decode.
+   */
   *events(): Generator<TraceEvent> {
     let seq = 0;
-    this.derivation = new Derivation(this.header);
+    this.pass = this.fromStart();
     for (const chunk of this.chunks(this.dataStart)) {
       for (const event of this.decodeChunk(chunk, seq)) {
         seq++;
@@ -155,6 +185,7 @@ export class TraceReader {
       }
       this.ending.events = seq;
     }
+    this.checkCount();
   }
 
   /**
@@ -164,9 +195,9 @@ export class TraceReader {
    */
   scan(sink: EventSink): void {
     let seq = 0;
-    this.derivation = new Derivation(this.header);
+    this.pass = this.fromStart();
     for (const chunk of this.chunks(this.dataStart)) {
-      sink.chunk({ offset: chunk.base - CHUNK_HEADER_BYTES, seq, derivation: this.derivation.copy() });
+      sink.chunk({ offset: chunk.base - CHUNK_HEADER_BYTES, seq, derivation: this.pass.derivation?.copy() ?? null });
       while (this.next(chunk)) {
         seq++;
         this.ending.complete = false;
@@ -174,47 +205,95 @@ export class TraceReader {
       }
       this.ending.events = seq;
     }
+    this.checkCount();
   }
 
   /** The events of the one chunk `scan` told of, as they were decoded then: a row read again. A pass in progress is left where it was. */
   eventsAt(start: ChunkStart): TraceEvent[] {
     if (start.offset < this.dataStart || start.offset >= this.size) this.fail(start.offset, `a chunk between bytes ${this.dataStart} and ${this.size}`);
-    const passing = this.derivation;
-    this.derivation = start.derivation.copy();
+    const passing = this.pass;
+    this.pass = new Pass(start.derivation?.copy() ?? null, start.seq, null);
     try {
-      for (const chunk of this.chunks(start.offset)) return [...this.decodeChunk(chunk, start.seq)];
-      return this.fail(start.offset, 'a whole chunk');
+      const chunk = this.framing.read(start.offset);
+      if (!('payload' in chunk)) return this.fail(start.offset, chunk.expected);
+      return [...this.decodeChunk(new ChunkCursor(chunk.payload, start.offset + CHUNK_HEADER_BYTES, this), start.seq)];
     } finally {
-      this.derivation = passing;
+      this.pass = passing;
     }
   }
 
-  /** Each whole, checksummed chunk from `offset` on, as a cursor over its payload. */
+  private fromStart(): Pass {
+    this.ending.problems.length = 0;
+    return new Pass(new Derivation(this.header), 0, this.ending);
+  }
+
+  /** Each whole, checksummed chunk from `offset` on, as a cursor over its payload; damaged bytes are skipped. */
   private *chunks(offset: number): Generator<ChunkCursor> {
-    const head = new Uint8Array(CHUNK_HEADER_BYTES);
-    const headView = new DataView(head.buffer);
-    let buffer = new Uint8Array(0);
-    while (offset < this.size) {
-      if (this.size - offset < CHUNK_HEADER_BYTES) return this.markTruncated(offset);
-      readFully(this.fd, head, offset, this.file);
-      if (head[0] !== CHUNK_MARK) this.fail(offset, `a chunk marker 0x${CHUNK_MARK.toString(16)}, found 0x${head[0]!.toString(16)}`);
-      const length = headView.getUint32(1, true);
-      const checksum = headView.getUint32(5, true);
-      if (offset + CHUNK_HEADER_BYTES + length > this.size) return this.markTruncated(offset);
-      // One buffer for every chunk: a chunk is decoded whole before the next is read.
-      if (buffer.length < length) buffer = new Uint8Array(Math.max(length, buffer.length * 2));
-      const payload = buffer.subarray(0, length);
-      readFully(this.fd, payload, offset + CHUNK_HEADER_BYTES, this.file);
-      if (crc32(payload) !== checksum) this.fail(offset, 'a chunk whose checksum matches its payload');
-      yield new ChunkCursor(payload, offset + CHUNK_HEADER_BYTES, this);
-      offset += CHUNK_HEADER_BYTES + length;
+    let before = '';
+    while (offset < this.size && !this.pass.stopped) {
+      const chunk = this.framing.read(offset);
+      if (!('payload' in chunk)) {
+        offset = this.skip(offset, chunk);
+        before = '';
+        continue;
+      }
+      // Two chunks alike (length and checksum) are most likely one written twice: the count will tell.
+      const alike = `${chunk.payload.length}:${chunk.checksum}`;
+      if (alike === before) this.pass.repeated ??= offset;
+      before = alike;
+      yield new ChunkCursor(chunk.payload, offset + CHUNK_HEADER_BYTES, this);
+      offset = chunk.next;
     }
   }
 
-  private markTruncated(offset: number): void {
-    this.ending.truncated = true;
-    this.ending.truncatedAt = offset;
-    this.ending.complete = false;
+  /**
+   * Past a chunk that does not check out: to the next one that does. With none after it, a chunk
+   * that began well and that the file stops inside is a run killed mid-write (truncated); anything
+   * else is damage, up to the end of the file. Returns where reading goes on.
+   */
+  private skip(offset: number, damage: Damage): number {
+    const next = this.framing.resync(offset, damage);
+    if (next === null && damage.torn) {
+      this.ending.truncated = true;
+      this.ending.truncatedAt = offset;
+      this.ending.complete = false;
+      const message = `truncated at byte ${offset} (the run stopped mid-write)`;
+      this.ending.problems.push({ code: 'ERR_TRACE_TRUNCATED', from: offset, to: this.size, message });
+      return this.size;
+    }
+    const to = next ?? this.size;
+    const message = `bytes ${offset} to ${to} skipped: expected ${damage.expected}`;
+    this.ending.problems.push({ code: 'ERR_TRACE_CORRUPT', from: offset, to, message });
+    // What the skipped bytes drew from control mode's generators is unknown now.
+    this.pass.derivation = null;
+    return to;
+  }
+
+  /**
+   * A value left out because it followed from the seed, after skipped bytes put the generators out
+   * of step: the rest of the trace cannot be decoded, and is told as not read.
+   */
+  private outOfStep(chunk: ChunkCursor, at: number): false {
+    this.pass.stopped = true;
+    chunk.pos = chunk.length;
+    chunk.runLeft = 0;
+    this.pass.ending?.problems.push({
+      code: 'ERR_TRACE_CORRUPT',
+      from: at,
+      to: this.size,
+      message: `bytes ${at} to ${this.size} not read: their values follow from the seed, drawn in step with the bytes skipped before them`,
+    });
+    return false;
+  }
+
+  /** The last end record's count against the events read before it. */
+  private checkCount(): void {
+    const end = this.pass.end;
+    if (end === null || end.count === end.read) return;
+    const { repeated } = this.pass;
+    const repeat = end.read > end.count && repeated !== null ? `; the chunk at byte ${repeated} repeats the one before it (written twice)` : '';
+    const message = `the end record at byte ${end.at} counts ${end.count} events, ${end.read} were read before it${repeat}`;
+    this.ending.problems.push({ code: 'ERR_TRACE_COUNT', from: end.at, to: end.at, message });
   }
 
   private *decodeChunk(chunk: ChunkCursor, firstSeq: number): Generator<TraceEvent> {
@@ -245,6 +324,7 @@ export class TraceReader {
         const count = chunk.varint();
         if (chunk.runTagByte < 0) this.fail(at, 'an event before a run record in its chunk');
         if (count < 1 || count > MAX_RUN) this.fail(at, `a run of 1 to ${MAX_RUN} events, found ${count}`);
+        if (chunk.runTagByte & DERIVED && this.pass.derivation === null) return this.outOfStep(chunk, at);
         chunk.runLeft = count - 1;
         this.decodeEvent(chunk, chunk.runApi, chunk.runTagByte, 0, chunk.runCtx);
         return true;
@@ -263,13 +343,19 @@ export class TraceReader {
         const key = chunk.string();
         this.contexts.set(id, { key, type: chunk.string() });
       } else if (kind === Rec.end) {
-        chunk.varint();
-        this.ending.exitCode = unzigzag(chunk.varint());
-        this.ending.complete = true;
+        const count = chunk.varint();
+        const exitCode = unzigzag(chunk.varint());
+        const { pass } = this;
+        pass.end = { at, count, read: pass.read };
+        if (pass.ending) {
+          pass.ending.exitCode = exitCode;
+          pass.ending.complete = true;
+        }
       } else if (kind > 0 && kind < this.apis.length) {
         const tagByte = chunk.u8();
         const site = chunk.varint();
         const ctx = chunk.varint();
+        if (tagByte & DERIVED && this.pass.derivation === null) return this.outOfStep(chunk, at);
         chunk.runApi = kind;
         chunk.runTagByte = tagByte;
         chunk.runCtx = ctx;
@@ -290,12 +376,13 @@ export class TraceReader {
     decoded.ctx = ctx;
     decoded.control = (tagByte >> CONTROL_SHIFT) & CONTROL_MASK;
     decoded.value = this.decodeValue(chunk, kind, tagByte, decoded.control);
+    this.pass.read++;
   }
 
   /** A controlled event's value is drawn again whether it was written or left out, to keep the generators in step. */
   private decodeValue(cursor: Cursor, kind: number, tagByte: number, control: number): TraceValue {
     const tag = tagByte & TAG_MASK;
-    const derived = control === Control.detdrift ? this.derivation.next(kind, tag) : NaN;
+    const derived = control === Control.detdrift && this.pass.derivation !== null ? this.pass.derivation.next(kind, tag) : NaN;
     if (!(tagByte & DERIVED)) return cursor.value(tag);
     if (Number.isNaN(derived)) this.fail(cursor.at(), `a value: the event is marked derived, but ${this.apis[kind]!.api} under tag ${tag} does not follow from the seed`);
     return presented(tag, derived);
@@ -452,18 +539,12 @@ function presented(tag: number, value: number): TraceValue {
   return value;
 }
 
-function readFully(fd: number, into: Uint8Array, position: number, file: string): void {
-  let done = 0;
-  while (done < into.length) {
-    let count: number;
-    try {
-      count = readSync(fd, into, done, Math.min(into.length - done, BLOCK), position + done);
-    } catch (error) {
-      throw new TraceError('ERR_TRACE_READ', file, position + done, `expected a readable file: ${(error as Error).message}`, { cause: error });
-    }
-    if (count === 0) break;
-    done += count;
-  }
+/** What a path that is not a trace file is, for the refusal that names it. */
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  return stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : 'neither a file nor a directory';
 }
 
 const OPEN_FLAGS = process.platform === 'win32' ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK;
@@ -476,4 +557,30 @@ class ChunkCursor extends Cursor {
   runTagByte = -1;
   runCtx = 0;
   runLeft = 0;
+}
+
+/**
+ * One reading of the events: from the start (events, scan), which tells `ending`, or of one chunk
+ * again (eventsAt), which tells nothing new.
+ */
+class Pass {
+  /** events decoded so far, counting from the trace's first */
+  read: number;
+  /** control mode's generators, run again over the controlled events in trace order; null once skipped bytes put them out of step */
+  derivation: Derivation | null;
+  /** the rest of the trace cannot be decoded (outOfStep) */
+  stopped = false;
+  /** the last end record: its offset, the count it gives, and the events read before it */
+  end: { at: number; count: number; read: number } | null = null;
+  /** the first chunk that repeats the one before it byte for byte */
+  repeated: number | null = null;
+
+  constructor(
+    derivation: Derivation | null,
+    read: number,
+    readonly ending: TraceEnding | null,
+  ) {
+    this.derivation = derivation;
+    this.read = read;
+  }
 }
