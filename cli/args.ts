@@ -47,11 +47,12 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     load: () => import('./diff.js'),
   }),
   check: define({
-    usage: 'detdrift check [--seed N] [--runs 2] [--mode observe|control] [--perturb [DIM,...]] [--out DIR | --keep] [--json] [--no-confirm] [--report FORMAT[=FILE]]... -- CMD...',
+    usage: 'detdrift check [--seed N | --seeds LIST] [--runs 2] [--mode observe|control] [--perturb [DIM,...]] [--out DIR | --keep] [--json] [--no-confirm] [--report FORMAT[=FILE]]... -- CMD...',
     options: {
       'no-confirm': { type: 'boolean' },
       perturb: { type: 'string' },
       seed: { type: 'string' },
+      seeds: { type: 'string' },
       runs: { type: 'string' },
       mode: { type: 'string' },
       out: { type: 'string', short: 'o' },
@@ -70,12 +71,13 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     load: () => import('./matrix.js'),
   }),
   bump: define({
-    usage: 'detdrift bump --base REF [--head REF] [--base-trace DIR] [--seed N ...] [--mode observe|control] [--install CMD] [--json] [--report FORMAT[=FILE]]... -- CMD...',
+    usage: 'detdrift bump --base REF [--head REF] [--base-trace DIR] [--seed N ... | --seeds LIST] [--mode observe|control] [--install CMD] [--json] [--report FORMAT[=FILE]]... -- CMD...',
     options: {
       base: { type: 'string' },
       head: { type: 'string' },
       'base-trace': { type: 'string' },
       seed: { type: 'string', multiple: true },
+      seeds: { type: 'string' },
       mode: { type: 'string' },
       install: { type: 'string' },
       json: { type: 'boolean' },

@@ -56,7 +56,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     };
     // Each seed: base and head twice. The report is about the first seed the bump changed.
     let found: { seed: string | null; comparison: Comparison; verdict: BumpVerdict; traces: { a: string | null; b: string } } | null = null;
-    for (const seed of options.seeds.length > 0 ? options.seeds : [null]) {
+    for (const seed of options.seeds) {
       progress.phase(`seed ${seed ?? 'none'}: recording ${options.command.join(' ')} on base and head, twice each (${options.mode} mode)`);
       const prefix = `seed-${seed ?? 'none'}`;
       const base = baseRoot ? [await recordAt(`${prefix}-base-1`, baseRoot, seed), await recordAt(`${prefix}-base-2`, baseRoot, seed)] : [];

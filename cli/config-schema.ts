@@ -1,17 +1,19 @@
 /**
  * What a detdrift config may hold, key by key: how each value is normalized (a single seed
- * becomes a list, a command string is split at spaces) and what it must then be. Every problem is
- * reported with its path (`seeds[2]`, `ignore.packages[0]`) and the value it got, never thrown.
+ * becomes a list, a range `"1..1000"` its seeds, a command string is split at spaces) and what it
+ * must then be. Every problem is reported with its path (`seeds[2]`, `ignore.packages[0]`) and the
+ * value it got, never thrown.
  */
 
 import type { IgnoreRules } from '../diffing/ignore.js';
 import { RUNNER_NAMES, type RunnerName, type RunnerSetting } from '../diffing/runners.js';
+import { expandSeeds } from './seeds.js';
 
 export type { IgnoreRules, RunnerSetting };
 
 /** The project's config, normalized: what `check` and `diff` use when the command line is silent. */
 export interface ProjectConfig {
-  /** the seeds `check` runs with, in order, when `--seed` is not given; null: none configured */
+  /** the seeds `check` runs with, in order, when neither `--seed` nor `--seeds` is given (ranges expanded); null: none configured */
   readonly seeds: readonly string[] | null;
   /** the command `check` runs when none follows `--`; null: none configured */
   readonly command: readonly string[] | null;
@@ -49,6 +51,7 @@ const IGNORE_KEYS = ['sites', 'packages'] as const;
 
 // A seed as `--seed` takes it: decimal or 0x hexadecimal, a safe integer.
 const SEED = /^(?:\d{1,16}|0x[0-9a-f]{1,13})$/i;
+const SEED_RANGE = /^\d{1,16}\.\.\d{1,16}$/;
 // npm's rules for a package name, loosely: lower case, an optional scope, no spaces or slashes beyond the scope's.
 const PACKAGE = /^(?:@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/;
 // `path` or `path:line`: no NUL, not absolute, no `..` segment, no backslash (paths are written with `/`).
@@ -84,14 +87,18 @@ function seedList(value: unknown, path: string, errors: Issue[]): readonly strin
     errors.push({ path, message: 'expected at least one seed, got an empty list' });
     return null;
   }
-  const seeds: string[] = [];
+  const texts: string[] = [];
   items.forEach((item, index) => {
     const where = Array.isArray(value) ? `${path}[${index}]` : path;
     const text = typeof item === 'number' && Number.isSafeInteger(item) && item >= 0 ? String(item) : item;
-    if (typeof text === 'string' && SEED.test(text)) seeds.push(text);
-    else errors.push({ path: where, message: `expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string), got ${describe(item)}` });
+    if (typeof text === 'string' && (SEED.test(text) || SEED_RANGE.test(text))) texts.push(text);
+    else errors.push({ path: where, message: `expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got ${describe(item)}` });
   });
-  return seeds.length === items.length ? Object.freeze(seeds) : null;
+  if (texts.length !== items.length) return null;
+  // Ranges expanded as `--seeds` expands them; a seed named twice is the whole list's problem.
+  const { seeds, problem } = expandSeeds(texts);
+  if (problem !== null) errors.push({ path, message: problem });
+  return seeds && Object.freeze([...seeds]);
 }
 
 function commandList(value: unknown, path: string, errors: Issue[]): readonly string[] | null {

@@ -4,6 +4,7 @@ import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_LEVELS, MATRIX_REPORT_FORMATS, MODE
 import { CONFIG_FILE, projectConfig } from './config.js';
 import type { IgnoreRules, ProjectConfig } from './config-schema.js';
 import { CliError } from './errors.js';
+import { expandSeeds, SEED_TEXT } from './seeds.js';
 import { DEFAULT_DIMENSIONS, parsePerturbations, type Perturbation } from '../instrument/perturb-dimensions.js';
 
 /** What `args.ts` hands over: the raw `util.parseArgs` values, positionals and the command after `--`. */
@@ -85,7 +86,7 @@ export interface CheckOptions extends CommonOptions {
   readonly mode: Mode;
   /** the first of `seeds` */
   readonly seed: string | null;
-  /** `--seed`, else the config's `seeds`, else no seed: each is checked in turn until one diverges */
+  /** `--seed` or `--seeds`, else the config's `seeds`, else no seed: each is checked in turn until one diverges */
   readonly seeds: readonly (string | null)[];
   /** the config's `ignore`: calls left out of the comparison */
   readonly ignore: IgnoreRules;
@@ -129,8 +130,8 @@ export interface BumpOptions extends CommonOptions {
   readonly head: string | null;
   /** absolute: base traces recorded elsewhere (a main-branch artifact); then base is not run here */
   readonly baseTrace: string | null;
-  /** the seeds to try, in order; the report is about the first whose run the bump changed */
-  readonly seeds: readonly string[];
+  /** `--seed` (repeatable) or `--seeds`, else no seed: tried in order; the report is about the first whose run the bump changed */
+  readonly seeds: readonly (string | null)[];
   readonly mode: Mode;
   /** the install command for a worktree; null: by lockfile (npm ci, pnpm install, yarn install) */
   readonly install: readonly string[] | null;
@@ -188,8 +189,8 @@ export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
   if (command === null) {
     throw usage(`check needs the command to run after "--", e.g. detdrift check --seed 42 -- node test/sim.js (or "command" in ${CONFIG_FILE})`);
   }
-  // --seed wins; else the config's seeds, each checked in turn; else no seed.
-  const seeds = raw.values.seed !== undefined ? [validateSeed(raw.values.seed)] : (config.seeds ?? [DEFAULTS.seed]);
+  // --seed or --seeds wins; else the config's seeds, each checked in turn; else no seed.
+  const seeds = validateSeeds(raw.values) ?? config.seeds ?? [DEFAULTS.seed];
   const out = raw.values.out;
   return Object.freeze({
     ...common(raw, cwd),
@@ -246,13 +247,12 @@ export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
   const head = raw.values.head;
   const baseTrace = raw.values['base-trace'];
   const install = raw.values.install;
-  const seeds = raw.values.seed === undefined ? [] : ([] as unknown[]).concat(raw.values.seed);
   return Object.freeze({
     ...common(raw, cwd),
     base,
     head: typeof head === 'string' && head !== '' ? head : null,
     baseTrace: typeof baseTrace === 'string' && baseTrace !== '' ? resolve(cwd, baseTrace) : null,
-    seeds: Object.freeze(seeds.map(validateSeed).filter((seed): seed is string => seed !== null)),
+    seeds: Object.freeze(validateSeeds(raw.values) ?? [DEFAULTS.seed]),
     mode: validateMode(raw.values.mode),
     install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
     command: Object.freeze([...raw.command]),
@@ -342,8 +342,18 @@ function validateMode(value: unknown): Mode {
 
 function validateSeed(value: unknown): string | null {
   if (value === undefined) return DEFAULTS.seed;
-  if (typeof value === 'string' && /^(?:\d+|0x[0-9a-f]+)$/i.test(value)) return value;
+  if (typeof value === 'string' && SEED_TEXT.test(value)) return value;
   throw new CliError('ERR_OPTION_VALUE', `--seed got ${JSON.stringify(value)}; allowed: a non-negative integer, decimal (42) or hexadecimal (0x2a)`);
+}
+
+/** `--seed N` (bump: repeatable) or `--seeds LIST` (`1..1000`, `1,5,9`, `1..10,42`), not both; null when neither is given. */
+function validateSeeds({ seed, seeds }: RawInvocation['values']): string[] | null {
+  if (seed !== undefined && seeds !== undefined) throw usage('give --seed or --seeds, not both');
+  if (seed !== undefined) return ([] as unknown[]).concat(seed).map((each) => validateSeed(each)!);
+  if (seeds === undefined) return null;
+  const { seeds: expanded, problem } = expandSeeds(String(seeds).split(','));
+  if (problem === null) return [...expanded];
+  throw new CliError('ERR_OPTION_VALUE', `--seeds got ${JSON.stringify(seeds)}: ${problem}; allowed: seeds and ranges of decimal seeds, comma-separated (1..1000, 1,5,9, 1..10,42)`);
 }
 
 /** `--perturb`: `all` (also what a bare `--perturb` gives) or a comma-separated list of dimensions. */

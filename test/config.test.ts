@@ -23,6 +23,13 @@ test('a valid config is normalized: one seed is a list, numbers are seeds as typ
   assert.deepEqual(parseConfig('{"seeds": [1, "0x2A", "007"]}', 'c.json').config.seeds, ['1', '0x2A', '007'], 'seeds stay as typed: 42 and 0x2a apart');
 });
 
+test('config seeds take ranges as --seeds does: expanded in order, a seed named twice or a backward range is an error', () => {
+  assert.deepEqual(parseConfig('{"seeds": ["1..4", 42, "10..11"]}', 'c.json').config.seeds, ['1', '2', '3', '4', '42', '10', '11']);
+  assert.deepEqual(parseConfig('{"seeds": "5..7"}', 'c.json').config.seeds, ['5', '6', '7']);
+  assert.deepEqual(messages(parseConfig('{"seeds": ["1..4", 3]}', 'c.json').errors), ['c.json: seeds: seed 3 is named twice']);
+  assert.deepEqual(messages(parseConfig('{"seeds": ["9..2"]}', 'c.json').errors), ['c.json: seeds: 9..2 runs backwards; write 2..9']);
+});
+
 test("package.json's detdrift field is the config when there is no config file; a dependency named detdrift is not", () => {
   const withField = project({ 'package.json': { name: 'app', detdrift: { seeds: [7] }, devDependencies: { detdrift: '^1.0.0' } } });
   assert.deepEqual(loadConfig(withField).config.seeds, ['7']);
@@ -45,10 +52,10 @@ test('every problem names its file and path, the value it got, and what was expe
     sede: 1,
   }), file);
   assert.deepEqual(messages(loaded.errors), [
-    `${file}: seeds[2]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string), got "x"`,
-    `${file}: seeds[3]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string), got -1`,
-    `${file}: seeds[4]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string), got 1152921504606847000`,
-    `${file}: seeds[5]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string), got 1.5`,
+    `${file}: seeds[2]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got "x"`,
+    `${file}: seeds[3]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got -1`,
+    `${file}: seeds[4]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got 1152921504606847000`,
+    `${file}: seeds[5]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got 1.5`,
     `${file}: command[1]: expected a non-empty string, got null`,
     `${file}: ignore.sites[0]: expected a project-relative "path" or "path:line" (with /, no ..), got "/abs/path.js"`,
     `${file}: ignore.sites[1]: expected a project-relative "path" or "path:line" (with /, no ..), got "../up.js"`,
@@ -62,7 +69,7 @@ test('every problem names its file and path, the value it got, and what was expe
   ]);
   assert.deepEqual(loaded.config, EMPTY_CONFIG, 'a config with errors is not half used');
   const inManifest = parseConfig(JSON.stringify({ name: 'app', detdrift: { seeds: 'x' } }), 'package.json', 'detdrift');
-  assert.deepEqual(messages(inManifest.errors), ['package.json: detdrift.seeds: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string), got "x"']);
+  assert.deepEqual(messages(inManifest.errors), ['package.json: detdrift.seeds: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got "x"']);
   assert.deepEqual(messages(parseConfig('[]', file).errors), [`${file}: expected an object, got an empty list`]);
   assert.deepEqual(messages(parseConfig('{"seeds": []}', file).errors), [`${file}: seeds: expected at least one seed, got an empty list`]);
 });
@@ -90,7 +97,7 @@ test('a JSON syntax error is placed at its line and column; a directory or a hug
   const huge = project({ [CONFIG_FILE]: `{"pad": "${'x'.repeat(MAX_CONFIG_BYTES)}"}` });
   assert.match(messages(loadConfig(huge).errors)[0]!, /larger than the 1048576 a config may have/);
   const deep = parseConfig(`{"seeds": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`, 'c.json');
-  assert.deepEqual(messages(deep.errors), ['c.json: seeds[0]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string), got a list of 1']);
+  assert.deepEqual(messages(deep.errors), ['c.json: seeds[0]: expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got a list of 1']);
 });
 
 /** A project whose program prints the same thing every run, with a config. */

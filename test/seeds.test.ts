@@ -1,0 +1,65 @@
+/**
+ * Seed lists (`--seeds 1..1000`, `1,5,9`, `1..10,42`): what they expand to, what `check` and `bump`
+ * make of them, and the coded error each bad list gets.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseCommandLine } from '../cli/args.js';
+import { CliError } from '../cli/errors.js';
+import type { BumpOptions, CheckOptions, CommonOptions } from '../cli/options.js';
+import { expandSeeds, MAX_SEEDS } from '../cli/seeds.js';
+import { project } from './helpers.js';
+
+const dir = project({ 'package.json': { name: 'app', version: '1.0.0' } });
+
+function options<O extends CommonOptions>(args: readonly string[]): O {
+  const invocation = parseCommandLine(args, dir);
+  assert.ok(invocation.kind === 'run');
+  return invocation.options as O;
+}
+
+const refusal = (args: readonly string[]) => {
+  try {
+    parseCommandLine(args, dir);
+  } catch (error) {
+    assert.ok(error instanceof CliError, String(error));
+    return `${error.code}: ${error.message}`;
+  }
+  return assert.fail(`${args.join(' ')} was accepted`);
+};
+
+test('a seed list expands ranges in place and keeps single seeds as typed', () => {
+  assert.deepEqual(expandSeeds(['1..3', '42', '0x2a', '007', ' 9..9 ']).seeds, ['1', '2', '3', '42', '0x2a', '007', '9']);
+  assert.equal(expandSeeds([`1..${MAX_SEEDS}`]).seeds?.length, MAX_SEEDS);
+});
+
+test('a bad seed list is refused with what is wrong, before a range is expanded', () => {
+  const problem = (items: string[]) => expandSeeds(items).problem;
+  assert.equal(problem(['10..1']), '10..1 runs backwards; write 1..10');
+  assert.equal(problem(['1..5', '3']), 'seed 3 is named twice');
+  assert.equal(problem(['1', '']), '"" is neither a seed (42, 0x2a) nor a range of decimal seeds (1..1000)');
+  assert.equal(problem(['0x1..0x9']), '"0x1..0x9" is neither a seed (42, 0x2a) nor a range of decimal seeds (1..1000)');
+  assert.equal(problem(['1...3']), '"1...3" is neither a seed (42, 0x2a) nor a range of decimal seeds (1..1000)');
+  assert.equal(problem(['-1..3']), '"-1..3" is neither a seed (42, 0x2a) nor a range of decimal seeds (1..1000)');
+  assert.equal(problem(['1..99999999999999999999']), '1..99999999999999999999: the ends of a range are integers up to 2^53-1');
+  assert.equal(problem(['0..10000000000000']), `more than ${MAX_SEEDS} seeds`, 'refused without expanding ten trillion seeds');
+  assert.equal(problem(['5', `1..${MAX_SEEDS}`]), `more than ${MAX_SEEDS} seeds`);
+});
+
+test('check and bump take --seeds; --seed still works; both at once is a usage error', () => {
+  const cmd = ['--', 'node', 'app.js'];
+  assert.deepEqual(options<CheckOptions>(['check', '--seeds', '1..3,42', ...cmd]).seeds, ['1', '2', '3', '42']);
+  assert.deepEqual(options<CheckOptions>(['check', '--seed', '7', ...cmd]).seeds, ['7']);
+  assert.deepEqual(options<CheckOptions>(['check', ...cmd]).seeds, [null]);
+  const bump = ['bump', '--base', 'main'];
+  assert.deepEqual(options<BumpOptions>([...bump, '--seeds', '5,1..2', ...cmd]).seeds, ['5', '1', '2']);
+  assert.deepEqual(options<BumpOptions>([...bump, '--seed', '1', '--seed', '0x2a', ...cmd]).seeds, ['1', '0x2a']);
+  assert.deepEqual(options<BumpOptions>([...bump, ...cmd]).seeds, [null]);
+  assert.equal(refusal(['check', '--seed', '1', '--seeds', '2..3', ...cmd]), 'ERR_USAGE: give --seed or --seeds, not both');
+  assert.equal(
+    refusal(['bump', '--base', 'main', '--seeds', '1..10,5', ...cmd]),
+    'ERR_OPTION_VALUE: --seeds got "1..10,5": seed 5 is named twice; allowed: seeds and ranges of decimal seeds, comma-separated (1..1000, 1,5,9, 1..10,42)',
+  );
+  assert.match(refusal(['check', '--seeds', '9..1', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "9\.\.1": 9\.\.1 runs backwards; write 1\.\.9; allowed: /);
+  assert.match(refusal(['check', '--seeds', '1,,2', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "1,,2": "" is neither a seed/);
+});
