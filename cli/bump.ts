@@ -16,6 +16,7 @@ import { recordRun } from './record.js';
 import { AGREE, DIVERGE, emitReport } from './report-output.js';
 import { CauseStacks } from './stacks.js';
 import { prepareOutDir } from './traces.js';
+import { describeShare } from './seeds.js';
 import { checkoutWorktree, installCommand, type Worktree } from './worktree.js';
 import { makeWorkDir } from './workdir.js';
 import { stopOnInterrupt } from './interrupt.js';
@@ -56,6 +57,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     };
     // Each seed: base and head twice. The report is about the first seed the bump changed.
     let found: { seed: string | null; comparison: Comparison; verdict: BumpVerdict; traces: { a: string | null; b: string } } | null = null;
+    if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
     for (const seed of options.seeds) {
       progress.phase(`seed ${seed ?? 'none'}: recording ${options.command.join(' ')} on base and head, twice each (${options.mode} mode)`);
       const prefix = `seed-${seed ?? 'none'}`;

@@ -13,6 +13,7 @@ import { AGREE, emitReport } from './report-output.js';
 import { ExitStatus } from './errors.js';
 import { stopOnInterrupt } from './interrupt.js';
 import { prepareOutDir } from './traces.js';
+import { describeShare } from './seeds.js';
 import { runPerturbed } from './perturb.js';
 import { CauseStacks, settleUnsampled, type Rerunnable } from './stacks.js';
 import { makeWorkDir } from './workdir.js';
@@ -32,10 +33,12 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
   const kept = options.out !== null || options.keep;
   const progress = new Progress();
   try {
-    // The config's seeds are checked in turn: the report is about the first that diverges, or the last.
+    // The seeds are checked in turn: the report is about the first that diverges, or the last.
+    if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
     let checked: Checked | null = null;
     for (const seed of options.seeds) {
-      const dir = options.seeds.length === 1 ? base : join(base, `seed-${seed ?? 'none'}`);
+      // A shard's traces are always by seed, so that every shard's artifact has one layout.
+      const dir = options.seeds.length === 1 && !options.shard ? base : join(base, `seed-${seed ?? 'none'}`);
       checked = await recordAndCompare({ ...options, seed }, dir, progress, logger);
       if (checked.comparison.verdict === 'diverge') break;
     }

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
+import type { ShardView } from '../report/types.js';
 import type { Mode } from '../tracer/format.js';
 import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_LEVELS, MATRIX_REPORT_FORMATS, MODES, RECORDABLE_MODES, REPORT_FORMATS, type LogLevel, type ReportFormat } from './defaults.js';
 import { CONFIG_FILE, projectConfig } from './config.js';
 import type { IgnoreRules, ProjectConfig } from './config-schema.js';
 import { CliError } from './errors.js';
-import { expandSeeds, SEED_TEXT } from './seeds.js';
+import { expandSeeds, parseShard, SEED_TEXT, shareOf } from './seeds.js';
 import { DEFAULT_DIMENSIONS, parsePerturbations, type Perturbation } from '../instrument/perturb-dimensions.js';
 
 /** What `args.ts` hands over: the raw `util.parseArgs` values, positionals and the command after `--`. */
@@ -86,8 +87,10 @@ export interface CheckOptions extends CommonOptions {
   readonly mode: Mode;
   /** the first of `seeds` */
   readonly seed: string | null;
-  /** `--seed` or `--seeds`, else the config's `seeds`, else no seed: each is checked in turn until one diverges */
+  /** `--seed` or `--seeds`, else the config's `seeds`, else no seed (this shard's share): each is checked in turn until one diverges */
   readonly seeds: readonly (string | null)[];
+  /** `--shard I/N`: which share of the seed list `seeds` is; null without the option */
+  readonly shard: ShardView | null;
   /** the config's `ignore`: calls left out of the comparison */
   readonly ignore: IgnoreRules;
   /** the config's warnings (unknown keys), logged when the command runs */
@@ -130,8 +133,10 @@ export interface BumpOptions extends CommonOptions {
   readonly head: string | null;
   /** absolute: base traces recorded elsewhere (a main-branch artifact); then base is not run here */
   readonly baseTrace: string | null;
-  /** `--seed` (repeatable) or `--seeds`, else no seed: tried in order; the report is about the first whose run the bump changed */
+  /** `--seed` (repeatable) or `--seeds`, else no seed (this shard's share): tried in order; the report is about the first whose run the bump changed */
   readonly seeds: readonly (string | null)[];
+  /** `--shard I/N`: which share of the seed list `seeds` is; null without the option */
+  readonly shard: ShardView | null;
   readonly mode: Mode;
   /** the install command for a worktree; null: by lockfile (npm ci, pnpm install, yarn install) */
   readonly install: readonly string[] | null;
@@ -190,7 +195,7 @@ export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
     throw usage(`check needs the command to run after "--", e.g. detdrift check --seed 42 -- node test/sim.js (or "command" in ${CONFIG_FILE})`);
   }
   // --seed or --seeds wins; else the config's seeds, each checked in turn; else no seed.
-  const seeds = validateSeeds(raw.values) ?? config.seeds ?? [DEFAULTS.seed];
+  const { seeds, shard } = validateShard(raw.values.shard, validateSeeds(raw.values) ?? config.seeds ?? [DEFAULTS.seed]);
   const out = raw.values.out;
   return Object.freeze({
     ...common(raw, cwd),
@@ -199,6 +204,7 @@ export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
     mode: validateMode(raw.values.mode),
     seed: seeds[0]!,
     seeds: Object.freeze(seeds),
+    shard,
     runs: validateRuns(raw.values.runs),
     out: typeof out === 'string' && out !== '' ? resolve(cwd, out) : null,
     keep: raw.values.keep === true,
@@ -247,12 +253,14 @@ export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
   const head = raw.values.head;
   const baseTrace = raw.values['base-trace'];
   const install = raw.values.install;
+  const { seeds, shard } = validateShard(raw.values.shard, validateSeeds(raw.values) ?? [DEFAULTS.seed]);
   return Object.freeze({
     ...common(raw, cwd),
     base,
     head: typeof head === 'string' && head !== '' ? head : null,
     baseTrace: typeof baseTrace === 'string' && baseTrace !== '' ? resolve(cwd, baseTrace) : null,
-    seeds: Object.freeze(validateSeeds(raw.values) ?? [DEFAULTS.seed]),
+    seeds: Object.freeze(seeds),
+    shard,
     mode: validateMode(raw.values.mode),
     install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
     command: Object.freeze([...raw.command]),
@@ -354,6 +362,18 @@ function validateSeeds({ seed, seeds }: RawInvocation['values']): string[] | nul
   const { seeds: expanded, problem } = expandSeeds(String(seeds).split(','));
   if (problem === null) return [...expanded];
   throw new CliError('ERR_OPTION_VALUE', `--seeds got ${JSON.stringify(seeds)}: ${problem}; allowed: seeds and ranges of decimal seeds, comma-separated (1..1000, 1,5,9, 1..10,42)`);
+}
+
+/** `--shard I/N`: this run's share of `seeds` (cli/seeds.ts), where each of the N shares gets a seed at least. */
+function validateShard(value: unknown, seeds: readonly (string | null)[]): { seeds: readonly (string | null)[]; shard: ShardView | null } {
+  if (value === undefined) return { seeds, shard: null };
+  const shard = parseShard(String(value));
+  if (!shard) throw new CliError('ERR_OPTION_VALUE', `--shard got ${JSON.stringify(value)}; allowed: I/N, the I-th of N shares of the seeds (1 <= I <= N), e.g. 3/8`);
+  if (seeds[0] === null) throw usage('--shard needs seeds to share out: give --seeds');
+  if (shard.total > seeds.length) {
+    throw new CliError('ERR_OPTION_VALUE', `--shard got ${JSON.stringify(value)}: ${seeds.length} seeds cannot fill ${shard.total} shards; allowed: at most ${seeds.length} shards`);
+  }
+  return { seeds: shareOf(seeds, shard), shard: { ...shard, seeds: seeds.length } };
 }
 
 /** `--perturb`: `all` (also what a bare `--perturb` gives) or a comma-separated list of dimensions. */

@@ -48,3 +48,36 @@ function* rangeOf(from: number, to: number): Generator<string> {
 function failed(problem: string): Expanded {
   return { seeds: null, problem };
 }
+
+/** `--shard I/N`: the I-th of N shares of the seed list, from 1. */
+export interface Shard {
+  readonly index: number;
+  readonly total: number;
+}
+
+/** `I/N` with 1 <= I <= N, or null. */
+export function parseShard(text: string): Shard | null {
+  const match = /^(\d{1,6})\/(\d{1,6})$/.exec(text.trim());
+  if (!match) return null;
+  const [index, total] = [Number(match[1]), Number(match[2])];
+  return index >= 1 && index <= total ? { index, total } : null;
+}
+
+/**
+ * The shard's share of `list`: a contiguous block, the first `length % total` blocks one longer, as
+ * Playwright splits its tests (Jest's default sequencer also takes contiguous blocks, of a sorted list).
+ * Blocks keep a shard's seeds a range to read, and the shards, in order, the list's own order: the
+ * first diverging seed of the first shard that diverges is the list's first diverging seed.
+ */
+export function shareOf<T>(list: readonly T[], { index, total }: Shard): T[] {
+  const size = Math.floor(list.length / total);
+  const longer = list.length - size * total;
+  const from = size * (index - 1) + Math.min(longer, index - 1);
+  return list.slice(from, from + size + (index - 1 < longer ? 1 : 0));
+}
+
+/** `shard 2/4: 250 of 1000 seeds, 251 to 500`: what a shard's log says it checks. */
+export function describeShare(shard: Shard & { readonly seeds: number }, share: readonly (string | null)[]): string {
+  const which = share.length === 1 ? `seed ${share[0]}` : `${share[0]} to ${share.at(-1)}`;
+  return `shard ${shard.index}/${shard.total}: ${share.length} of ${shard.seeds} seeds, ${which}`;
+}

@@ -252,6 +252,16 @@ export interface AttemptView {
   readonly cause: string | null;
 }
 
+/** `--shard I/N`: the share of the seed list a report checked (cli/seeds.ts cuts it). */
+export interface ShardView {
+  /** which share, from 1 */
+  readonly index: number;
+  /** how many shares the list was cut into */
+  readonly total: number;
+  /** how many seeds the whole list names, every share's together */
+  readonly seeds: number;
+}
+
 /**
  * Something wrong with a trace the report compared, read past: the comparison covers what could
  * be read. `code` is ERR_TRACE_EMPTY (a file of no bytes: the process recorded nothing),

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { parseCommandLine } from '../cli/args.js';
 import { CliError } from '../cli/errors.js';
 import type { BumpOptions, CheckOptions, CommonOptions } from '../cli/options.js';
-import { expandSeeds, MAX_SEEDS } from '../cli/seeds.js';
+import { describeShare, expandSeeds, MAX_SEEDS, shareOf } from '../cli/seeds.js';
 import { project } from './helpers.js';
 
 const dir = project({ 'package.json': { name: 'app', version: '1.0.0' } });
@@ -62,4 +62,31 @@ test('check and bump take --seeds; --seed still works; both at once is a usage e
   );
   assert.match(refusal(['check', '--seeds', '9..1', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "9\.\.1": 9\.\.1 runs backwards; write 1\.\.9; allowed: /);
   assert.match(refusal(['check', '--seeds', '1,,2', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "1,,2": "" is neither a seed/);
+});
+
+test('--shard I/N takes contiguous shares, the first ones a seed longer, as Playwright does: in order, they are the list', () => {
+  const list = Array.from({ length: 10 }, (_, index) => String(index + 1));
+  const shares = [1, 2, 3, 4].map((index) => shareOf(list, { index, total: 4 }));
+  assert.deepEqual(shares, [['1', '2', '3'], ['4', '5', '6'], ['7', '8'], ['9', '10']]);
+  assert.deepEqual(shares.flat(), list);
+  assert.deepEqual([1, 2, 3].map((index) => shareOf(['a', 'b', 'c'], { index, total: 3 })), [['a'], ['b'], ['c']]);
+  assert.deepEqual(shareOf(list, { index: 1, total: 1 }), list);
+  assert.equal(describeShare({ index: 2, total: 4, seeds: 10 }, shares[1]!), 'shard 2/4: 3 of 10 seeds, 4 to 6');
+});
+
+test('check and bump run their shard of the seeds; a bad shard, or one with no seed to run, is refused', () => {
+  const cmd = ['--', 'node', 'app.js'];
+  const check = options<CheckOptions>(['check', '--seeds', '1..10', '--shard', '2/4', ...cmd]);
+  assert.deepEqual([check.seeds, check.seed, check.shard], [['4', '5', '6'], '4', { index: 2, total: 4, seeds: 10 }]);
+  const bump = options<BumpOptions>(['bump', '--base', 'main', '--seeds', '1..10,42', '--shard', '4/4', ...cmd]);
+  assert.deepEqual([bump.seeds, bump.shard], [['10', '42'], { index: 4, total: 4, seeds: 11 }]);
+  assert.equal(options<CheckOptions>(['check', '--seeds', '1..3', ...cmd]).shard, null);
+  for (const shard of ['0/4', '5/4', '2/', '/4', 'a/b', '2 of 4', '1/0', '1.5/4']) {
+    assert.equal(
+      refusal(['check', '--seeds', '1..8', '--shard', shard, ...cmd]),
+      `ERR_OPTION_VALUE: --shard got ${JSON.stringify(shard)}; allowed: I/N, the I-th of N shares of the seeds (1 <= I <= N), e.g. 3/8`,
+    );
+  }
+  assert.equal(refusal(['check', '--seeds', '1..4', '--shard', '1/8', ...cmd]), 'ERR_OPTION_VALUE: --shard got "1/8": 4 seeds cannot fill 8 shards; allowed: at most 4 shards');
+  assert.equal(refusal(['check', '--shard', '1/2', ...cmd]), 'ERR_USAGE: --shard needs seeds to share out: give --seeds');
 });
