@@ -5,7 +5,7 @@ import { attribute, type Attribution } from '../diffing/attribute.js';
 import { compare, type Comparison } from '../diffing/compare.js';
 import { diffLockfiles, parseLockfile, readLockfile, type LockfileChange } from '../diffing/lockfile/index.js';
 import { diffScans, scanDirectory, type ScanDiff } from '../diffing/scan/index.js';
-import type { BumpVerdict } from '../report/types.js';
+import type { BumpVerdict, SeedView } from '../report/types.js';
 import type { Frame } from '../tracer/format.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
@@ -16,7 +16,7 @@ import { recordRun } from './record.js';
 import { AGREE, DIVERGE, emitReport } from './report-output.js';
 import { CauseStacks } from './stacks.js';
 import { prepareOutDir } from './traces.js';
-import { describeShare } from './seeds.js';
+import { describeShare, seedList, seedView } from './seeds.js';
 import { checkoutWorktree, installCommand, type Worktree } from './worktree.js';
 import { makeWorkDir } from './workdir.js';
 import { stopOnInterrupt } from './interrupt.js';
@@ -58,6 +58,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     // Each seed: base and head twice. The report is about the first seed the bump changed.
     let found: { seed: string | null; comparison: Comparison; verdict: BumpVerdict; traces: { a: string | null; b: string } } | null = null;
     if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
+    const checked: SeedView[] = [];
     for (const seed of options.seeds) {
       progress.phase(`seed ${seed ?? 'none'}: recording ${options.command.join(' ')} on base and head, twice each (${options.mode} mode)`);
       const prefix = `seed-${seed ?? 'none'}`;
@@ -67,6 +68,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true, sources: { a: baseRoot, b: headRoot } });
       const verdict = bumpVerdict(comparison, base[1] ? compare(base[0]!, base[1]) : null, compare(head[0]!, head[1]!));
       found = { seed, comparison, verdict, traces: { a: base[0] ?? null, b: head[0]! } };
+      checked.push(seedView(seed, comparison, verdict));
       if (verdict !== 'unchanged') break;
     }
     const { seed, comparison, verdict, traces } = found!;
@@ -80,7 +82,13 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, logger) : new Map<LockfileChange, ScanDiff>();
     const reachedByHead = taken && comparison.diverging?.cause?.side === 'b' ? [taken] : [];
     const attribution: Attribution = attribute(taken ?? causeStack(comparison), changes, scans, comparison.diverging?.b ?? null, reachedByHead);
-    const { status } = await emitReport(comparison, headRoot, options.json, { bump: { verdict, seed, attribution }, reports: options.reports, stacks: stacks.list() });
+    const { status } = await emitReport(comparison, headRoot, options.json, {
+      bump: { verdict, seed, attribution },
+      reports: options.reports,
+      stacks: stacks.list(),
+      seeds: seedList(options.seeds, checked, options.shard),
+      shard: options.shard,
+    });
     return verdict === 'unchanged' && status === AGREE ? AGREE : DIVERGE;
   } finally {
     for (const worktree of trees) await worktree.remove();

@@ -8,12 +8,12 @@ import type { CheckOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
-import type { AttemptView, FailureView } from '../report/types.js';
+import type { AttemptView, FailureView, SeedView } from '../report/types.js';
 import { AGREE, emitReport } from './report-output.js';
 import { ExitStatus } from './errors.js';
 import { stopOnInterrupt } from './interrupt.js';
 import { prepareOutDir } from './traces.js';
-import { describeShare } from './seeds.js';
+import { briefCause, describeShare, seedList, seedView } from './seeds.js';
 import { runPerturbed } from './perturb.js';
 import { CauseStacks, settleUnsampled, type Rerunnable } from './stacks.js';
 import { makeWorkDir } from './workdir.js';
@@ -36,10 +36,12 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
     // The seeds are checked in turn: the report is about the first that diverges, or the last.
     if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
     let checked: Checked | null = null;
+    const seeds: SeedView[] = [];
     for (const seed of options.seeds) {
       // A shard's traces are always by seed, so that every shard's artifact has one layout.
       const dir = options.seeds.length === 1 && !options.shard ? base : join(base, `seed-${seed ?? 'none'}`);
       checked = await recordAndCompare({ ...options, seed }, dir, progress, logger);
+      seeds.push(seedView(seed, checked.comparison));
       if (checked.comparison.verdict === 'diverge') break;
     }
     const { seeded, dirs, against, comparison, attempts, failure } = checked!;
@@ -60,6 +62,8 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       stacks: stacks.list(),
       attempts: attempts.length > 1 ? attempts : null,
       failure,
+      seeds: seedList(options.seeds, seeds, options.shard),
+      shard: options.shard,
     });
     if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
     // Runs that agree in failing every time are no check: CI must not read them as a pass.
@@ -107,7 +111,7 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
     const compareWith = (taken?: CompareOptions['taken']) => compare(dirs[0]!, later, { ignore: options.ignore, taken, sources: { a: root, b: root } });
     const sides = { a: rerunnable(options, dirs[0]!), b: rerunnable(options, later) };
     const next = await settleUnsampled(compareWith(), compareWith, sides, options.ignore, progress, logger);
-    attempts.push({ run: index + 2, cause: next.diverging ? describeCause(next) : null });
+    attempts.push({ run: index + 2, cause: next.diverging ? briefCause(next) : null });
     // The first run that diverges is the one reported; runs that all agree are reported by one
     // that ran in another order, if one did: how they differ.
     if (comparison === null || (comparison.verdict === 'agree' && (next.verdict === 'diverge' || !reordered(comparison)))) {
@@ -120,17 +124,6 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
 
 /** How much of a failing run's stderr the report keeps: its end, where the error is. */
 const STDERR_LINES = 12;
-
-/** The heuristic cause of a diverging comparison in a few words: its kind, API and call site. */
-function describeCause({ diverging, interner }: Comparison): string {
-  const cause = diverging!.cause;
-  const trace = cause?.side === 'b' ? diverging!.b : diverging!.a;
-  if (!cause?.row || !trace) return cause?.kind === 'outside' ? 'not explained by an intercepted source' : 'the runs diverge';
-  const kind = trace.calls.kind(cause.row.index);
-  const frame = trace.sites.get(kind.site)?.frames[0];
-  const what = cause.kind === 'ordering' ? 'an ordering difference at' : '';
-  return [what, interner.names[kind.api], frame ? `at ${frame.file}:${frame.line}` : 'at an unsampled call site'].filter(Boolean).join(' ');
-}
 
 /** A recorded run of this check, as a replay runs it again. */
 function rerunnable(options: CheckOptions, trace: string): Rerunnable {

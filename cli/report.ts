@@ -78,6 +78,10 @@ function shapeProblem(value: unknown): string | null {
       return 'timeline lacks its ops list, before, after or at';
     }
   }
+  if (value.seeds !== undefined && value.seeds !== null && !(Array.isArray(value.seeds) && value.seeds.every(isSeed))) {
+    return 'seeds is not a list of seeds, each with its seed, verdict (agree, diverge, not-checked) and cause';
+  }
+  if (value.shard !== undefined && value.shard !== null && !isShard(value.shard)) return 'shard is not {index, total, seeds} with 1 <= index <= total <= seeds';
   const cause = value.cause;
   if (isObject(cause)) {
     if (!['call', 'ordering', 'outside'].includes(cause.kind as string)) return `cause.kind is ${JSON.stringify(cause.kind)}`;
@@ -85,6 +89,21 @@ function shapeProblem(value: unknown): string | null {
     if (!Array.isArray(cause.stack)) return 'cause.stack is not a list';
   }
   return null;
+}
+
+function isSeed(entry: unknown): boolean {
+  return (
+    isObject(entry) &&
+    (entry.seed === null || typeof entry.seed === 'string') &&
+    ['agree', 'diverge', 'not-checked'].includes(entry.verdict as string) &&
+    (entry.cause === null || typeof entry.cause === 'string')
+  );
+}
+
+function isShard(shard: unknown): boolean {
+  if (!isObject(shard)) return false;
+  const [index, total, seeds] = [shard.index, shard.total, shard.seeds] as number[];
+  return [index, total, seeds].every(Number.isSafeInteger) && 1 <= index! && index! <= total! && total! <= seeds!;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

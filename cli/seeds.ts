@@ -1,7 +1,10 @@
 /**
  * Seed lists and shards: `--seeds 1..1000`, `--seeds 1,5,9` or `1..10,42` name the seeds in order,
- * and `--shard 3/8` takes this run's share of them, as Jest and Playwright shard their tests.
+ * and `--shard 3/8` takes this run's share of them, as Jest and Playwright shard their tests. A
+ * report lists each seed with what checking it found (report.seeds).
  */
+import type { Comparison } from '../diffing/compare.js';
+import type { BumpVerdict, SeedView, ShardView } from '../report/types.js';
 
 /** A seed as `--seed` takes it: decimal or 0x hexadecimal, kept as typed (control mode digests the text). */
 export const SEED_TEXT = /^(?:\d+|0x[0-9a-f]+)$/i;
@@ -80,4 +83,28 @@ export function shareOf<T>(list: readonly T[], { index, total }: Shard): T[] {
 export function describeShare(shard: Shard & { readonly seeds: number }, share: readonly (string | null)[]): string {
   const which = share.length === 1 ? `seed ${share[0]}` : `${share[0]} to ${share.at(-1)}`;
   return `shard ${shard.index}/${shard.total}: ${share.length} of ${shard.seeds} seeds, ${which}`;
+}
+
+/** A checked seed's entry; for a bump, its verdict decides whether the seed diverged. */
+export function seedView(seed: string | null, comparison: Comparison, bump: BumpVerdict | null = null): SeedView {
+  const diverged = bump === null ? comparison.verdict === 'diverge' : bump !== 'unchanged';
+  return { seed, verdict: diverged ? 'diverge' : 'agree', cause: diverged && comparison.diverging ? briefCause(comparison) : null, bump };
+}
+
+/** A report's seed list: the seeds checked, then the rest, not checked; null for one seed without a shard. */
+export function seedList(seeds: readonly (string | null)[], checked: readonly SeedView[], shard: ShardView | null): SeedView[] | null {
+  if (seeds.length === 1 && shard === null) return null;
+  const rest = seeds.slice(checked.length).map((seed): SeedView => ({ seed, verdict: 'not-checked', cause: null, bump: null }));
+  return [...checked, ...rest];
+}
+
+/** The heuristic cause of a diverging comparison in a few words: its kind, API and call site. */
+export function briefCause({ diverging, interner }: Comparison): string {
+  const cause = diverging!.cause;
+  const trace = cause?.side === 'b' ? diverging!.b : diverging!.a;
+  if (!cause?.row || !trace) return cause?.kind === 'outside' ? 'not explained by an intercepted source' : 'the runs diverge';
+  const kind = trace.calls.kind(cause.row.index);
+  const frame = trace.sites.get(kind.site)?.frames[0];
+  const what = cause.kind === 'ordering' ? 'an ordering difference at' : '';
+  return [what, interner.names[kind.api], frame ? `at ${frame.file}:${frame.line}` : 'at an unsampled call site'].filter(Boolean).join(' ');
 }

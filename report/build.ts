@@ -27,6 +27,8 @@ import {
   type AttemptView,
   type FailureView,
   type RunView,
+  type SeedView,
+  type ShardView,
   type SourceView,
   type StackNoteView,
   type ValueView,
@@ -49,6 +51,9 @@ export interface BuildOptions {
   readonly attempts?: readonly AttemptView[] | null;
   /** `check`: the command failed in at least one run */
   readonly failure?: FailureView | null;
+  /** `check`, `bump`: the seeds checked in turn, and the shard of the seed list they are */
+  readonly seeds?: readonly SeedView[] | null;
+  readonly shard?: ShardView | null;
 }
 
 /** Stacks taken by a re-run, by `side:index` of the call in the diverging process. */
@@ -97,6 +102,8 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     perturbation: options.perturbation ?? null,
     attempts: options.attempts ?? null,
     failure: options.failure ?? null,
+    seeds: options.seeds ?? null,
+    shard: options.shard ?? null,
     timeline: focus ? buildTimeline(focus, (row, side) => view(row, side)!) : null,
     traceProblems: comparison.problems.map(({ lineage, side, file, code, from, to, message }) => ({
       process: lineage,

@@ -252,6 +252,26 @@ export interface AttemptView {
   readonly cause: string | null;
 }
 
+/**
+ * One seed of a seed list (`--seeds`, the config's seeds, a shard's share, every shard's after
+ * `detdrift merge`) and what checking it found.
+ */
+export interface SeedView {
+  /** as typed; null: the runs had no seed */
+  readonly seed: string | null;
+  /**
+   * `agree` or `diverge`: what its runs did (for a bump: `diverge` unless the bump left its run
+   * unchanged); `not-checked`: an earlier seed of the same run diverged, and the check stopped there
+   */
+  readonly verdict: 'agree' | 'diverge' | 'not-checked';
+  /** its heuristic cause in a few words (`Math.random at app.js:5`) when it diverged; else null */
+  readonly cause: string | null;
+  /** `detdrift bump`: what the bump did to its run; null when not checked, and for other commands */
+  readonly bump: BumpVerdict | null;
+  /** after `detdrift merge`: the shard that checked it (from 1); null (or absent) otherwise */
+  readonly shard?: number | null;
+}
+
 /** `--shard I/N`: the share of the seed list a report checked (cli/seeds.ts cuts it). */
 export interface ShardView {
   /** which share, from 1 */
@@ -311,6 +331,14 @@ export interface Report {
    * succeeded every time. Runs that agree while failing every time are no check: exit status 2.
    */
   readonly failure?: FailureView | null;
+  /**
+   * Several seeds checked in turn (a seed list, a shard's share of one, or every shard's after
+   * `detdrift merge`): each in list order with its verdict. The report is about the first that
+   * diverged, else the last. Null (or absent) for one seed without `--shard`.
+   */
+  readonly seeds?: readonly SeedView[] | null;
+  /** `--shard I/N`: the share of the seed list this report covers; null (or absent) otherwise, and after a merge */
+  readonly shard?: ShardView | null;
   /** the two runs' calls around the first divergence, aligned; null (or absent) when the runs agree */
   readonly timeline?: TimelineView | null;
   /** what was wrong with the traces compared, in process order (absent in older reports) */
