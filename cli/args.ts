@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError } from './errors.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_DIMENSIONS } from '../instrument/perturb-dimensions.js';
-import { normalizeBump, normalizeCheck, normalizeMatrix, normalizeDemo, normalizeDiff, normalizeRecord, normalizeReplay, normalizeReport, normalizeScan, normalizeShow, type CommonOptions, type RawInvocation } from './options.js';
+import { normalizeBump, normalizeCheck, normalizeMatrix, normalizeMerge, normalizeDemo, normalizeDiff, normalizeRecord, normalizeReplay, normalizeReport, normalizeScan, normalizeShow, type CommonOptions, type RawInvocation } from './options.js';
 import { MANIFEST } from './package.js';
 
 /** What every command receives besides its options. */
@@ -29,7 +29,7 @@ interface Entry {
 
 const LOG_LEVEL = { 'log-level': { type: 'string' } } as const satisfies OptionTable;
 
-/** check, diff, bump, matrix: `--report FORMAT[=FILE]`, repeatable and comma-separated */
+/** check, diff, bump, merge, matrix: `--report FORMAT[=FILE]`, repeatable and comma-separated */
 const REPORT = { report: { type: 'string', multiple: true } } as const satisfies OptionTable;
 
 const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
@@ -70,6 +70,12 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     options: { reference: { type: 'string' }, json: { type: 'boolean' }, summary: { type: 'string' }, ...REPORT, ...LOG_LEVEL },
     normalize: normalizeMatrix,
     load: () => import('./matrix.js'),
+  }),
+  merge: define({
+    usage: 'detdrift merge REPORT.json...|DIR... [--json] [--report FORMAT[=FILE]]...   (the shards\' reports of one seed list as one verdict)',
+    options: { json: { type: 'boolean' }, ...REPORT, ...LOG_LEVEL },
+    normalize: normalizeMerge,
+    load: () => import('./merge.js'),
   }),
   bump: define({
     usage: 'detdrift bump --base REF [--head REF] [--base-trace DIR] [--seed N ... | --seeds LIST [--shard I/N]] [--mode observe|control] [--install CMD] [--json] [--report FORMAT[=FILE]]... -- CMD...',
@@ -198,7 +204,7 @@ function help(): string {
     'Usage:',
     ...Object.values(COMMANDS).map((entry) => `  ${entry.usage}`),
     '',
-    '--report FORMAT[=FILE] (check, diff, bump; matrix takes html; repeatable or comma-separated) writes another form of the report:',
+    '--report FORMAT[=FILE] (check, diff, bump, merge; matrix takes html; repeatable or comma-separated) writes another form of the report:',
     '  github   workflow-command annotations, on stdout after the report (on stderr with --json)',
     '  summary  job-summary Markdown, appended to $GITHUB_STEP_SUMMARY',
     '  sarif    SARIF 2.1.0 for code scanning, to detdrift.sarif',

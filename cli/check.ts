@@ -8,6 +8,7 @@ import type { CheckOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
+import { displayPath } from './render.js';
 import type { AttemptView, FailureView, SeedView } from '../report/types.js';
 import { AGREE, emitReport } from './report-output.js';
 import { ExitStatus } from './errors.js';
@@ -54,7 +55,8 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       const sides = { a: rerunnable(seeded, dirs[0]!), b: rerunnable(seeded, against) };
       await stacks.forCause(confirmedCause(comparison.diverging, confirmation).cause, sides, progress);
     }
-    const replay = kept ? replayCommand(dirs[0]!, options.command) : rerunCommand(seeded);
+    // Relative to where check ran, as the command is: a CI artifact downloaded into a checkout replays as it reads.
+    const replay = kept ? replayCommand(displayPath(dirs[0]!, options.cwd), options.command) : rerunCommand(seeded);
     const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, {
       confirmation,
       replay,

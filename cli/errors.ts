@@ -34,6 +34,8 @@ const STATUS = Object.freeze({
   ERR_SCAN_DIR: ExitStatus.usage,
   /** `report` got a file that is not a detdrift report (unreadable, not JSON, another schema), or a report file cannot be written */
   ERR_REPORT_FILE: ExitStatus.usage,
+  /** `merge`: the reports are not one whole set of shards (one missing or given twice, another seed list or command, a seed in two) */
+  ERR_SHARDS: ExitStatus.usage,
   /** `bump`: the project has no lockfile, or the base ref has none */
   ERR_LOCKFILE_MISSING: ExitStatus.usage,
   /** `bump`: a git command failed (not a repository, a worktree could not be made) */

@@ -146,6 +146,14 @@ export interface BumpOptions extends CommonOptions {
   readonly reports: readonly ReportTarget[];
 }
 
+export interface MergeOptions extends CommonOptions {
+  /** absolute: report files (`--report json`), and directories whose `*.json` files, at any depth, are reports */
+  readonly inputs: readonly string[];
+  readonly json: boolean;
+  /** `--report`: the other forms to write, in the order given */
+  readonly reports: readonly ReportTarget[];
+}
+
 export interface DemoOptions extends CommonOptions {
   readonly json: boolean;
 }
@@ -264,6 +272,17 @@ export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
     mode: validateMode(raw.values.mode),
     install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
     command: Object.freeze([...raw.command]),
+    json: raw.values.json === true,
+    reports: validateReports(raw.values.report, cwd),
+  });
+}
+
+export function normalizeMerge(raw: RawInvocation, cwd: string): MergeOptions {
+  if (raw.command !== null) throw usage('merge takes no command after "--"');
+  if (raw.positionals.length === 0) throw usage('merge needs the shards\' reports: REPORT.json files (written by --report json), or directories of them');
+  return Object.freeze({
+    ...common(raw, cwd),
+    inputs: Object.freeze(raw.positionals.map((path) => resolve(cwd, path))),
     json: raw.values.json === true,
     reports: validateReports(raw.values.report, cwd),
   });

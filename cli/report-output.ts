@@ -36,6 +36,11 @@ export async function emitReport(
 ): Promise<{ report: Report; status: number }> {
   const { reports: targets = [], ...options } = extra;
   const report = buildReport(comparison, { root, ...options });
+  return { report, status: await printReport(report, root, json, targets) };
+}
+
+/** Prints a report that is built already (`merge` combines them) and writes its `--report` forms, as emitReport does. */
+export async function printReport(report: Report, root: string, json: boolean, targets: readonly ReportTarget[]): Promise<number> {
   const context = renderContext(root);
   const annotations = targets.filter((target) => target.format === 'github' && target.file === null);
   const output = new LineOutput(process.stdout);
@@ -44,7 +49,7 @@ export async function emitReport(
   await output.flush();
   if (json && annotations.length > 0) process.stderr.write(render(report, 'github', context));
   for (const target of targets) if (target.file !== null) writeReportFile(target.file, render(report, target.format, context), target.append);
-  return { report, status: report.verdict === 'agree' ? AGREE : DIVERGE };
+  return report.verdict === 'agree' ? AGREE : DIVERGE;
 }
 
 /** What the renderers need besides the report, taken from the project and the environment once. */

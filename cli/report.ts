@@ -8,6 +8,7 @@ import type { ReportOptions } from './options.js';
 import { LineOutput } from './output.js';
 import { findProject } from './project.js';
 import { forLog, render, renderContext, writeReportFile } from './report-output.js';
+import { SEED_TEXT } from './seeds.js';
 import { assertTraces } from './traces.js';
 
 /**
@@ -79,7 +80,7 @@ function shapeProblem(value: unknown): string | null {
     }
   }
   if (value.seeds !== undefined && value.seeds !== null && !(Array.isArray(value.seeds) && value.seeds.every(isSeed))) {
-    return 'seeds is not a list of seeds, each with its seed, verdict (agree, diverge, not-checked) and cause';
+    return 'seeds is not a list of seeds, each with its seed (42, 0x2a or null), verdict (agree, diverge, not-checked), cause, bump and shard';
   }
   if (value.shard !== undefined && value.shard !== null && !isShard(value.shard)) return 'shard is not {index, total, seeds} with 1 <= index <= total <= seeds';
   const cause = value.cause;
@@ -91,12 +92,15 @@ function shapeProblem(value: unknown): string | null {
   return null;
 }
 
+/** A seed list's entry: its seed as `--seed` takes one (a report from another job is input like any other). */
 function isSeed(entry: unknown): boolean {
   return (
     isObject(entry) &&
-    (entry.seed === null || typeof entry.seed === 'string') &&
+    (entry.seed === null || (typeof entry.seed === 'string' && SEED_TEXT.test(entry.seed))) &&
     ['agree', 'diverge', 'not-checked'].includes(entry.verdict as string) &&
-    (entry.cause === null || typeof entry.cause === 'string')
+    (entry.cause === null || typeof entry.cause === 'string') &&
+    [null, undefined, 'unchanged', 'changed', 'made-nondeterministic', 'already-nondeterministic'].includes(entry.bump as string) &&
+    (entry.shard === null || entry.shard === undefined || Number.isSafeInteger(entry.shard))
   );
 }
 

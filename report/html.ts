@@ -19,6 +19,7 @@ import {
   siteUnknown,
 } from './describe.js';
 import { SCRIPT, STYLE } from './html-assets.js';
+import { describeSeedCause, describeSeeds } from './seeds.js';
 import { count, countsSection, familyClass, familyOfApi, frame, stacksSection } from './html-evidence.js';
 import { html, Markup } from './html-markup.js';
 import { timelineSection } from './html-timeline.js';
@@ -43,7 +44,7 @@ export function page(title: string, body: Markup): string {
 
 /** The sections of one report; `heading` is its title's level (the matrix page nests a report under its own title). */
 export function reportBody(report: Report, heading: 'h1' | 'h2'): Markup {
-  return html`${verdict(report, heading)}${timelineSection(report)}${stacksSection(report.firstDivergence)}${countsSection(report)}${runsSection(report)}`;
+  return html`${verdict(report, heading)}${seedsSection(report)}${timelineSection(report)}${stacksSection(report.firstDivergence)}${countsSection(report)}${runsSection(report)}`;
 }
 
 function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
@@ -118,6 +119,15 @@ function bumpSection(bump: BumpSectionView | null): Markup | null {
   const changes = bump.changes.map((change) => html`<li><code>${describeBump(change)}</code>${change.direct ? ' direct' : null}</li>`);
   const added = bump.addedSites.map((site) => html`<li><code>${site.api}</code> at <code>${site.package}/${site.file}:${site.line}:${site.column}</code>${site.reached ? ' (reached by head)' : ''}</li>`);
   return html`<section id="bump"><h2>Dependency bump</h2><p>${describeBumpVerdict(bump.verdict)} (seed ${bump.seed ?? 'none'}).</p><ul>${changes}</ul>${added.length > 0 ? html`<p>Clock and entropy call sites the new versions added:</p><ul>${added}</ul>` : null}</section>`;
+}
+
+/** A seed list: the counts, the diverging seeds with their causes, the others as runs. */
+function seedsSection({ seeds }: Report): Markup | null {
+  if (!seeds) return null;
+  const words = describeSeeds(seeds);
+  const diverged = words.diverged.map((entry) => html`<li>seed <code>${entry.seed ?? 'none'}</code>: ${describeSeedCause(entry)}</li>`);
+  return html`<section id="seeds"><h2>Seeds</h2><p>${capitalized(words.counts)}.</p>${diverged.length > 0 ? html`<ul>${diverged}</ul>` : null}${words.moreDiverged ? html`<p>${capitalized(words.moreDiverged)}.</p>` : null}
+${words.agreed ? html`<p>Agree: <code>${words.agreed}</code>.</p>` : null}${words.notChecked ? html`<p>Not checked: <code>${words.notChecked}</code> (${words.whyNotChecked}).</p>` : null}</section>`;
 }
 
 function runsSection({ runs }: Report): Markup | null {

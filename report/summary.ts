@@ -19,7 +19,8 @@ import {
   siteUnknown,
 } from './describe.js';
 import { code, codeBlock, count, table } from './markdown.js';
-import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report } from './types.js';
+import { describeSeeds } from './seeds.js';
+import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, SeedView } from './types.js';
 
 /** 1 MiB, less room for what other steps append to the same summary file. */
 export const SUMMARY_LIMIT = 1_000_000;
@@ -59,6 +60,7 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
   const out: string[] = [];
   if (report.failure) out.push(`**Failed**: ${capitalized(describeFailure(report.failure))}. Its stderr ends:`, codeBlock(report.failure.stderr, 'text'));
   if (a) out.push(`Run A: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`);
+  if (report.seeds) out.push(...seeds(report.seeds, limits));
   if (report.bump) out.push(...bump(report.bump, limits));
   if (report.perturbation) out.push(...perturbation(report.perturbation));
   if (report.verdict === 'agree') {
@@ -90,6 +92,23 @@ function bump(section: BumpSectionView, limits: MarkdownLimits): string[] {
     site.reached ? 'yes' : 'no',
   ]);
   if (sites.length > 0) out.push('Clock and entropy calls the new versions add:', ...capped(['API', 'site', 'reached by head'], sites, limits));
+  return out;
+}
+
+/** A seed list: the counts, a row for each diverging seed, the others as runs. */
+function seeds(list: readonly SeedView[], limits: MarkdownLimits): string[] {
+  const words = describeSeeds(list);
+  const out = [`**${capitalized(words.counts)}**.`];
+  const sharded = list.some((entry) => entry.shard);
+  const rows = words.diverged.map((entry) => [
+    code(entry.seed ?? 'none', { table: true }),
+    ...(sharded ? [entry.shard ? count(entry.shard) : ''] : []),
+    code(entry.cause ?? 'the runs diverge', { table: true }),
+  ]);
+  if (rows.length > 0) out.push(...capped(['diverging seed', ...(sharded ? ['shard'] : []), 'cause'], rows, limits));
+  if (words.moreDiverged) out.push(`${capitalized(words.moreDiverged)}.`);
+  if (words.agreed) out.push(`Agree: ${code(words.agreed)}.`);
+  if (words.notChecked) out.push(`Not checked: ${code(words.notChecked)} (${words.whyNotChecked}).`);
   return out;
 }
 

@@ -9,7 +9,8 @@ import {
   describeValue,
   siteUnknown,
 } from './describe.js';
-import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FailureView, FrameView, PerturbationView, Report, ValueView } from './types.js';
+import { describeSeedCause, describeSeeds } from './seeds.js';
+import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FailureView, FrameView, PerturbationView, Report, SeedView, ValueView } from './types.js';
 
 export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
@@ -30,12 +31,14 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     out.push(`  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`);
     if (report.ordering) out.push(`  note: ${describeOrdering(report.ordering)}; the outputs did not depend on it`);
     if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint));
+    if (report.seeds) out.push('', ...renderSeeds(report.seeds, paint));
     out.push(...renderTraceProblems(report, paint));
     return out.join('\n') + '\n';
   }
   const process = report.firstDivergence?.process ?? '?';
   out.push(paint(31, `detdrift: the runs diverge`) + ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`);
   out.push('');
+  if (report.seeds) out.push(...renderSeeds(report.seeds, paint), '');
   if (report.bump) out.push(...renderBump(report.bump, paint), '');
   if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint), '');
   if (report.cause) out.push(...renderCause(report.cause, paint));
@@ -65,6 +68,17 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   out.push(...renderTraceProblems(report, paint));
   if (report.replay) out.push('', `replay run A locally: ${report.replay}`);
   return out.join('\n') + '\n';
+}
+
+/** A seed list: the counts, the diverging seeds with their causes, the others as runs. */
+function renderSeeds(seeds: readonly SeedView[], paint: Paint): string[] {
+  const words = describeSeeds(seeds);
+  const out = [paint(1, words.counts)];
+  for (const entry of words.diverged) out.push(`  ${paint(31, 'diverge')}      ${entry.seed ?? 'none'}: ${describeSeedCause(entry)}`);
+  if (words.moreDiverged) out.push(`               ${words.moreDiverged}`);
+  if (words.agreed) out.push(`  ${paint(32, 'agree')}        ${words.agreed}`);
+  if (words.notChecked) out.push(`  not checked  ${words.notChecked} (${words.whyNotChecked})`);
+  return out;
 }
 
 /** What was wrong with the traces: a report on damaged traces must say so wherever it is read. */
