@@ -1,14 +1,17 @@
 /**
- * The GitHub workflows: detdrift's own CI (.github/workflows/ci.yml) and the one users copy
- * (examples/workflows/detdrift.yml), read with the lockfile YAML reader (diffing/lockfile/yaml.ts,
- * which keeps every scalar a string) and held to what they promise: jobs, matrix, least privilege,
- * actions pinned by commit, no `pull_request_target`, no expression pasted into a shell script.
+ * The GitHub workflows: detdrift's own CI (.github/workflows/ci.yml) and the ones users copy
+ * (examples/workflows/detdrift.yml, detdrift-seeds.yml), read with the lockfile YAML reader
+ * (diffing/lockfile/yaml.ts, which keeps every scalar a string) and held to what they promise:
+ * jobs, matrix, least privilege, actions pinned by commit, no `pull_request_target`, no expression
+ * pasted into a shell script.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseCommandLine } from '../cli/args.js';
+import type { CheckOptions } from '../cli/options.js';
+import { expandSeeds } from '../cli/seeds.js';
 import { parseYaml, type YamlMap, type YamlValue } from '../diffing/lockfile/yaml.js';
 import { REPO } from './helpers.js';
 
@@ -106,5 +109,62 @@ test('the example workflow records the seeds on Linux and macOS when a lockfile 
   const page = steps(compare).at(-1)!;
   assert.ok(String(page.uses).startsWith('actions/upload-artifact@'));
   assert.equal(page.if, '${{ !cancelled() }}', 'the page is kept when the runs diverge (matrix exits 1)');
+  assert.equal(map(page.with).path, 'detdrift-report.html');
+});
+
+test('the seeds workflow checks one share of the seed list per matrix job, uploads each report, and merges them in a last job', () => {
+  const file = 'examples/workflows/detdrift-seeds.yml';
+  const { root } = workflow(file);
+  assertHygiene(file);
+  assert.deepEqual(Object.keys(map(root.on)), ['pull_request', 'push']);
+  const jobs = map(root.jobs);
+  assert.deepEqual(Object.keys(jobs), ['check', 'merge']);
+  const env = map(root.env);
+
+  const check = map(jobs.check);
+  const strategy = map(check.strategy);
+  assert.equal(strategy['fail-fast'], 'false', 'a diverging shard does not cancel the others');
+  const matrix = map(strategy.matrix);
+  const shards = list(matrix.shards);
+  assert.equal(shards.length, 1);
+  const total = Number(shards[0]);
+  assert.deepEqual(plain(matrix.shard), Array.from({ length: total }, (_, index) => String(index + 1)), 'the matrix lists every shard 1 to N once');
+  const step = steps(check).find((entry) => String(entry.run).includes('detdrift check'))!;
+  assert.equal(step.run, 'npx detdrift check --seeds "$SEEDS" --shard "$SHARD" --out "$OUT/traces" --report json="$OUT/report.json" -- $TEST_COMMAND');
+  assert.deepEqual(plain(step.env), { SHARD: '${{ matrix.shard }}/${{ matrix.shards }}', OUT: 'detdrift-shard-${{ matrix.shard }}' });
+  // What each job runs, with the workflow's values in place of the shell's variables.
+  const shares = list(matrix.shard).map((shard) => {
+    const out = `detdrift-shard-${shard}`;
+    const argv = ['check', '--seeds', String(env.SEEDS), '--shard', `${shard}/${total}`, '--out', `${out}/traces`, '--report', `json=${out}/report.json`, '--', ...String(env.TEST_COMMAND).split(' ')];
+    const invocation = parseCommandLine(argv, REPO);
+    assert.ok(invocation.kind === 'run', `detdrift accepts ${argv.join(' ')}`);
+    return (invocation.options as CheckOptions).seeds;
+  });
+  assert.deepEqual(shares.flat(), expandSeeds(String(env.SEEDS).split(',')).seeds, 'the shares are the list, each seed once');
+  const [report, traces] = steps(check).filter((entry) => String(entry.uses).startsWith('actions/upload-artifact@'));
+  assert.equal(report!.if, '${{ !cancelled() }}', "a diverging shard's report is uploaded too (check exits 1)");
+  assert.deepEqual(plain(report!.with), { name: 'detdrift-report-shard-${{ matrix.shard }}', path: 'detdrift-shard-${{ matrix.shard }}/report.json', 'if-no-files-found': 'error', 'retention-days': '7' });
+  assert.equal(traces!.if, '${{ failure() }}', 'traces are kept for a failing shard');
+  assert.equal(map(traces!.with).path, 'detdrift-shard-${{ matrix.shard }}/traces');
+
+  const merge = map(jobs.merge);
+  assert.equal(merge.needs, 'check');
+  assert.equal(merge.if, '${{ !cancelled() }}', 'the merge runs when shards diverge');
+  const download = steps(merge).find((entry) => String(entry.uses).startsWith('actions/download-artifact@'))!;
+  assert.deepEqual(plain(download.with), { path: 'shards', pattern: 'detdrift-report-shard-*' });
+  assert.ok(String(map(report!.with).name).startsWith('detdrift-report-shard-'), 'the pattern takes every shard report');
+  const merging = steps(merge).find((entry) => entry.name === 'merge the shards')!;
+  assert.equal(merging.run, 'npx detdrift merge shards --report github --report summary --report html=detdrift-report.html');
+  const argv = String(merging.run).split(' ').slice(2);
+  const saved = process.env.GITHUB_STEP_SUMMARY;
+  process.env.GITHUB_STEP_SUMMARY = 'summary.md';
+  try {
+    assert.equal(parseCommandLine(argv, REPO).kind, 'run', `detdrift accepts ${argv.join(' ')}`);
+  } finally {
+    if (saved === undefined) delete process.env.GITHUB_STEP_SUMMARY;
+    else process.env.GITHUB_STEP_SUMMARY = saved;
+  }
+  const page = steps(merge).at(-1)!;
+  assert.ok(String(page.uses).startsWith('actions/upload-artifact@'));
   assert.equal(map(page.with).path, 'detdrift-report.html');
 });
