@@ -8,8 +8,9 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Report } from '../report/types.js';
-import { detdrift, lineOf, lines, reportOf } from './cli-fixtures.js';
-import { project, tempDir } from './helpers.js';
+import { causeOf, detdrift, lineOf, lines, reportOf } from './cli-fixtures.js';
+import { project, tempDir, type Run } from './helpers.js';
+import { direct, repository } from './bump-fixtures.js';
 import { runnerReads } from './workflow-commands.js';
 
 /**
@@ -37,11 +38,9 @@ function check(dir: string, seeds: string, ...more: string[]) {
 }
 
 test("a shard checks its share of the seeds and writes its report and its traces, by seed, where an artifact upload takes them", () => {
-  const dir = app();
-  const out = tempDir('detdrift-shard-');
-  const run = check(dir, '1..8', '--shard', '2/4', '--out', join(out, 'traces'), '--report', `json=${join(out, 'report.json')}`);
-  const printed = reportOf(run, 1);
-  const written = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as Report;
+  const { runs, shards } = fourShards();
+  const printed = reportOf(runs[1]!, 1);
+  const written = JSON.parse(readFileSync(join(shards, 'shard-2', 'report.json'), 'utf8')) as Report;
   assert.deepEqual(written, printed, '--report json writes the report --json prints');
   assert.deepEqual(written.shard, { index: 2, total: 4, seeds: 8 });
   assert.deepEqual(written.seeds, [
@@ -49,11 +48,12 @@ test("a shard checks its share of the seeds and writes its report and its traces
     { seed: '4', verdict: 'not-checked', cause: null, bump: null },
   ]);
   assert.equal(written.runs.a?.seed, '3');
-  assert.match(run.stderr, /detdrift: shard 2\/4: 2 of 8 seeds, 3 to 4\n/);
-  assert.ok(existsSync(join(out, 'traces', 'seed-3', 'run-1', '0.ddtrace')) && existsSync(join(out, 'traces', 'seed-3', 'run-2', '0.ddtrace')));
-  assert.ok(!existsSync(join(out, 'traces', 'seed-4')), 'the seed after the divergence is not run');
+  assert.match(runs[1]!.stderr, /detdrift: shard 2\/4: 2 of 8 seeds, 3 to 4\n/);
+  const traces = join(shards, 'shard-2', 'traces');
+  assert.ok(existsSync(join(traces, 'seed-3', 'run-1', '0.ddtrace')) && existsSync(join(traces, 'seed-3', 'run-2', '0.ddtrace')));
+  assert.ok(!existsSync(join(traces, 'seed-4')), 'the seed after the divergence is not run');
 
-  const agreeing = reportOf(check(dir, '1..8', '--shard', '1/4'), 0);
+  const agreeing = reportOf(runs[0]!, 0);
   assert.deepEqual(agreeing.seeds?.map((entry) => [entry.seed, entry.verdict]), [['1', 'agree'], ['2', 'agree']]);
   assert.equal(agreeing.runs.a?.seed, '2', 'a shard that agrees reports its last seed');
 });
@@ -62,7 +62,8 @@ interface Sharded {
   readonly dir: string;
   /** where each shard wrote its report and traces: `shard-I/report.json`, `shard-I/traces` */
   readonly shards: string;
-  readonly statuses: readonly (number | null)[];
+  /** each shard's `check --json`, in shard order */
+  readonly runs: readonly Run[];
 }
 
 let sharded: Sharded | null = null;
@@ -72,18 +73,18 @@ function fourShards(): Sharded {
   if (sharded) return sharded;
   const dir = app();
   const shards = join(dir, 'shards');
-  const statuses = [1, 2, 3, 4].map((index) => {
+  const runs = [1, 2, 3, 4].map((index) => {
     const at = join(shards, `shard-${index}`);
-    return check(dir, '1..8', '--shard', `${index}/4`, '--out', join(at, 'traces'), '--report', `json=${join(at, 'report.json')}`).code;
+    return check(dir, '1..8', '--shard', `${index}/4`, '--out', join(at, 'traces'), '--report', `json=${join(at, 'report.json')}`);
   });
-  return (sharded = { dir, shards, statuses });
+  return (sharded = { dir, shards, runs });
 }
 
 const shardReport = ({ shards }: Sharded, index: number) => join(shards, `shard-${index}`, 'report.json');
 
 test('merge combines the shards into one report: the first diverging seed in list order, every seed with its verdict and shard', () => {
   const run = fourShards();
-  assert.deepEqual(run.statuses, [0, 1, 0, 1], 'shards 2 and 4 hold a diverging seed');
+  assert.deepEqual(run.runs.map((shard) => shard.code), [0, 1, 0, 1], 'shards 2 and 4 hold a diverging seed');
   const merged = reportOf(detdrift(['merge', run.shards, '--json'], run.dir), 1);
   assert.equal(merged.schema, 'detdrift.report/1');
   assert.equal(merged.shard, null);
@@ -102,6 +103,20 @@ test('merge combines the shards into one report: the first diverging seed in lis
   assert.equal(merged.replay, `npx detdrift replay ${join('shards', 'shard-2', 'traces', 'seed-3', 'run-1')} -- ${process.execPath} app.js`, 'replays from the downloaded artifact');
   const files = [4, 2, 3, 1].map((index) => shardReport(run, index));
   assert.deepEqual(reportOf(detdrift(['merge', ...files, '--json'], run.dir), 1), merged, 'the shards in any order give the same report');
+});
+
+test('four shards merged give the verdict, first diverging seed and cause that one run over every seed gives', () => {
+  const run = fourShards();
+  const merged = reportOf(detdrift(['merge', run.shards, '--json'], run.dir), 1);
+  const whole = reportOf(check(run.dir, '1..8'), 1);
+  const firstDiverging = (report: Report) => report.seeds?.find((entry) => entry.verdict === 'diverge')?.seed;
+  const verdict = (report: Report) => ({ seed: report.runs.a?.seed, firstDiverging: firstDiverging(report), ...causeOf(report) });
+  assert.deepEqual(verdict(merged), verdict(whole));
+  assert.deepEqual(verdict(whole), { ...verdict(whole), verdict: 'diverge', seed: '3', firstDiverging: '3', api: 'Math.random', site: `app.js:${RANDOM_LINE}` });
+  // The seeds the single run checked before it stopped have the verdicts and causes the shards gave them.
+  const checked = whole.seeds!.filter((entry) => entry.verdict !== 'not-checked');
+  assert.deepEqual(checked.map((entry) => entry.seed), ['1', '2', '3']);
+  assert.deepEqual(merged.seeds!.slice(0, 3).map(({ shard: _shard, ...entry }) => entry), checked);
 });
 
 test('merge writes the other forms as check does: the summary and the page list the seeds, the annotation is at the first cause', () => {
@@ -178,4 +193,21 @@ test('merge refuses what is not one whole set of shards with ERR_SHARDS, and a r
   assert.match(refused([join(bad, 'none.json')], 'ERR_REPORT_FILE'), /^no report at .*none\.json$/);
   mkdirSync(join(bad, 'empty'));
   assert.match(refused([join(bad, 'empty')], 'ERR_REPORT_FILE'), /empty holds no \*\.json report$/);
+});
+
+test('bump takes a shard of the seeds as check does; its seed list says what the bump did to each', () => {
+  const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('dice', '1.0.0'), packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 4;\n};\n' } },
+    { tree: direct('dice', '1.0.1'), packages: { 'dice@1.0.1': 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n' } });
+  const install = ['--install', `${process.execPath} materialize.cjs`];
+  const run = detdrift(['bump', '--base', 'HEAD~1', '--mode', 'observe', '--seeds', '1..4', '--shard', '2/2', ...install, '--json', '--', process.execPath, 'app.js'], dir);
+  const report = reportOf(run, 1);
+  assert.match(run.stderr, /detdrift: shard 2\/2: 2 of 4 seeds, 3 to 4\n/);
+  assert.deepEqual(report.shard, { index: 2, total: 2, seeds: 4 });
+  assert.deepEqual(report.seeds, [
+    { seed: '3', verdict: 'diverge', cause: 'Math.random at dice@1.0.1/index.js:2', bump: 'made-nondeterministic' },
+    { seed: '4', verdict: 'not-checked', cause: null, bump: null },
+  ]);
+  assert.equal(report.bump?.seed, '3');
 });
