@@ -61,7 +61,9 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       const head = [await recordAt(`${prefix}-head-1`, headRoot, seed), await recordAt(`${prefix}-head-2`, headRoot, seed)];
       progress.clear();
       const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true, sources: { a: baseRoot, b: headRoot } });
-      const verdict = bumpVerdict(comparison, base[1] ? compare(base[0]!, base[1]) : null, compare(head[0]!, head[1]!));
+      const baseTwice = base[1] ? compare(base[0]!, base[1]) : null;
+      const verdict = bumpVerdict(comparison, baseTwice, compare(head[0]!, head[1]!));
+      if (verdict === 'already-nondeterministic' && options.mode === 'observe') progress.phase(observeHint(baseTwice!));
       found = { seed, comparison, verdict, traces: { a: base[0] ?? null, b: head[0]! } };
       if (verdict !== 'unchanged') break;
     }
@@ -89,6 +91,22 @@ function bumpVerdict(baseVsHead: Comparison, baseTwice: Comparison | null, headT
   if (baseTwice?.verdict === 'diverge') return 'already-nondeterministic';
   if (headTwice.verdict === 'diverge') return 'made-nondeterministic';
   return baseVsHead.verdict === 'diverge' ? 'changed' : 'unchanged';
+}
+
+/**
+ * Why base is nondeterministic in observe mode, where clocks and entropy are real: the calls
+ * that parted base's two runs, and the mode that seeds them.
+ */
+function observeHint(baseTwice: Comparison): string {
+  const sources = new Set<string>();
+  for (const process of baseTwice.processes) {
+    const row = process.cause?.row;
+    if (!row) continue;
+    const frame = (process.cause!.side === 'a' ? process.a : process.b)?.sites.get(row.event.site)?.frames[0];
+    sources.add(frame ? `${row.event.api} at ${frame.file}:${frame.line}` : row.event.api);
+  }
+  const named = sources.size > 0 ? [...sources].join(', ') : 'a source detdrift does not intercept';
+  return `base already runs differently twice in observe mode (real clocks and entropy): ${named}. Leave out --mode observe: control mode (the default) seeds entropy and runs a virtual clock, so base and head can be compared`;
 }
 
 /** The stack of the call the comparison blames, as the run that made it recorded it. */

@@ -5,13 +5,27 @@ import { detdrift } from './cli-fixtures.js';
 import { project } from './helpers.js';
 import { nm, type Tree } from './lockfile-fixtures.js';
 
+test('the default mode, control, answers for an app whose library draws entropy: it reports the bump, not "already nondeterministic"; observe mode names the draw and points at control', () => {
+  const app = "const { id } = require('rand-id');\nconsole.log('id', id());\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('rand-id', '1.0.0'), packages: { 'rand-id@1.0.0': 'exports.id = () => Math.random().toString(36).slice(2, 10);\n' } },
+    { tree: direct('rand-id', '2.0.0'), packages: { 'rand-id@2.0.0': "const { randomBytes } = require('node:crypto');\nexports.id = () => randomBytes(4).toString('hex');\n" } });
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'changed');
+  assert.deepEqual([report.cause.api, report.cause.site.file, report.cause.site.line], ['crypto.randomBytes', 'rand-id@2.0.0/index.js', 2]);
+  assert.deepEqual(report.cause.bump, { name: 'rand-id', from: '1.0.0', to: '2.0.0', kind: 'major', path: ['rand-id'] });
 
-test('npm v3: a patch that adds a Math.random made the seed nondeterministic, blamed on the new call', () => {
+  const observed = bump(dir, '--mode', 'observe');
+  assert.equal(json(observed, 1).bump.verdict, 'already-nondeterministic');
+  assert.match(observed.stderr, /base already runs differently twice in observe mode \(real clocks and entropy\): Math\.random at rand-id@1\.0\.0\/index\.js:1\. .*control mode \(the default\)/);
+});
+
+test('npm v3, observe mode: a patch that adds a Math.random made the seed nondeterministic, blamed on the new call', () => {
   const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
   const dir = repository('npm-v3', app,
     { tree: direct('dice', '1.0.0'), packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 4;\n};\n' } },
     { tree: direct('dice', '1.0.1'), packages: { 'dice@1.0.1': 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n' } });
-  const report = json(bump(dir), 1);
+  const report = json(bump(dir, '--mode', 'observe'), 1);
   assert.equal(report.bump.verdict, 'made-nondeterministic');
   assert.deepEqual(report.bump.changes, [{ name: 'dice', from: '1.0.0', to: '1.0.1', kind: 'patch', direct: true, path: ['dice'] }]);
   assert.equal(report.cause.api, 'Math.random');
@@ -42,12 +56,12 @@ test('pnpm: a transitive bump two levels down is attributed to the leaf, with th
   assert.deepEqual([change.direct, change.path], [false, ['app-dep', 'mid', 'leaf']]);
 });
 
-test('yarn classic: a bump that moves from a stubbed Date.now to performance.now is found', () => {
+test('yarn classic, observe mode: a bump that moves from a stubbed Date.now to performance.now is found', () => {
   const app = "Date.now = () => 1_700_000_000_000; // the harness pins its clock\nconsole.log(require('clock-id').id());\n";
   const dir = repository('yarn-classic', app,
     { tree: direct('clock-id', '1.4.0'), packages: { 'clock-id@1.4.0': "exports.id = () => 'id-' + Date.now();\n" } },
     { tree: direct('clock-id', '2.0.0'), packages: { 'clock-id@2.0.0': "exports.id = () => 'id-' + Math.round(performance.now() * 1000);\n" } });
-  const report = json(bump(dir), 1);
+  const report = json(bump(dir, '--mode', 'observe'), 1);
   assert.equal(report.bump.verdict, 'made-nondeterministic');
   assert.equal(report.cause.api, 'performance.now');
   assert.deepEqual(report.cause.bump, { name: 'clock-id', from: '1.4.0', to: '2.0.0', kind: 'major', path: ['clock-id'] });
@@ -65,12 +79,12 @@ test('yarn berry: a bump that changes nothing the seed runs is no alarm', () => 
   assert.equal(report.cause, null);
 });
 
-test('npm v2: a downgrade that removes a draw is a downgrade, and base was the nondeterministic one', () => {
+test('npm v2, observe mode: a downgrade that removes a draw is a downgrade, and base was the nondeterministic one', () => {
   const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
   const dir = repository('npm-v2', app,
     { tree: direct('dice', '1.1.0'), packages: { 'dice@1.1.0': 'exports.roll = function roll() {\n  return Math.random();\n};\n' } },
     { tree: direct('dice', '1.0.0'), packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 0.5;\n};\n' } });
-  const report = json(bump(dir), 1);
+  const report = json(bump(dir, '--mode', 'observe'), 1);
   assert.equal(report.bump.verdict, 'already-nondeterministic');
   assert.equal(report.bump.changes[0].kind, 'downgrade');
   assert.equal(report.cause.api, 'Math.random');
@@ -107,7 +121,7 @@ test('a bump that adds a Date.now late in a loop, on a call the sampling skips: 
   const dir = repository('npm-v3', app,
     { tree: direct('ticker', '1.0.0'), packages: { 'ticker@1.0.0': 'exports.tick = function tick(i) {\n  return i;\n};\n' } },
     { tree: direct('ticker', '2.0.0'), packages: { 'ticker@2.0.0': "exports.tick = function tick(i) {\n  if (i === 4999) console.log('last tick at', Date.now());\n  return i;\n};\n" } });
-  const run = bump(dir, '--mode', 'control');
+  const run = bump(dir);
   const report = json(run, 1);
   assert.equal(report.bump.verdict, 'changed');
   assert.deepEqual([report.cause.api, report.cause.run, report.cause.package], ['Date.now', 'b', 'ticker@2.0.0']);
