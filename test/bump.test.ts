@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { bump, direct, json, repository } from './bump-fixtures.js';
 import { detdrift } from './cli-fixtures.js';
@@ -100,6 +102,34 @@ test('bad input: no lockfile, and a base ref that does not exist, exit 2 with th
   const run = detdrift(['bump', '--base', 'no-such-ref', '--', process.execPath, 'app.js'], dir);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /ERR_GIT_REF: --base no-such-ref is not a commit/);
+});
+
+test('a stale node_modules (lockfile bumped, old version still installed) is refused before anything runs, in every format: ERR_INSTALL_STALE', () => {
+  const tree = (leaf: string): Tree => ({
+    dependencies: { 'app-dep': '^1.0.0' },
+    installs: { [nm('app-dep')]: { version: '1.0.0', dependencies: { leaf: '^1.0.0' } }, [nm('leaf')]: { version: leaf } },
+  });
+  const packages = (leaf: string) => ({ 'app-dep@1.0.0': "exports.run = () => require('leaf').stamp();\n", [`leaf@${leaf}`]: "exports.stamp = () => 'stamp';\n" });
+  for (const format of ['npm-v3', 'pnpm', 'yarn-classic', 'yarn-berry'] as const) {
+    const dir = repository(format, "console.log(require('app-dep').run());\n", { tree: tree('1.0.0'), packages: packages('1.0.0') }, { tree: tree('1.1.0'), packages: packages('1.1.0') });
+    // The head commit's lockfile says leaf 1.1.0; the tree on disk still has the base's 1.0.0.
+    rmSync(join(dir, 'node_modules/leaf'), { recursive: true });
+    cpSync(join(dir, 'vendor/leaf-1.0.0'), join(dir, 'node_modules/leaf'), { recursive: true });
+    const run = bump(dir);
+    assert.equal(run.code, 2, `${format}: ${run.stderr}`);
+    assert.match(run.stderr, /ERR_INSTALL_STALE: head \(the working tree\): node_modules in .* does not match .*: leaf is locked at 1\.1\.0, installed at 1\.0\.0\. Run .*materialize\.cjs there, then bump again/, format);
+    assert.doesNotMatch(run.stderr, /checking out|recording/, `${format}: refused before installing or recording anything`);
+  }
+});
+
+test('an --install command that leaves the base without its dependencies is refused with the packages missing', () => {
+  const dir = repository('npm-v3', "console.log(require('dice').roll());\n",
+    { tree: direct('dice', '1.0.0'), packages: { 'dice@1.0.0': 'exports.roll = () => 4;\n' } },
+    { tree: direct('dice', '1.0.1'), packages: { 'dice@1.0.1': 'exports.roll = () => 4;\n' } });
+  const run = detdrift(['bump', '--base', 'HEAD~1', '--install', `${process.execPath} -e 0`, '--', process.execPath, 'app.js'], dir);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /ERR_INSTALL_STALE: HEAD~1: node_modules in .* does not match HEAD~1:package-lock\.json: dice is locked at 1\.0\.0, not installed\. The install command \(.* -e 0\) must install what the lockfile names/);
+  assert.doesNotMatch(run.stderr, /recording/);
 });
 
 test('bump --report github annotates the first uncontrolled call and the bumped line in package.json', () => {
