@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { bump, direct, json, repository } from './bump-fixtures.js';
@@ -69,7 +69,7 @@ test('yarn classic, observe mode: a bump that moves from a stubbed Date.now to p
   assert.deepEqual(report.cause.bump, { name: 'clock-id', from: '1.4.0', to: '2.0.0', kind: 'major', path: ['clock-id'] });
 });
 
-test('yarn berry: a bump that changes nothing the seed runs is no alarm', () => {
+test('yarn berry (a version-10 lockfile, as yarn 4 writes today): a bump that changes nothing the seed runs is no alarm', () => {
   const app = "console.log(require('quiet').answer());\n";
   const dir = repository('yarn-berry', app,
     { tree: direct('quiet', '1.0.0'), packages: { 'quiet@1.0.0': 'exports.answer = () => 42;\n' } },
@@ -130,6 +130,17 @@ test('an --install command that leaves the base without its dependencies is refu
   assert.equal(run.code, 2, run.stderr);
   assert.match(run.stderr, /ERR_INSTALL_STALE: HEAD~1: node_modules in .* does not match HEAD~1:package-lock\.json: dice is locked at 1\.0\.0, not installed\. The install command \(.* -e 0\) must install what the lockfile names/);
   assert.doesNotMatch(run.stderr, /recording/);
+});
+
+test('a lockfile detdrift cannot read is refused before anything is installed or recorded', () => {
+  const dir = repository('yarn-berry', "console.log(require('quiet').answer());\n",
+    { tree: direct('quiet', '1.0.0'), packages: { 'quiet@1.0.0': 'exports.answer = () => 42;\n' } },
+    { tree: direct('quiet', '1.0.1'), packages: { 'quiet@1.0.1': 'exports.answer = () => 42;\n' } });
+  writeFileSync(join(dir, 'yarn.lock'), readFileSync(join(dir, 'yarn.lock'), 'utf8').replace('  version: 10\n', '  version: 11\n'));
+  const run = bump(dir);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /ERR_LOCKFILE_VERSION: .*yarn\.lock:5: __metadata version "11": versions 4 to 10 \(yarn 2 to 4\) are supported/);
+  assert.doesNotMatch(run.stderr, /checking out|recording/);
 });
 
 test('bump --report github annotates the first uncontrolled call and the bumped line in package.json', () => {
