@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { attribute, type Attribution } from '../diffing/attribute.js';
 import { compare, type Comparison } from '../diffing/compare.js';
-import { versionIn } from '../diffing/locate.js';
+import { installsOf, versionIn } from '../diffing/locate.js';
 import { diffLockfiles, type LockfileChange, type Lockfile } from '../diffing/lockfile/index.js';
 import { diffScans, scanDirectory, type ScanDiff } from '../diffing/scan/index.js';
 import type { BumpVerdict } from '../report/types.js';
@@ -141,7 +141,8 @@ function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headR
   return scans;
 }
 
+/** Where `change`'s package is installed at `version`: its npm install path, else where installsOf finds it. */
 function installed(root: string, change: LockfileChange, version: string): string | null {
-  const candidates = [change.key.startsWith('node_modules/') ? join(root, change.key) : null, join(root, 'node_modules', change.name)];
-  return candidates.find((dir) => dir !== null && versionIn(dir) === version) ?? null;
+  const path = change.key.startsWith('node_modules/') ? join(root, change.key) : null;
+  return path !== null && versionIn(path) === version ? path : (installsOf(root, change.name).get(version) ?? null);
 }

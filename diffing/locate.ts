@@ -21,7 +21,7 @@ export interface Located {
 
 /**
  * A frame's file on this disk: project frames are relative to `root`; `name@version/path` frames
- * are looked up in `root/node_modules/name`, used only when that package has that version.
+ * are looked up among the installs of `name` under `root` (installsOf), at that version only.
  */
 export function locate(frame: Pick<Frame, 'file' | 'package'>, root: string): Located | null {
   if (frame.package === null) {
@@ -29,11 +29,8 @@ export function locate(frame: Pick<Frame, 'file' | 'package'>, root: string): Lo
     return file && existsSync(file) ? { file, root } : null;
   }
   const at = frame.package.lastIndexOf('@');
-  const name = frame.package.slice(0, at);
-  const version = frame.package.slice(at + 1);
-  const packageRoot = inside(root, join('node_modules', name));
-  if (packageRoot === null) return null;
-  if (versionIn(packageRoot) !== version) return null;
+  const packageRoot = installsOf(root, frame.package.slice(0, at)).get(frame.package.slice(at + 1));
+  if (packageRoot === undefined) return null;
   const file = inside(packageRoot, frame.file.slice(frame.package.length + 1));
   return file && existsSync(file) ? { file, root: packageRoot } : null;
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { bump, direct, json, repository } from './bump-fixtures.js';
@@ -56,6 +56,24 @@ test('pnpm: a transitive bump two levels down is attributed to the leaf, with th
   assert.deepEqual(report.cause.bump, { name: 'leaf', from: '1.0.0', to: '1.1.0', kind: 'minor', path: ['app-dep', 'mid', 'leaf'] });
   const change = report.bump.changes.find((candidate: { name: string }) => candidate.name === 'leaf');
   assert.deepEqual([change.direct, change.path], [false, ['app-dep', 'mid', 'leaf']]);
+});
+
+test("pnpm's own layout: a transitive package in node_modules/.pnpm gets its code frame, and the sites its new version added are scanned", () => {
+  const tree = (leaf: string): Tree => ({
+    dependencies: { 'app-dep': '^1.0.0' },
+    installs: { [nm('app-dep')]: { version: '1.0.0', dependencies: { leaf: '^1.0.0' } }, [nm('leaf')]: { version: leaf } },
+  });
+  const common = { 'app-dep@1.0.0': "exports.run = () => require('leaf').stamp();\n" };
+  const dir = repository('pnpm', "console.log(require('app-dep').run());\n",
+    { tree: tree('1.0.0'), packages: { ...common, 'leaf@1.0.0': "exports.stamp = () => 'stamp';\n" } },
+    { tree: tree('1.1.0'), packages: { ...common, 'leaf@1.1.0': "exports.stamp = () => {\n  return 'stamp ' + Date.now();\n};\n" } },
+    'pnpm');
+  assert.ok(existsSync(join(dir, 'node_modules/.pnpm/leaf@1.1.0/node_modules/leaf/index.js')), 'the fixture is laid out as pnpm does');
+  const report = json(bump(dir), 1);
+  assert.deepEqual([report.cause.api, report.cause.site.file, report.cause.site.line], ['Date.now', 'leaf@1.1.0/index.js', 2]);
+  assert.deepEqual(report.cause.bump, { name: 'leaf', from: '1.0.0', to: '1.1.0', kind: 'minor', path: ['app-dep', 'leaf'] });
+  assert.deepEqual(report.cause.source?.lines.find(([line]: [number]) => line === 2), [2, "  return 'stamp ' + Date.now();"]);
+  assert.deepEqual(report.bump.addedSites.map((site: { api: string; line: number; reached: boolean }) => [site.api, site.line, site.reached]), [['Date.now', 2, true]]);
 });
 
 test('yarn classic, observe mode: a bump that moves from a stubbed Date.now to performance.now is found', () => {
