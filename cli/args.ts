@@ -70,7 +70,7 @@ const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
     load: () => import('./matrix.js'),
   }),
   bump: define({
-    usage: 'detdrift bump --base REF [--head REF] [--base-trace DIR] [--seed N ...] [--mode observe|control] [--install CMD] [--json] [--report FORMAT[=FILE]]... -- CMD...',
+    usage: 'detdrift bump --base REF [--head REF] [--base-trace DIR] [--seed N ...] [--mode control|observe] [--install CMD] [--json] [--report FORMAT[=FILE]]... -- CMD...   (--mode control by default: seeded entropy, a virtual clock)',
     options: {
       base: { type: 'string' },
       head: { type: 'string' },

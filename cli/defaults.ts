@@ -4,6 +4,12 @@ import type { Mode } from '../tracer/format.js';
 export const DEFAULTS = Object.freeze({
   /** observe: record what the program draws, change nothing */
   mode: 'observe' as Mode,
+  /**
+   * bump: control, so a library's own draws and clock reads come from the seed and a virtual
+   * clock, and base and head answer "does the same seed still run the same?". In observe mode an
+   * app whose libraries draw entropy is nondeterministic before any bump.
+   */
+  bumpMode: 'control' as Mode,
   /** no seed: the header then records `seed: null` */
   seed: null as string | null,
   /** the tool's own log: warnings and errors only, always on stderr */

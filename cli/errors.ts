@@ -42,6 +42,8 @@ const STATUS = Object.freeze({
   ERR_GIT_REF: ExitStatus.usage,
   /** `bump`: installing a worktree's dependencies failed */
   ERR_INSTALL: ExitStatus.usage,
+  /** `bump`: the installed node_modules is not the tree its lockfile names (a lockfile bumped, the install not run again) */
+  ERR_INSTALL_STALE: ExitStatus.usage,
   /** the project's detdrift.config.json (or package.json `detdrift` field) has a problem: each is named with its file and path */
   ERR_CONFIG: ExitStatus.usage,
   /** `check`: the command failed (a non-zero status) in every run: there is no working run to check */

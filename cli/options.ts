@@ -131,6 +131,7 @@ export interface BumpOptions extends CommonOptions {
   readonly baseTrace: string | null;
   /** the seeds to try, in order; the report is about the first whose run the bump changed */
   readonly seeds: readonly string[];
+  /** control by default (DEFAULTS.bumpMode); observe records the real clocks and entropy */
   readonly mode: Mode;
   /** the install command for a worktree; null: by lockfile (npm ci, pnpm install, yarn install) */
   readonly install: readonly string[] | null;
@@ -253,7 +254,7 @@ export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
     head: typeof head === 'string' && head !== '' ? head : null,
     baseTrace: typeof baseTrace === 'string' && baseTrace !== '' ? resolve(cwd, baseTrace) : null,
     seeds: Object.freeze(seeds.map(validateSeed).filter((seed): seed is string => seed !== null)),
-    mode: validateMode(raw.values.mode),
+    mode: validateMode(raw.values.mode, DEFAULTS.bumpMode),
     install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
     command: Object.freeze([...raw.command]),
     json: raw.values.json === true,
@@ -328,8 +329,8 @@ function common(raw: RawInvocation, cwd: string): CommonOptions {
 
 // Each validator names the option, the value it got and the values it allows.
 
-function validateMode(value: unknown): Mode {
-  if (value === undefined) return DEFAULTS.mode;
+function validateMode(value: unknown, fallback: Mode = DEFAULTS.mode): Mode {
+  if (value === undefined) return fallback;
   if (RECORDABLE_MODES.includes(value as Mode)) return value as Mode;
   const planned =
     value === 'replay'

@@ -6,9 +6,8 @@ const CONTEXT_LINES = 2;
 const MAX_LINE = 200;
 
 /**
- * The source lines around a frame, read from the project on this disk: project frames are
- * relative to `root`; `name@version/path` frames are looked up in `root/node_modules/name`, used
- * only when that package has that version. Null when the file is not here.
+ * The source lines around a frame, read from the project on this disk where `locate` finds its
+ * file (a dependency's only at the version the frame names). Null when the file is not here.
  */
 export function sourceOf(frame: FrameView, root: string): SourceView | null {
   const file = locate(frame, root)?.file;
