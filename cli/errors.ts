@@ -1,4 +1,4 @@
-import { LockfileError } from '../diffing/lockfile/index.js';
+import { LockfileError } from '../diffing/lockfile/errors.js';
 import { TraceError } from '../tracer/errors.js';
 
 /** The tool's exit statuses (DESIGN.md, The report). `record` instead passes its command's status through. */
