@@ -1,4 +1,4 @@
-import { LockfileError } from '../diffing/lockfile/index.js';
+import { LockfileError } from '../diffing/lockfile/errors.js';
 import { TraceError } from '../tracer/errors.js';
 import { inert } from '../report/untrusted.js';
 

@@ -4,9 +4,7 @@
  * each package manager writes it: its field order, quoting, header and blank lines.
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import type { Lockfile } from '../diffing/lockfile/index.js';
-import { project } from './helpers.js';
 
 export interface Install {
   readonly version: string;
@@ -32,6 +30,21 @@ export const FILE_NAMES: Readonly<Record<FixtureFormat, string>> = {
   'yarn-berry': 'yarn.lock',
 };
 
+/** A small project of every kind of install: app-dep → mid → leaf, a second leaf nested under other, a 0.x and a dev dependency: app-dep → mid → leaf, and a second leaf nested under other. */
+export const SAMPLE: Tree = {
+  dependencies: { 'app-dep': '^1.0.0', other: '^1.0.0', zero: '^0.3.0' },
+  devDependencies: { devtool: '^1.0.0' },
+  installs: {
+    [nm('app-dep')]: { version: '1.0.0', dependencies: { mid: '^1.0.0' } },
+    [nm('mid')]: { version: '1.0.0', dependencies: { leaf: '^1.0.0' } },
+    [nm('leaf')]: { version: '1.0.0' },
+    [nm('other')]: { version: '1.0.0', dependencies: { leaf: '^2.0.0' } },
+    [nm('other', 'leaf')]: { version: '2.0.0' },
+    [nm('zero')]: { version: '0.3.1' },
+    [nm('devtool')]: { version: '1.0.0', dev: true },
+  },
+};
+
 /** `nm('other', 'leaf')` is `node_modules/other/node_modules/leaf`. */
 export function nm(...names: string[]): string {
   return names.map((name) => `node_modules/${name}`).join('/');
@@ -39,12 +52,6 @@ export function nm(...names: string[]): string {
 
 export function manifest(tree: Tree): object {
   return { name: 'fixture-app', version: '1.0.0', private: true, dependencies: tree.dependencies, ...(tree.devDependencies ? { devDependencies: tree.devDependencies } : {}) };
-}
-
-/** A project directory with package.json and the tree's lockfile: returns the lockfile's path. */
-export function writeLockProject(tree: Tree, format: FixtureFormat): string {
-  const dir = project({ 'package.json': manifest(tree), [FILE_NAMES[format]]: lockfileText(tree, format) });
-  return join(dir, FILE_NAMES[format]);
 }
 
 export function lockfileText(tree: Tree, format: FixtureFormat): string {

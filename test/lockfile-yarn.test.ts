@@ -184,3 +184,26 @@ test('yarn classic without package.json: the packages nothing depends on are the
   assert.deepEqual(lock.importers[0]!.edges.map((edge) => edge.name), ['@types/leaf', 'app-dep', 'local-dep']);
   assert.equal(lock.packages.get('@types/leaf@~1.0.0')!.dev, false, 'no manifest, no dev flags');
 });
+
+test('yarn classic: what is wrong is placed at its line, though the parser keeps no positions', () => {
+  const header = '# yarn lockfile v1\n\n';
+  const cases: [string, number, number | null, RegExp][] = [
+    ['a@^1.0.0:\n  version "1.0.0"\n\n"b@^1.0.0", b@^1.1.0:\n  resolved "x"\n', 6, null, /the entry "b@\^1\.0\.0" has no version/],
+    ['a@^1.0.0:\n  version "1.0.0"\n  dependencies "x"\n', 5, null, /"dependencies" must be a mapping/],
+    ['a@^1.0.0:\n  version "1.0.0"\n  dependencies:\n    b "^1"\n    leaf:\n      x "1"\n', 7, null, /"dependencies"\."leaf" must be a string/],
+    ['nameless:\n  version "1.0.0"\n', 3, null, /the key "nameless" is not name@range/],
+    ['a@^1.0.0:\n  version "1.0.0"\n   dependencies:\n', 5, 4, /Expected/],
+    ['a@^1.0.0:\n  version "1.0.0"\n<<<<<<< HEAD\n', 5, 1, /a merge conflict marker/],
+    [Array.from({ length: 40 }, (_, i) => `${'  '.repeat(i)}a:`).join('\n'), 20, 1, /nesting deeper than 16 levels/],
+  ];
+  for (const [body, line, column, reason] of cases) {
+    assert.throws(
+      () => parseLockfile(header + body, 'yarn.lock'),
+      (error: unknown) => error instanceof LockfileError && error.code === 'ERR_LOCKFILE_PARSE' && error.line === line && error.column === column && reason.test(error.message),
+      JSON.stringify(body),
+    );
+  }
+  // Without its header a yarn.lock is still read as v1, and errors keep their lines.
+  assert.deepEqual([...parseLockfile('a@^1.0.0:\n  version "1.0.0"\n', 'yarn.lock').packages.keys()], ['a@^1.0.0']);
+  assert.throws(() => parseLockfile('a@^1.0.0:\n   version "1.0.0"\n', 'yarn.lock'), (error: LockfileError) => error.line === 2 && error.column === 4);
+});
