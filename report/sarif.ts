@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { API_TABLE, type Family } from '../tracer/apis.js';
-import { describeBump, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import { describeBump, describeConfidence, describeContexts, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, runNames, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
 import { jsonText } from './untrusted.js';
 
@@ -63,7 +63,7 @@ export function buildSarif(report: Report, options: SarifOptions): object {
 }
 
 function rule({ key, name, short, full }: (typeof RULES)[number]): object {
-  const help = `${full} Control the source (inject a seeded one, or run under detdrift's control mode) or pin the dependency that added it; the result's message has the command that replays run A locally.`;
+  const help = `${full} Control the source (inject a seeded one, or run under detdrift's control mode) or pin the dependency that added it; the result's message has the command that replays the run locally.`;
   return {
     id: `detdrift/${key}`,
     name,
@@ -130,13 +130,13 @@ function message(report: Report, cause: CauseView | null, linked: boolean): stri
   const parts: string[] = [];
   const call = linked ? '[an uncontrolled call](1)' : 'an uncontrolled call';
   if (!cause) parts.push('Two seeded runs diverge; no cause was found.');
-  else if (cause.kind === 'ordering') parts.push(escapeText(`Two seeded runs diverge: async contexts ${cause.contexts?.join(' and ') ?? '?'} completed in a different order.`));
+  else if (cause.kind === 'ordering') parts.push(escapeText(`Two seeded runs diverge: ${describeContexts(cause.contexts ?? [])} finished in a different order.`));
   else if (cause.kind === 'outside') parts.push(escapeText(`Two seeded runs diverge, and no intercepted call explains it: ${cause.rule}.`));
-  else parts.push(`Two seeded runs diverge at ${call} ${escapeText(`to ${cause.api ?? '?'}${cause.package ? ` in ${cause.package}` : ''}: ${cause.rule} (${cause.confidence})`)}.`);
+  else parts.push(`Two seeded runs diverge at ${call} ${escapeText(`to ${cause.api ?? '?'}${cause.package ? ` in ${cause.package}` : ''}: ${cause.rule} (${describeConfidence(cause.confidence)})`)}.`);
   if (cause?.bump) parts.push(escapeText(`Dependency: ${describeBump(cause.bump)}.`));
   const stackNote = cause ? describeStackNote(cause) : null;
   if (stackNote) parts.push(escapeText(`${cause?.site ? 'Its stack' : 'Call site'}: ${stackNote}.`));
-  if (report.replay) parts.push(escapeText(`Replay run A locally: ${report.replay}`));
+  if (report.replay) parts.push(escapeText(`Replay ${runNames(report).a} locally: ${report.replay}`));
   return parts.join(' ');
 }
 

@@ -56,7 +56,7 @@ test('one rule per API family, and the cause located at the first project frame,
   ]);
   assert.equal(
     result!.message.text,
-    'Two seeded runs diverge at [an uncontrolled call](1) to Math.random in tick-queue@1.1.0: a call the new dependency tree makes and the old one does not (heuristic). Dependency: tick-queue 1.0.0 → 1.1.0 (minor). Replay run A locally: npx detdrift replay base-trace -- node sim.js',
+    'Two seeded runs diverge at [an uncontrolled call](1) to Math.random in tick-queue@1.1.0: a call the new dependency tree makes and the old one does not (likely: chosen by a rule, not confirmed by a replay). Dependency: tick-queue 1.0.0 → 1.1.0 (minor). Replay run A locally: npx detdrift replay base-trace -- node sim.js',
   );
   const flow = result!.codeFlows[0].threadFlows[0].locations.map((step: any) => [step.location.physicalLocation.artifactLocation.uri, step.location.physicalLocation.region.startLine, step.executionOrder]);
   assert.deepEqual(flow, [['app/sim.js', 40, 1], ['app/sim.js', 24, 2], ['app/node_modules/tick-queue/index.js', 9, 3]], 'the stack, outermost frame first');
