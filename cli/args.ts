@@ -27,7 +27,8 @@ interface Entry {
   prepare(raw: RawInvocation, cwd: string): Invocation;
 }
 
-const LOG_LEVEL = { 'log-level': { type: 'string' } } as const satisfies OptionTable;
+/** every command: the tool's own log (cli/logger.ts) */
+const LOG_LEVEL = { 'log-level': { type: 'string' }, 'log-format': { type: 'string' }, 'log-file': { type: 'string' } } as const satisfies OptionTable;
 
 /** check, diff, bump, matrix: `--report FORMAT[=FILE]`, repeatable and comma-separated */
 const REPORT = { report: { type: 'string', multiple: true } } as const satisfies OptionTable;

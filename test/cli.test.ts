@@ -106,7 +106,7 @@ test("the program's stdout, stderr and exit status pass through untouched; logs 
   const app = "process.stdout.write('raw\\r\\nbytes \\u00e9\\u0000 no newline');\nconsole.error('to stderr');\nprocess.exitCode = 3;\n";
   const dir = project({ 'app.cjs': app });
   const plain = runPlain(['app.cjs'], { cwd: dir });
-  const record = detdrift(['record', '--log-level', 'debug', '--out', 'trace', '--', process.execPath, 'app.cjs'], dir);
+  const record = detdrift(['record', '--log-level', 'debug', '--log-format', 'json', '--out', 'trace', '--', process.execPath, 'app.cjs'], dir);
   assert.equal(record.code, 3);
   assert.equal(record.stdout, plain.stdout);
   // pino's JSON lines come first (before the program starts); the rest is the program's, then ours.
