@@ -21,6 +21,7 @@ import {
   sameFrame,
   siteUnknown,
 } from './describe.js';
+import { codeFrameText } from './code-frame.js';
 import { SCRIPT, STYLE } from './html-assets.js';
 import { count, countsSection, familyClass, familyOfApi, frame, stacksSection } from './html-evidence.js';
 import { html, Markup } from './html-markup.js';
@@ -81,10 +82,10 @@ function cause(found: CauseView, names: RunNames): Markup {
 <dl class="facts">${facts.map(([term, detail]) => html`<dt>${term}</dt><dd>${detail}</dd>`)}</dl>${source(found)}`;
 }
 
+/** The code frame, the blamed call's line (the one @babel/code-frame marks `>`) highlighted. */
 function source({ source: code }: CauseView): Markup | null {
   if (!code) return null;
-  const width = String(code.lines.at(-1)?.[0] ?? 0).length;
-  const lines = code.lines.map(([line, text]) => html`<span class="${line === code.line ? 'hit' : ''}">${line === code.line ? '>' : ' '} ${String(line).padStart(width)} | ${text}</span>`);
+  const lines = codeFrameText(code).split('\n').map((line) => html`<span class="${line.startsWith('>') ? 'hit' : ''}">${line}</span>`);
   return html`<p class="muted"><code>${code.file}</code>:</p><pre class="source">${lines}</pre>`;
 }
 

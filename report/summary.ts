@@ -23,6 +23,7 @@ import {
   sameFrame,
   siteUnknown,
 } from './describe.js';
+import { codeFrameText } from './code-frame.js';
 import { code, codeBlock, count, table } from './markdown.js';
 import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, RunNames } from './types.js';
 
@@ -123,11 +124,7 @@ function cause(cause: CauseView, names: RunNames): string[] {
   if (cause.value) rows.push(['value', `${names.a} ${code(describeValue(cause.value.a), { table: true })}, ${names.b} ${code(describeValue(cause.value.b), { table: true })}`]);
   if (cause.contexts) rows.push(['finished in another order', describeContexts(cause.contexts, (context) => code(context, { table: true }))]);
   if (rows.length > 0) out.push(table(['', ''], rows));
-  if (cause.source) {
-    const width = String(cause.source.lines.at(-1)?.[0] ?? 0).length;
-    const lines = cause.source.lines.map(([line, text]) => `${line === cause.source!.line ? '>' : ' '} ${String(line).padStart(width)} | ${text}`);
-    out.push(`${code(cause.source.file)}:`, codeBlock(lines, 'js'));
-  }
+  if (cause.source) out.push(`${code(cause.source.file)}:`, codeBlock(codeFrameText(cause.source).split('\n'), 'js'));
   return out;
 }
 

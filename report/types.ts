@@ -71,6 +71,8 @@ export interface DivergenceView {
 export interface SourceView {
   readonly file: string;
   readonly line: number;
+  /** the blamed call's column on `line` (1-based); absent in older reports */
+  readonly column?: number;
   /** the lines around it, `[lineNumber, text]` */
   readonly lines: ReadonlyArray<readonly [number, string]>;
 }
