@@ -14,6 +14,8 @@ export const DEFAULTS = Object.freeze({
   seed: null as string | null,
   /** the tool's own log: warnings and errors only, always on stderr */
   logLevel: 'warn' as LogLevel,
+  /** the log on stderr as sentences for a person (`detdrift: warning: ...`); `json` for pino's lines */
+  logFormat: 'human' as LogFormat,
   /** show, diff, check: text for a person, not JSON */
   json: false,
   /** check: how many times the command runs with the same seed */
@@ -40,6 +42,10 @@ export const MATRIX_REPORT_FORMATS: readonly ReportFormat[] = ['html'];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['human', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+/** The environment variable naming a file that receives the log as JSON lines, as `--log-file` does. */
+export const LOG_FILE_VAR = 'DETDRIFT_LOG_FILE';
 
 export const MODES: readonly Mode[] = ['observe', 'control', 'replay', 'perturb'];
 /** Modes this version can record in; the others are planned and refused with a clear error. */

@@ -81,7 +81,7 @@ export interface Reported {
  */
 export function reportError(error: unknown): Reported {
   if (error instanceof CliError) {
-    const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage." : '';
+    const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage, 'detdrift COMMAND --help' for a command's options." : '';
     return { status: error.status, text: `detdrift: ${error.code}: ${shown(error.message)}${hint}\n` };
   }
   if (error instanceof TraceError || error instanceof LockfileError) {

@@ -1,6 +1,19 @@
 import { resolve } from 'node:path';
 import type { Mode } from '../tracer/format.js';
-import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_LEVELS, MATRIX_REPORT_FORMATS, MODES, RECORDABLE_MODES, REPORT_FORMATS, type LogLevel, type ReportFormat } from './defaults.js';
+import {
+  DEFAULTS,
+  EXTRA_REPORT_FORMATS,
+  LOG_FILE_VAR,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  MATRIX_REPORT_FORMATS,
+  MODES,
+  RECORDABLE_MODES,
+  REPORT_FORMATS,
+  type LogFormat,
+  type LogLevel,
+  type ReportFormat,
+} from './defaults.js';
 import { CONFIG_FILE, projectConfig } from './config.js';
 import type { IgnoreRules, ProjectConfig } from './config-schema.js';
 import { CliError } from './errors.js';
@@ -16,6 +29,10 @@ export interface RawInvocation {
 
 export interface CommonOptions {
   readonly logLevel: LogLevel;
+  /** stderr's log: sentences (`human`) or pino's JSON lines (`json`) */
+  readonly logFormat: LogFormat;
+  /** absolute: `--log-file`, else $DETDRIFT_LOG_FILE: a file that also gets the log as JSON lines; null: none */
+  readonly logFile: string | null;
   readonly cwd: string;
 }
 
@@ -323,8 +340,14 @@ function fromConfig(cwd: string): { config: ProjectConfig; ignore: IgnoreRules; 
   return { config, ignore: { ...config.ignore, runners: config.runners }, configWarnings: warnings };
 }
 
-function common(raw: RawInvocation, cwd: string): CommonOptions {
-  return { logLevel: validateLogLevel(raw.values['log-level']), cwd };
+function common(raw: RawInvocation, cwd: string, env: NodeJS.ProcessEnv = process.env): CommonOptions {
+  const file = raw.values['log-file'] ?? env[LOG_FILE_VAR];
+  return {
+    logLevel: validateLogLevel(raw.values['log-level']),
+    logFormat: validateLogFormat(raw.values['log-format']),
+    logFile: typeof file === 'string' && file !== '' ? resolve(cwd, file) : null,
+    cwd,
+  };
 }
 
 // Each validator names the option, the value it got and the values it allows.
@@ -402,6 +425,12 @@ function validateLogLevel(value: unknown): LogLevel {
   if (value === undefined) return DEFAULTS.logLevel;
   if (LOG_LEVELS.includes(value as LogLevel)) return value as LogLevel;
   throw new CliError('ERR_OPTION_VALUE', `--log-level got ${JSON.stringify(value)}; allowed: ${LOG_LEVELS.join(', ')}`);
+}
+
+function validateLogFormat(value: unknown): LogFormat {
+  if (value === undefined) return DEFAULTS.logFormat;
+  if (LOG_FORMATS.includes(value as LogFormat)) return value as LogFormat;
+  throw new CliError('ERR_OPTION_VALUE', `--log-format got ${JSON.stringify(value)}; allowed: ${LOG_FORMATS.join(', ')}`);
 }
 
 function usage(message: string): CliError {

@@ -22,12 +22,12 @@ export function sourceOf(frame: FrameView, root: string): SourceView | null {
 }
 
 /** The lines around a frame's line in `text`, its file's content (a source map's copy of it, say). */
-export function sourceLines(frame: Pick<FrameView, 'file' | 'line'>, text: string): SourceView {
+export function sourceLines(frame: Pick<FrameView, 'file' | 'line' | 'column'>, text: string): SourceView {
   // JavaScript's line terminators, which V8 counts in a stack frame's line number
   const all = text.split(/\r\n|[\n\r\u2028\u2029]/);
   const first = Math.max(1, frame.line - CONTEXT_LINES);
   const last = Math.min(all.length, frame.line + CONTEXT_LINES);
   const lines: Array<readonly [number, string]> = [];
   for (let line = first; line <= last; line++) lines.push([line, all[line - 1]!.slice(0, MAX_LINE)]);
-  return { file: frame.file, line: frame.line, lines };
+  return { file: frame.file, line: frame.line, column: frame.column, lines };
 }
