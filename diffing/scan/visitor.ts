@@ -63,7 +63,7 @@ function onRead(this: Collector, path: NodePath<Node & { type: 'MemberExpression
   const parent = path.parent;
   if (parent.type === 'AssignmentExpression' && parent.left === path.node) return;
   if (parent.type === 'UpdateExpression' || (parent.type === 'UnaryExpression' && parent.operator === 'delete')) return;
-  const rule = RULES.read.get(resolve(path) ?? '');
+  const rule = ruleOf(resolve(path), RULES.read);
   if (rule) add(this, rule, path, path.node.property.start!);
 }
 
@@ -71,22 +71,20 @@ function onRead(this: Collector, path: NodePath<Node & { type: 'MemberExpression
 function onDestructure(this: Collector, path: NodePath<Node & { type: 'VariableDeclarator' }>): void {
   const { id, init } = path.node;
   if (id.type !== 'ObjectPattern' || !init || !mentions(id, READ_NAMES)) return;
-  const base = resolve(path.get('init') as NodePath);
-  if (base === null) return;
-  const visit = (pattern: Node, ref: string, at: NodePath): void => {
-    if (pattern.type === 'AssignmentPattern') return visit(pattern.left, ref, at);
-    if (pattern.type !== 'ObjectPattern') return;
+  const visit = (pattern: Node, refs: readonly string[], at: NodePath): void => {
+    if (pattern.type === 'AssignmentPattern') return visit(pattern.left, refs, at);
+    if (pattern.type !== 'ObjectPattern' || refs.length === 0) return;
     for (const property of pattern.properties) {
       if (property.type !== 'ObjectProperty') continue;
       const key = keyName(property.key, property.computed);
       if (key === null) continue;
-      const inner = ref === '' ? key : `${ref}.${key}`;
-      const rule = RULES.read.get(inner);
+      const inner = refs.map((ref) => (ref === '' ? key : `${ref}.${key}`));
+      const rule = ruleOf(inner, RULES.read);
       if (rule) add(this, rule, at, property.key.start!);
       else visit(property.value, inner, at);
     }
   };
-  visit(id, base, path);
+  visit(id, resolve(path.get('init') as NodePath), path);
 }
 
 function passedArguments(collector: Collector, path: NodePath<Node & { arguments: Node[] }>): void {
@@ -103,8 +101,16 @@ function passedArguments(collector: Collector, path: NodePath<Node & { arguments
 function lookup(path: NodePath, rules: ReadonlyMap<string, SiteRule>, names: ReadonlySet<string>): SiteRule | undefined {
   const name = propertyName(path.node);
   if (name !== null && !names.has(name)) return undefined;
-  const ref = resolve(path);
-  return ref === null ? undefined : rules.get(ref);
+  return ruleOf(resolve(path), rules);
+}
+
+/** The rule of the first reference that has one: `globalCrypto.getRandomValues` may be the global's or the module's. */
+function ruleOf(refs: readonly string[], rules: ReadonlyMap<string, SiteRule>): SiteRule | undefined {
+  for (const ref of refs) {
+    const rule = rules.get(ref);
+    if (rule) return rule;
+  }
+  return undefined;
 }
 
 function forwarded(callee: NodePath): SiteRule | undefined {
