@@ -127,18 +127,21 @@ function causeStack(comparison: Comparison): readonly Frame[] | null {
   return trace?.sites.get(row.event.site)?.frames ?? null;
 }
 
-/** Scans each changed package at both versions where both are installed as the lockfile says. */
+/**
+ * Scans each changed package at both versions where both are installed as the lockfile says; a
+ * package head adds is compared with nothing, so all of its sites are added.
+ */
 function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headRoot: string, logger: CommandContext['logger']): Map<LockfileChange, ScanDiff> {
   const scans = new Map<LockfileChange, ScanDiff>();
   for (const change of changes) {
-    if (change.from === null || change.to === null) continue;
-    const before = installed(baseRoot, change, change.from);
+    if (change.to === null) continue;
+    const before = change.from === null ? null : installed(baseRoot, change, change.from);
     const after = installed(headRoot, change, change.to);
-    if (!before || !after) {
+    if ((change.from !== null && !before) || !after) {
       logger.debug({ name: change.name, before, after }, 'a changed package is not installed at the version its lockfile names; not scanned');
       continue;
     }
-    scans.set(change, diffScans(scanDirectory(before), scanDirectory(after)));
+    scans.set(change, diffScans(before ? scanDirectory(before) : { sites: [] }, scanDirectory(after)));
   }
   return scans;
 }
