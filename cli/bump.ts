@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { attribute, type Attribution } from '../diffing/attribute.js';
+import { attribute, callsOfRuns, type Attribution, type RunCalls } from '../diffing/attribute.js';
 import { compare, type Comparison } from '../diffing/compare.js';
 import { installsOf, versionIn } from '../diffing/locate.js';
 import { diffLockfiles, type LockfileChange, type Lockfile } from '../diffing/lockfile/index.js';
@@ -84,7 +84,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     await stacks.forCause(comparison.diverging?.cause ?? null, { a: rerun(traces.a, baseRoot), b: rerun(traces.b, headRoot) }, progress);
     const taken = stacks.framesOf(comparison.diverging?.cause ?? null);
 
-    const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, logger) : new Map<LockfileChange, ScanDiff>();
+    const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, callsOfRuns(comparison.diverging, taken), logger) : new Map<LockfileChange, ScanDiff>();
     const reachedByHead = taken && comparison.diverging?.cause?.side === 'b' ? [taken] : [];
     const attribution: Attribution = attribute(taken ?? causeStack(comparison), changes, scans, comparison.diverging?.b ?? null, reachedByHead);
     const { status } = await emitReport(comparison, headRoot, options.json, { bump: { verdict, seed, attribution }, reports: options.reports, stacks: stacks.list() });
@@ -128,10 +128,11 @@ function causeStack(comparison: Comparison): readonly Frame[] | null {
 }
 
 /**
- * Scans each changed package at both versions where both are installed as the lockfile says; a
- * package head adds is compared with nothing, so all of its sites are added.
+ * Scans each changed package at both versions where both are installed as the lockfile says, told
+ * the calls each run made there (`ran`); a package head adds is compared with nothing, so all of
+ * its sites are added.
  */
-function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headRoot: string, logger: CommandContext['logger']): Map<LockfileChange, ScanDiff> {
+function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headRoot: string, ran: RunCalls, logger: CommandContext['logger']): Map<LockfileChange, ScanDiff> {
   const scans = new Map<LockfileChange, ScanDiff>();
   for (const change of changes) {
     if (change.to === null) continue;
@@ -141,7 +142,8 @@ function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headR
       logger.debug({ name: change.name, before, after }, 'a changed package is not installed at the version its lockfile names; not scanned');
       continue;
     }
-    scans.set(change, diffScans(before ? scanDirectory(before) : { sites: [] }, scanDirectory(after)));
+    const scan = (dir: string, version: string, side: 'a' | 'b') => scanDirectory(dir, { ran: ran[side].get(`${change.name}@${version}`) });
+    scans.set(change, diffScans(before ? scan(before, change.from!, 'a') : { sites: [] }, scan(after, change.to, 'b')));
   }
   return scans;
 }

@@ -38,3 +38,25 @@ test('ulid 2 -> 3: the getRandomValues reached through globalCrypto is added and
     ],
   );
 });
+
+test('a call through an alias the scan cannot follow (a parameter) is a site where a run made it: new in head, it is added and reached; kept from base, it is not', () => {
+  const pick = ['function pick(root) {', '  const c = root.crypto;', '  return c.randomUUID();', '}'];
+  const app = lines("const { token } = require('token');", 'console.log(token());');
+  const dir = repository('npm-v3', app,
+    { tree: direct('token', '1.0.0'), packages: { 'token@1.0.0': lines(...pick, 'exports.token = () => pick(globalThis);') } },
+    {
+      tree: direct('token', '1.1.0'),
+      packages: {
+        'token@1.1.0': {
+          'index.js': "module.exports = require('./lib/token.js');\n",
+          'lib/token.js': lines(...pick, 'function salt(root) {', '  return root.crypto.getRandomValues(new Uint32Array(1))[0];', '}', 'exports.token = () => pick(globalThis) + salt(globalThis);'),
+        },
+      },
+    });
+  const report = json(bump(dir, '--mode', 'control'), 1);
+  assert.deepEqual([report.cause.api, report.cause.site.file, report.cause.site.line, report.cause.site.column], ['crypto.getRandomValues', 'token@1.1.0/lib/token.js', 6, 22]);
+  assert.deepEqual(
+    report.bump.addedSites.map((site: { api: string; file: string; line: number; column: number; fn: string; reached: boolean }) => [site.api, `${site.file}:${site.line}:${site.column}`, site.fn, site.reached]),
+    [['crypto.getRandomValues', 'lib/token.js:6:22', 'salt', true]],
+  );
+});

@@ -18,6 +18,8 @@ export const IGNORE_HINT = /^\s*detdrift\s+ignore\s+next(?=\W|$)/;
 export interface Collector {
   readonly source: SourceText;
   readonly sites: ScanSite[];
+  /** calls a run made in this file, by `line:column`, with their API (`RanCalls`) */
+  readonly ran: ReadonlyMap<string, string> | undefined;
 }
 
 // A member callee or argument can only be a site when its last name is one of these.
@@ -44,7 +46,10 @@ function skipIgnored(path: NodePath): void {
 function onCall(this: Collector, path: NodePath<Node & { type: 'CallExpression' | 'OptionalCallExpression' }>): void {
   const callee = path.get('callee') as NodePath;
   const rule = lookup(callee, RULES.call, CALL_NAMES) ?? forwarded(callee);
-  if (rule) add(this, rule, path, callPosition(this.source, callee));
+  const at = callPosition(this.source, callee);
+  // A call through an alias the scan does not follow (a parameter, a reassigned name) that a run made: the run knew what it called.
+  const ran = rule ? undefined : this.ran?.get(positionKey(this.source.position(at)));
+  if (rule ?? ran) add(this, rule ?? { api: ran! }, path, at);
   passedArguments(this, path);
 }
 
@@ -119,7 +124,12 @@ function forwarded(callee: NodePath): SiteRule | undefined {
   return lookup(callee.get('object') as NodePath, RULES.call, CALL_NAMES);
 }
 
-function add(collector: Collector, rule: SiteRule, path: NodePath, at: number): void {
+/** `line:column`, 1-based: how `RanCalls` names a place in a file. */
+export function positionKey({ line, column }: { line: number; column: number }): string {
+  return `${line}:${column}`;
+}
+
+function add(collector: Collector, rule: Pick<SiteRule, 'api'>, path: NodePath, at: number): void {
   collector.sites.push(collector.source.site(rule.api, path, at));
 }
 
