@@ -1,11 +1,13 @@
 /**
- * `npm run bench [-- --rounds N] [--only NAME] [--apis Date.now,Math.random]`: every benchmark (or
- * one), printing ratios measured in this one run; `--apis` narrows `record` to those APIs.
+ * `npm run bench [-- --rounds N] [--only NAME] [--apis Date.now,Math.random] [--baseline DIST]`:
+ * every benchmark (or one), printing ratios measured in this one run; `--apis` narrows `record` to
+ * those APIs; `--baseline` is another build's dist directory, which `lockfile` compares with.
  */
 import { parseArgs } from 'node:util';
 import { benchBisect } from './bisect.js';
 import { benchDiff } from './diff.js';
 import { benchHtml } from './html.js';
+import { benchLockfile } from './lockfile.js';
 import { benchRecord } from './record.js';
 import { benchScan } from './scan.js';
 import { benchStartup } from './startup.js';
@@ -17,6 +19,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     sizes: { type: 'string', default: '1e5,1e6,1e7' },
     apis: { type: 'string' },
+    baseline: { type: 'string' },
   },
 });
 if (!values.only || values.only === 'record') benchRecord(Number(values.rounds), values.apis?.split(','));
@@ -26,3 +29,4 @@ if (!values.only || values.only === 'scan') benchScan();
 if (!values.only || values.only === 'startup') benchStartup(Number(values.rounds));
 if (!values.only || values.only === 'html') benchHtml([1e4, 1e5, 1e6]);
 if (!values.only || values.only === 'workload') benchWorkload(Number(values.rounds));
+if (!values.only || values.only === 'lockfile') await benchLockfile(values.baseline);

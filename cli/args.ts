@@ -1,8 +1,10 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
+import { COMMANDS, parseTable, type Command } from './commands.js';
 import { CliError } from './errors.js';
+import { commandHelp, toolHelp } from './help.js';
 import type { Logger } from './logger.js';
-import { DEFAULT_DIMENSIONS } from '../instrument/perturb-dimensions.js';
-import { normalizeBump, normalizeCheck, normalizeMatrix, normalizeMerge, normalizeDemo, normalizeDiff, normalizeRecord, normalizeReplay, normalizeReport, normalizeScan, normalizeShow, type CommonOptions, type RawInvocation } from './options.js';
+import { nearest } from './nearest.js';
+import type { CommonOptions, RawInvocation } from './options.js';
 import { MANIFEST } from './package.js';
 
 /** What every command receives besides its options. */
@@ -10,138 +12,9 @@ export interface CommandContext {
   readonly logger: Logger;
 }
 
-/** A command module: `run` resolves to the exit status. */
-interface CommandModule<O> {
-  run(options: O, context: CommandContext): Promise<number>;
-}
-
 export type Invocation =
   | { readonly kind: 'print'; readonly text: string }
   | { readonly kind: 'run'; readonly options: CommonOptions; start(context: CommandContext): Promise<number> };
-
-type OptionTable = NonNullable<ParseArgsConfig['options']>;
-
-interface Entry {
-  readonly usage: string;
-  readonly options: OptionTable;
-  prepare(raw: RawInvocation, cwd: string): Invocation;
-}
-
-const LOG_LEVEL = { 'log-level': { type: 'string' } } as const satisfies OptionTable;
-
-/** check, diff, bump, merge, matrix: `--report FORMAT[=FILE]`, repeatable and comma-separated */
-const REPORT = { report: { type: 'string', multiple: true } } as const satisfies OptionTable;
-
-const COMMANDS: Readonly<Record<string, Entry>> = Object.freeze({
-  record: define({
-    usage: 'detdrift record --out DIR [--seed N] [--mode observe] [--log-level L] -- CMD...',
-    options: { out: { type: 'string', short: 'o' }, seed: { type: 'string' }, mode: { type: 'string' }, ...LOG_LEVEL },
-    normalize: normalizeRecord,
-    // Loaded on demand: `show` need not pay for execa, and an old Node gets ERR_NODE_VERSION first.
-    load: () => import('./record.js'),
-  }),
-  diff: define({
-    usage: 'detdrift diff A B [--json] [--no-confirm] [--report FORMAT[=FILE]]...     (A, B: trace files, or directories of them)',
-    options: { json: { type: 'boolean' }, 'no-confirm': { type: 'boolean' }, ...REPORT, ...LOG_LEVEL },
-    normalize: normalizeDiff,
-    load: () => import('./diff.js'),
-  }),
-  check: define({
-    usage: 'detdrift check [--seed N | --seeds LIST [--shard I/N]] [--runs 2] [--mode observe|control] [--perturb [DIM,...]] [--out DIR | --keep] [--json] [--no-confirm] [--report FORMAT[=FILE]]... -- CMD...',
-    options: {
-      'no-confirm': { type: 'boolean' },
-      perturb: { type: 'string' },
-      seed: { type: 'string' },
-      seeds: { type: 'string' },
-      shard: { type: 'string' },
-      runs: { type: 'string' },
-      mode: { type: 'string' },
-      out: { type: 'string', short: 'o' },
-      keep: { type: 'boolean' },
-      json: { type: 'boolean' },
-      ...REPORT,
-      ...LOG_LEVEL,
-    },
-    normalize: normalizeCheck,
-    load: () => import('./check.js'),
-  }),
-  matrix: define({
-    usage: 'detdrift matrix DIR [--reference NAME] [--json] [--summary FILE] [--report html[=FILE]]   (DIR: one trace directory per platform, Node and seed, e.g. linux-20-seed42)',
-    options: { reference: { type: 'string' }, json: { type: 'boolean' }, summary: { type: 'string' }, ...REPORT, ...LOG_LEVEL },
-    normalize: normalizeMatrix,
-    load: () => import('./matrix.js'),
-  }),
-  merge: define({
-    usage: 'detdrift merge REPORT.json...|DIR... [--json] [--report FORMAT[=FILE]]...   (the shards\' reports of one seed list as one verdict)',
-    options: { json: { type: 'boolean' }, ...REPORT, ...LOG_LEVEL },
-    normalize: normalizeMerge,
-    load: () => import('./merge.js'),
-  }),
-  bump: define({
-    usage: 'detdrift bump --base REF [--head REF] [--base-trace DIR] [--seed N ... | --seeds LIST [--shard I/N]] [--mode observe|control] [--install CMD] [--json] [--report FORMAT[=FILE]]... -- CMD...',
-    options: {
-      base: { type: 'string' },
-      head: { type: 'string' },
-      'base-trace': { type: 'string' },
-      seed: { type: 'string', multiple: true },
-      seeds: { type: 'string' },
-      shard: { type: 'string' },
-      mode: { type: 'string' },
-      install: { type: 'string' },
-      json: { type: 'boolean' },
-      ...REPORT,
-      ...LOG_LEVEL,
-    },
-    normalize: normalizeBump,
-    load: () => import('./bump.js'),
-  }),
-  replay: define({
-    usage: 'detdrift replay TRACE [--out DIR] [--json] -- CMD...   (feed TRACE\'s recorded values back)',
-    options: { out: { type: 'string', short: 'o' }, json: { type: 'boolean' }, ...LOG_LEVEL },
-    normalize: normalizeReplay,
-    load: () => import('./replay.js'),
-  }),
-  report: define({
-    usage: 'detdrift report REPORT.json|A B [--format terminal|json|github|summary|sarif|comment|html] [-o FILE]   (render a saved --json report, - reads stdin; or compare traces A and B)',
-    options: { format: { type: 'string' }, out: { type: 'string', short: 'o' }, ...LOG_LEVEL },
-    normalize: normalizeReport,
-    load: () => import('./report.js'),
-  }),
-  demo: define({
-    usage: 'detdrift demo [--json]        (the bundled example: a dependency bump breaks a seeded simulation)',
-    options: { json: { type: 'boolean' }, ...LOG_LEVEL },
-    normalize: normalizeDemo,
-    load: () => import('./demo.js'),
-  }),
-  show: define({
-    usage: 'detdrift show TRACE [--json] [--log-level L]',
-    options: { json: { type: 'boolean' }, ...LOG_LEVEL },
-    normalize: normalizeShow,
-    load: () => import('./show.js'),
-  }),
-  scan: define({
-    usage: 'detdrift scan DIR [--json] | detdrift scan --diff A B [--json]   (clock and entropy call sites in a package)',
-    options: { diff: { type: 'boolean' }, json: { type: 'boolean' }, ...LOG_LEVEL },
-    normalize: normalizeScan,
-    load: () => import('./scan.js'),
-  }),
-});
-
-function define<O extends CommonOptions>(spec: {
-  usage: string;
-  options: OptionTable;
-  normalize: (raw: RawInvocation, cwd: string) => O;
-  load: () => Promise<CommandModule<O>>;
-}): Entry {
-  return {
-    usage: spec.usage,
-    options: spec.options,
-    prepare(raw, cwd) {
-      const options = spec.normalize(raw, cwd);
-      return { kind: 'run', options, start: async (context) => (await spec.load()).run(options, context) };
-    },
-  };
-}
 
 /**
  * `detdrift <command> [options] [-- CMD...]`: the tool's own flags stay before `--`, the traced
@@ -149,36 +22,51 @@ function define<O extends CommonOptions>(spec: {
  */
 export function parseCommandLine(argv: readonly string[], cwd: string): Invocation {
   const [name, ...rest] = argv;
-  if (name === undefined) throw new CliError('ERR_USAGE', `no command given; commands: ${Object.keys(COMMANDS).join(', ')}`);
-  if (name === '--help' || name === '-h' || name === 'help') return { kind: 'print', text: help() };
+  const names = Object.keys(COMMANDS);
+  if (name === undefined) throw new CliError('ERR_USAGE', `no command given; commands: ${names.join(', ')}`);
+  if (name === '--help' || name === '-h') return { kind: 'print', text: toolHelp(COMMANDS) };
+  if (name === 'help') return { kind: 'print', text: rest[0] !== undefined ? commandHelp(rest[0], commandNamed(rest[0])) : toolHelp(COMMANDS) };
   if (name === '--version' || name === '-v') return { kind: 'print', text: `${MANIFEST.version}\n` };
-  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!entry) throw new CliError('ERR_USAGE', `unknown command ${JSON.stringify(name)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
-  const raw = parse(rest, entry.options);
-  if (raw.values.help === true) return { kind: 'print', text: `Usage: ${entry.usage}\n` };
-  return entry.prepare(raw, cwd);
+  const command = commandNamed(name);
+  const raw = parse(name, rest, command);
+  if (raw.values.help === true) return { kind: 'print', text: commandHelp(name, command) };
+  return { kind: 'run', ...command.prepare(raw, cwd) };
 }
 
-function parse(args: readonly string[], options: OptionTable): RawInvocation {
+function commandNamed(name: string): Command {
+  if (Object.hasOwn(COMMANDS, name)) return COMMANDS[name]!;
+  const near = nearest(name, Object.keys(COMMANDS));
+  const commands = `commands: ${Object.keys(COMMANDS).join(', ')}`;
+  throw new CliError('ERR_USAGE', `unknown command ${JSON.stringify(name)}${near ? `: did you mean "${near}"? (${commands})` : `; ${commands}`}`);
+}
+
+function parse(name: string, args: readonly string[], command: Command): RawInvocation {
+  const options = { ...parseTable(command.options), help: { type: 'boolean', short: 'h' } } as const;
+  const given = withOptionalValues(args);
   let parsed;
   try {
-    parsed = parseArgs({
-      args: withOptionalValues(args),
-      options: { ...options, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: true,
-      tokens: true,
-    });
+    parsed = parseArgs({ args: given, options, strict: true, allowPositionals: true, tokens: true });
   } catch (error) {
     // util.parseArgs reports bad usage as ERR_PARSE_ARGS_*; anything else is ours to fail on.
-    if (!String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')) throw error;
-    throw new CliError('ERR_USAGE', (error as Error).message, { cause: error });
+    const code = String((error as { code?: unknown }).code);
+    if (!code.startsWith('ERR_PARSE_ARGS_')) throw error;
+    const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOption(given, Object.keys(options)) : null;
+    throw new CliError('ERR_USAGE', unknown ? `${unknown} (detdrift ${name})` : (error as Error).message, { cause: error });
   }
   const { values, positionals, tokens } = parsed;
   const terminator = tokens.find((token) => token.kind === 'option-terminator');
   if (!terminator) return { values, positionals, command: null };
   const before = tokens.filter((token) => token.kind === 'positional' && token.index < terminator.index).length;
   return { values, positionals: positionals.slice(0, before), command: positionals.slice(before) };
+}
+
+/** `unknown option --sed; did you mean --seed?`: the first option the command does not take, and the one nearest it. */
+function unknownOption(args: readonly string[], known: readonly string[]): string | null {
+  const { tokens } = parseArgs({ args: [...args], strict: false, allowPositionals: true, tokens: true });
+  const token = tokens.find((candidate) => candidate.kind === 'option' && !known.includes(candidate.name));
+  if (token?.kind !== 'option') return null;
+  const near = nearest(token.name, known);
+  return `unknown option ${token.rawName}${near ? `: did you mean --${near}?` : ''}`;
 }
 
 /** Options whose value may be left out, and the value they then get: `check --perturb -- CMD` tries every dimension. */
@@ -195,35 +83,4 @@ function withOptionalValues(args: readonly string[]): string[] {
     if (Object.hasOwn(OPTIONAL_VALUES, arg) && (next === undefined || next.startsWith('-'))) out.push(OPTIONAL_VALUES[arg]!);
   }
   return out;
-}
-
-function help(): string {
-  return [
-    `detdrift ${MANIFEST.version}: records every clock and entropy call a Node.js program makes.`,
-    '',
-    'Usage:',
-    ...Object.values(COMMANDS).map((entry) => `  ${entry.usage}`),
-    '',
-    '--report FORMAT[=FILE] (check, diff, bump, merge; matrix takes html; repeatable or comma-separated) writes another form of the report:',
-    '  github   workflow-command annotations, on stdout after the report (on stderr with --json)',
-    '  summary  job-summary Markdown, appended to $GITHUB_STEP_SUMMARY',
-    '  sarif    SARIF 2.1.0 for code scanning, to detdrift.sarif',
-    '  comment  pull-request comment Markdown (marked <!-- detdrift-report -->), to detdrift-comment.md',
-    '  json     the JSON report, to detdrift-report.json',
-    '  html     one self-contained page (cause, aligned timeline, stacks, counts; matrix: the grid), to detdrift-report.html',
-    '  =FILE writes that file instead.',
-    '',
-    '--seeds LIST (check, bump) names the seeds to check in turn: 1..1000, 1,5,9 or 1..10,42 (ranges decimal).',
-    '--shard I/N (check, bump) checks the I-th of N contiguous shares of them: one job of a CI matrix;',
-    '  detdrift merge combines the shards\' --report json files into one verdict.',
-    '',
-    '--perturb [DIM,...] (check) runs the seed once plain and once per dimension with what another machine',
-    '  would vary (perturb mode), and reports the first dimension that makes the runs part. DIM is one of',
-    `  ${DEFAULT_DIMENSIONS.join(', ')} (or all, the default); variants: dir-order:reverse, dir-order:case,`,
-    '  clock:dst, clock:resolution.',
-    '',
-    'Exit status: 0 ok, 1 divergence found, 2 bad usage or input, 3 detdrift itself failed;',
-    "record exits with the traced command's status (128+N when a signal N ended it).",
-    '',
-  ].join('\n');
 }

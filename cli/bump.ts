@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { execa } from 'execa';
-import { attribute, type Attribution } from '../diffing/attribute.js';
+import { attribute, callsOfRuns, type Attribution, type RunCalls } from '../diffing/attribute.js';
 import { compare, type Comparison } from '../diffing/compare.js';
-import { diffLockfiles, parseLockfile, readLockfile, type LockfileChange } from '../diffing/lockfile/index.js';
+import { installsOf, versionIn } from '../diffing/locate.js';
+import { diffLockfiles, type LockfileChange, type Lockfile } from '../diffing/lockfile/index.js';
 import { diffScans, scanDirectory, type ScanDiff } from '../diffing/scan/index.js';
 import type { BumpVerdict, SeedView } from '../report/types.js';
 import type { Frame } from '../tracer/format.js';
@@ -11,6 +11,8 @@ import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { BumpOptions } from './options.js';
 import { Progress } from './progress.js';
+import { checkInstalled } from './installed.js';
+import { bumpLockfiles } from './lockfiles.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
 import { AGREE, DIVERGE, emitReport } from './report-output.js';
@@ -33,19 +35,25 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
   const project = findProject(options.cwd);
   if (!project.lockfile) throw new CliError('ERR_LOCKFILE_MISSING', `no lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock) in ${project.root}`);
   const lockfile = project.lockfile.file;
+  const install = options.install ?? installCommand(lockfile);
+  const locks = await bumpLockfiles(project.root, lockfile, options.base, options.head);
+  const changes = diffLockfiles(locks.base, locks.head);
+  // Each tree is checked against its lockfile at the versions the bump moved, and its direct dependencies.
+  const versions = (side: 'from' | 'to') => new Set(changes.flatMap((change) => (change[side] === null ? [] : [`${change.name}@${change[side]}`])));
+  if (options.head === null) checkInstalled(project.root, locks.head, versions('to'), 'head (the working tree)', `Run ${install.join(' ')} there, then bump again.`);
   const progress = new Progress();
   const work = makeWorkDir('bump');
   const trees: Worktree[] = [];
   try {
-    const install = options.install ?? installCommand(lockfile);
-    const tree = async (ref: string) => {
+    const tree = async (ref: string, lock: Lockfile, side: 'from' | 'to') => {
       progress.phase(`checking out ${ref} and installing its dependencies (${install.join(' ')})`);
       const worktree = await checkoutWorktree(project.root, ref, install);
       trees.push(worktree);
+      checkInstalled(worktree.root, lock, versions(side), ref, `The install command (${install.join(' ')}) must install what the lockfile names.`);
       return worktree.root;
     };
-    const baseRoot = options.baseTrace ? null : await tree(options.base);
-    const headRoot = options.head ? await tree(options.head) : project.root;
+    const baseRoot = options.baseTrace ? null : await tree(options.base, locks.base, 'from');
+    const headRoot = options.head ? await tree(options.head, locks.head, 'to') : project.root;
     const where = (root: string) => join(root, relative(project.root, options.cwd));
 
     const recordAt = async (name: string, root: string, seed: string | null) => {
@@ -66,7 +74,9 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       const head = [await recordAt(`${prefix}-head-1`, headRoot, seed), await recordAt(`${prefix}-head-2`, headRoot, seed)];
       progress.clear();
       const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true, sources: { a: baseRoot, b: headRoot } });
-      const verdict = bumpVerdict(comparison, base[1] ? compare(base[0]!, base[1]) : null, compare(head[0]!, head[1]!));
+      const baseTwice = base[1] ? compare(base[0]!, base[1]) : null;
+      const verdict = bumpVerdict(comparison, baseTwice, compare(head[0]!, head[1]!));
+      if (verdict === 'already-nondeterministic' && options.mode === 'observe') progress.phase(observeHint(baseTwice!));
       found = { seed, comparison, verdict, traces: { a: base[0] ?? null, b: head[0]! } };
       checked.push(seedView(seed, comparison, verdict));
       if (verdict !== 'unchanged') break;
@@ -78,8 +88,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     await stacks.forCause(comparison.diverging?.cause ?? null, { a: rerun(traces.a, baseRoot), b: rerun(traces.b, headRoot) }, progress);
     const taken = stacks.framesOf(comparison.diverging?.cause ?? null);
 
-    const changes = diffLockfiles(await baseLockfile(options, project.root, baseRoot, lockfile), readLockfile(join(headRoot, lockfile)));
-    const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, logger) : new Map<LockfileChange, ScanDiff>();
+    const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, callsOfRuns(comparison.diverging, taken), logger) : new Map<LockfileChange, ScanDiff>();
     const reachedByHead = taken && comparison.diverging?.cause?.side === 'b' ? [taken] : [];
     const attribution: Attribution = attribute(taken ?? causeStack(comparison), changes, scans, comparison.diverging?.b ?? null, reachedByHead);
     const { status } = await emitReport(comparison, headRoot, options.json, {
@@ -103,6 +112,22 @@ function bumpVerdict(baseVsHead: Comparison, baseTwice: Comparison | null, headT
   return baseVsHead.verdict === 'diverge' ? 'changed' : 'unchanged';
 }
 
+/**
+ * Why base is nondeterministic in observe mode, where clocks and entropy are real: the calls
+ * that parted base's two runs, and the mode that seeds them.
+ */
+function observeHint(baseTwice: Comparison): string {
+  const sources = new Set<string>();
+  for (const process of baseTwice.processes) {
+    const row = process.cause?.row;
+    if (!row) continue;
+    const frame = (process.cause!.side === 'a' ? process.a : process.b)?.sites.get(row.event.site)?.frames[0];
+    sources.add(frame ? `${row.event.api} at ${frame.file}:${frame.line}` : row.event.api);
+  }
+  const named = sources.size > 0 ? [...sources].join(', ') : 'a source detdrift does not intercept';
+  return `base already runs differently twice in observe mode (real clocks and entropy): ${named}. Leave out --mode observe: control mode (the default) seeds entropy and runs a virtual clock, so base and head can be compared`;
+}
+
 /** The stack of the call the comparison blames, as the run that made it recorded it. */
 function causeStack(comparison: Comparison): readonly Frame[] | null {
   const focus = comparison.diverging;
@@ -112,46 +137,29 @@ function causeStack(comparison: Comparison): readonly Frame[] | null {
   return trace?.sites.get(row.event.site)?.frames ?? null;
 }
 
-async function baseLockfile(options: BumpOptions, projectRoot: string, baseRoot: string | null, lockfile: string) {
-  if (baseRoot) return readLockfile(join(baseRoot, lockfile));
-  // --base-trace: the base lockfile still comes from the base ref.
-  const top = (await execa('git', ['rev-parse', '--show-toplevel'], { cwd: projectRoot })).stdout.trim();
-  const path = relative(top, join(projectRoot, lockfile)).split('\\').join('/');
-  const shown = await execa('git', ['show', `${options.base}:${path}`], { cwd: projectRoot, reject: false });
-  if (shown.exitCode !== 0) throw new CliError('ERR_LOCKFILE_MISSING', `${options.base} has no ${path}: ${String(shown.stderr).trim()}`);
-  return parseLockfile(String(shown.stdout), `${options.base}:${path}`, { manifest: readManifest(projectRoot) });
-}
-
-/** Scans each changed package at both versions where both are installed as the lockfile says. */
-function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headRoot: string, logger: CommandContext['logger']): Map<LockfileChange, ScanDiff> {
+/**
+ * Scans each changed package at both versions where both are installed as the lockfile says, told
+ * the calls each run made there (`ran`); a package head adds is compared with nothing, so all of
+ * its sites are added.
+ */
+function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headRoot: string, ran: RunCalls, logger: CommandContext['logger']): Map<LockfileChange, ScanDiff> {
   const scans = new Map<LockfileChange, ScanDiff>();
   for (const change of changes) {
-    if (change.from === null || change.to === null) continue;
-    const before = installed(baseRoot, change, change.from);
+    if (change.to === null) continue;
+    const before = change.from === null ? null : installed(baseRoot, change, change.from);
     const after = installed(headRoot, change, change.to);
-    if (!before || !after) {
+    if ((change.from !== null && !before) || !after) {
       logger.debug({ name: change.name, before, after }, 'a changed package is not installed at the version its lockfile names; not scanned');
       continue;
     }
-    scans.set(change, diffScans(scanDirectory(before), scanDirectory(after)));
+    const scan = (dir: string, version: string, side: 'a' | 'b') => scanDirectory(dir, { ran: ran[side].get(`${change.name}@${version}`) });
+    scans.set(change, diffScans(before ? scan(before, change.from!, 'a') : { sites: [] }, scan(after, change.to, 'b')));
   }
   return scans;
 }
 
+/** Where `change`'s package is installed at `version`: its npm install path, else where installsOf finds it. */
 function installed(root: string, change: LockfileChange, version: string): string | null {
-  const candidates = [change.key.startsWith('node_modules/') ? join(root, change.key) : null, join(root, 'node_modules', change.name)];
-  for (const dir of candidates) {
-    if (dir && (readManifest(dir) as { version?: string } | null)?.version === version) return dir;
-  }
-  return null;
-}
-
-function readManifest(dir: string): unknown {
-  const file = join(dir, 'package.json');
-  if (!existsSync(file)) return null;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    return null; // an unreadable manifest only means the package is not matched
-  }
+  const path = change.key.startsWith('node_modules/') ? join(root, change.key) : null;
+  return path !== null && versionIn(path) === version ? path : (installsOf(root, change.name).get(version) ?? null);
 }

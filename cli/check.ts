@@ -101,7 +101,7 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
     prepareOutDir(out);
     const result = await recordRun({ ...options, out }, 'pipe', logger, hold);
     statuses.push(result.status);
-    if (result.status !== 0) stderr ??= result.stderr.trimEnd().split(/\r?\n/).slice(-STDERR_LINES);
+    if (result.status !== 0) stderr ??= stderrExcerpt(result.stderr);
     dirs.push(out);
   }
   progress.clear();
@@ -124,8 +124,21 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
   return { seeded: options, dirs, against, comparison: comparison!, attempts, failure: stderr === null ? null : { statuses, stderr } };
 }
 
-/** How much of a failing run's stderr the report keeps: its end, where the error is. */
+/** How much of a failing run's stderr the report keeps. */
 const STDERR_LINES = 12;
+/** A line that names an error (`Error: Cannot find module`, `TypeError: ...`), not a frame under it. */
+const ERROR_LINE = /^[\w$.]*(Error|Exception)\b/;
+
+/**
+ * The end of a failing run's stderr, where the error usually is, and the line that names the error
+ * when a long stack pushed it out of the end: `Error: Cannot find module`, then `…`, then the end.
+ */
+function stderrExcerpt(stderr: string): string[] {
+  const lines = stderr.trimEnd().split(/\r?\n/);
+  const end = lines.slice(-STDERR_LINES);
+  const named = lines.findLastIndex((line) => ERROR_LINE.test(line));
+  return named >= 0 && named < lines.length - STDERR_LINES ? [lines[named]!, '…', ...end] : end;
+}
 
 /** A recorded run of this check, as a replay runs it again. */
 function rerunnable(options: CheckOptions, trace: string): Rerunnable {

@@ -7,6 +7,7 @@
 
 import type { IgnoreRules } from '../diffing/ignore.js';
 import { RUNNER_NAMES, type RunnerName, type RunnerSetting } from '../diffing/runners.js';
+import { nearest } from './nearest.js';
 import { expandSeeds } from './seeds.js';
 
 export type { IgnoreRules, RunnerSetting };
@@ -186,17 +187,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** ` (did you mean "seeds"?)` for a key one or two edits away from a known one. */
 function suggest(key: string, known: readonly string[]): string {
-  const near = known.find((candidate) => distance(key.toLowerCase(), candidate) <= 2);
+  const near = nearest(key, known);
   return near ? ` (did you mean "${near}"?)` : '';
-}
-
-function distance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2 || a.length > 64) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { jsonSyntaxError } from '../diffing/json-position.js';
 import { checkConfig, EMPTY_CONFIG, type Issue, type ProjectConfig } from './config-schema.js';
 import { CliError } from './errors.js';
-import { jsonErrorPosition } from './json-position.js';
 import { findRoot } from './project.js';
 
 /**
@@ -117,9 +117,8 @@ function readText(file: string): Read {
 
 /** A JSON syntax error, placed at its line and column the same on every Node version. */
 function syntaxMessage(text: string): string {
-  const { offset, line, column } = jsonErrorPosition(text);
-  const what = offset >= text.length ? 'the text ends early' : `unexpected ${JSON.stringify(text[offset])}`;
-  return `${what} at line ${line}, column ${column}`;
+  const { reason, line, column } = jsonSyntaxError(text);
+  return `${reason} at line ${line}, column ${column}`;
 }
 
 /**

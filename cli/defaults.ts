@@ -4,10 +4,18 @@ import type { Mode } from '../tracer/format.js';
 export const DEFAULTS = Object.freeze({
   /** observe: record what the program draws, change nothing */
   mode: 'observe' as Mode,
+  /**
+   * bump: control, so a library's own draws and clock reads come from the seed and a virtual
+   * clock, and base and head answer "does the same seed still run the same?". In observe mode an
+   * app whose libraries draw entropy is nondeterministic before any bump.
+   */
+  bumpMode: 'control' as Mode,
   /** no seed: the header then records `seed: null` */
   seed: null as string | null,
   /** the tool's own log: warnings and errors only, always on stderr */
   logLevel: 'warn' as LogLevel,
+  /** the log on stderr as sentences for a person (`detdrift: warning: ...`); `json` for pino's lines */
+  logFormat: 'human' as LogFormat,
   /** show, diff, check: text for a person, not JSON */
   json: false,
   /** check: how many times the command runs with the same seed */
@@ -34,6 +42,10 @@ export const MATRIX_REPORT_FORMATS: readonly ReportFormat[] = ['html'];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['human', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+/** The environment variable naming a file that receives the log as JSON lines, as `--log-file` does. */
+export const LOG_FILE_VAR = 'DETDRIFT_LOG_FILE';
 
 export const MODES: readonly Mode[] = ['observe', 'control', 'replay', 'perturb'];
 /** Modes this version can record in; the others are planned and refused with a clear error. */

@@ -5,6 +5,7 @@ import type { CommandContext } from './args.js';
 import type { DemoOptions } from './options.js';
 import { PACKAGE_ROOT } from './package.js';
 import { recordRun } from './record.js';
+import { BUMP_RUN_NAMES } from '../report/describe.js';
 import { emitReport } from './report-output.js';
 import { makeWorkDir } from './workdir.js';
 import { stopOnInterrupt } from './interrupt.js';
@@ -33,11 +34,11 @@ export async function run(options: DemoOptions, { logger }: CommandContext): Pro
     }
     if (!options.json) {
       process.stdout.write(
-        `detdrift demo: sim.js --seed ${SEED} in control mode, with tick-queue ${VERSIONS.base} (run A, base) ` +
-          `and ${VERSIONS.head} (run B, head)\n\n`,
+        `detdrift demo: sim.js --seed ${SEED} in control mode, with tick-queue ${VERSIONS.base} (base) ` +
+          `and ${VERSIONS.head} (head)\n\n`,
       );
     }
-    await emitReport(compare(traces.base!, traces.head!), join(workspace, 'head'), options.json);
+    await emitReport(compare(traces.base!, traces.head!), join(workspace, 'head'), options.json, { runNames: BUMP_RUN_NAMES });
     return 0; // the demo ran; its finding is the report, not a failure of the command
   } finally {
     rmSync(workspace, { recursive: true, force: true });

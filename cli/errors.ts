@@ -1,4 +1,4 @@
-import { LockfileError } from '../diffing/lockfile/index.js';
+import { LockfileError } from '../diffing/lockfile/errors.js';
 import { TraceError } from '../tracer/errors.js';
 import { inert } from '../report/untrusted.js';
 
@@ -44,6 +44,8 @@ const STATUS = Object.freeze({
   ERR_GIT_REF: ExitStatus.usage,
   /** `bump`: installing a worktree's dependencies failed */
   ERR_INSTALL: ExitStatus.usage,
+  /** `bump`: the installed node_modules is not the tree its lockfile names (a lockfile bumped, the install not run again) */
+  ERR_INSTALL_STALE: ExitStatus.usage,
   /** the project's detdrift.config.json (or package.json `detdrift` field) has a problem: each is named with its file and path */
   ERR_CONFIG: ExitStatus.usage,
   /** `check`: the command failed (a non-zero status) in every run: there is no working run to check */
@@ -81,7 +83,7 @@ export interface Reported {
  */
 export function reportError(error: unknown): Reported {
   if (error instanceof CliError) {
-    const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage." : '';
+    const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage, 'detdrift COMMAND --help' for a command's options." : '';
     return { status: error.status, text: `detdrift: ${error.code}: ${shown(error.message)}${hint}\n` };
   }
   if (error instanceof TraceError || error instanceof LockfileError) {

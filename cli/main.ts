@@ -16,7 +16,8 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     // Loaded after the version check, like every command: an old Node must get ERR_NODE_VERSION, not a crash.
     const { createLogger } = await import('./logger.js');
-    logger = createLogger(invocation.options.logLevel);
+    const { logLevel: level, logFormat: format, logFile: file } = invocation.options;
+    logger = createLogger({ level, format, file });
     return await invocation.start({ logger });
   } catch (error) {
     logger?.debug({ err: error }, 'command failed');

@@ -1,7 +1,7 @@
 import type { MatrixLabel } from '../platforms/matrix.js';
 import { describeCulprit, describeDivergence, describeFrame } from '../report/describe.js';
 import { code, table } from '../report/markdown.js';
-import type { CauseView, DivergenceView } from '../report/types.js';
+import type { CauseView, DivergenceView, RunNames } from '../report/types.js';
 
 /** One run of the matrix against the reference run of its seed. */
 export interface MatrixRow {
@@ -43,7 +43,7 @@ export function renderMatrixText(report: MatrixReport): string {
   ];
   for (const row of diverging) {
     out.push('', `${row.name} (${row.label}) against ${row.reference}:`);
-    if (row.firstDivergence) out.push(`  first divergence: ${describeDivergence(row.firstDivergence)}${eventText(row.firstDivergence)}`);
+    if (row.firstDivergence) out.push(`  first divergence: ${describeDivergence(row.firstDivergence, names(row))}${eventText(row.firstDivergence)}`);
     out.push(`  cause: ${causeText(row.cause)}`);
   }
   if (report.unpaired.length > 0) out.push('', `not compared (no reference run of their seed): ${report.unpaired.join(', ')}`);
@@ -56,11 +56,16 @@ export function renderMatrixMarkdown(report: MatrixReport): string {
     code(row.name, { table: true }),
     code(`${row.platform}, Node ${row.node}, seed ${row.seed ?? '-'}`, { table: true }),
     row.label === 'agree' ? 'agree' : `**${row.label}**`,
-    row.verdict === 'agree' ? '' : code(`${row.firstDivergence ? describeDivergence(row.firstDivergence) + '; ' : ''}${causeText(row.cause)}`, { table: true }),
+    row.verdict === 'agree' ? '' : code(`${row.firstDivergence ? describeDivergence(row.firstDivergence, names(row)) + '; ' : ''}${causeText(row.cause)}`, { table: true }),
   ]);
   const title = `### detdrift matrix: ${report.verdict === 'agree' ? 'every run agrees with' : 'runs diverge from'} ${code(report.reference)}`;
   const unpaired = report.unpaired.length > 0 ? [`Not compared (no reference run of their seed): ${report.unpaired.map((name) => code(name)).join(', ')}`, ''] : [];
   return [title, '', table(['run', 'configuration', 'result', 'first divergence and cause'], rows), '', ...unpaired].join('\n') + '\n';
+}
+
+/** A run and its reference by their names: `linux-20-seed42 and darwin-20-seed42 make different calls`. */
+function names(row: MatrixRow): RunNames {
+  return { a: row.reference, b: row.name };
 }
 
 function eventText(divergence: DivergenceView): string {

@@ -51,7 +51,7 @@ export async function run(options: MatrixOptions, { logger }: CommandContext): P
   let detail: MatrixDetail | null = null;
   const rows: MatrixRow[] = plan.pairs.map(({ run: entry, reference: against }) => {
     const comparison = comparisonOf(against, entry);
-    const report = comparison.verdict === 'diverge' ? buildReport(comparison, { root }) : null;
+    const report = comparison.verdict === 'diverge' ? buildReport(comparison, { root, runNames: { a: against.name, b: entry.name } }) : null;
     const row: MatrixRow = {
       name: entry.name,
       platform: entry.platform,

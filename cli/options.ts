@@ -1,7 +1,20 @@
 import { resolve } from 'node:path';
 import type { ShardView } from '../report/types.js';
 import type { Mode } from '../tracer/format.js';
-import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_LEVELS, MATRIX_REPORT_FORMATS, MODES, RECORDABLE_MODES, REPORT_FORMATS, type LogLevel, type ReportFormat } from './defaults.js';
+import {
+  DEFAULTS,
+  EXTRA_REPORT_FORMATS,
+  LOG_FILE_VAR,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  MATRIX_REPORT_FORMATS,
+  MODES,
+  RECORDABLE_MODES,
+  REPORT_FORMATS,
+  type LogFormat,
+  type LogLevel,
+  type ReportFormat,
+} from './defaults.js';
 import { CONFIG_FILE, projectConfig } from './config.js';
 import type { IgnoreRules, ProjectConfig } from './config-schema.js';
 import { CliError } from './errors.js';
@@ -18,6 +31,10 @@ export interface RawInvocation {
 
 export interface CommonOptions {
   readonly logLevel: LogLevel;
+  /** stderr's log: sentences (`human`) or pino's JSON lines (`json`) */
+  readonly logFormat: LogFormat;
+  /** absolute: `--log-file`, else $DETDRIFT_LOG_FILE: a file that also gets the log as JSON lines; null: none */
+  readonly logFile: string | null;
   readonly cwd: string;
 }
 
@@ -137,6 +154,7 @@ export interface BumpOptions extends CommonOptions {
   readonly seeds: readonly (string | null)[];
   /** `--shard I/N`: which share of the seed list `seeds` is; null without the option */
   readonly shard: ShardView | null;
+  /** control by default (DEFAULTS.bumpMode); observe records the real clocks and entropy */
   readonly mode: Mode;
   /** the install command for a worktree; null: by lockfile (npm ci, pnpm install, yarn install) */
   readonly install: readonly string[] | null;
@@ -269,7 +287,7 @@ export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
     baseTrace: typeof baseTrace === 'string' && baseTrace !== '' ? resolve(cwd, baseTrace) : null,
     seeds: Object.freeze(seeds),
     shard,
-    mode: validateMode(raw.values.mode),
+    mode: validateMode(raw.values.mode, DEFAULTS.bumpMode),
     install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
     command: Object.freeze([...raw.command]),
     json: raw.values.json === true,
@@ -349,14 +367,20 @@ function fromConfig(cwd: string): { config: ProjectConfig; ignore: IgnoreRules; 
   return { config, ignore: { ...config.ignore, runners: config.runners }, configWarnings: warnings };
 }
 
-function common(raw: RawInvocation, cwd: string): CommonOptions {
-  return { logLevel: validateLogLevel(raw.values['log-level']), cwd };
+function common(raw: RawInvocation, cwd: string, env: NodeJS.ProcessEnv = process.env): CommonOptions {
+  const file = raw.values['log-file'] ?? env[LOG_FILE_VAR];
+  return {
+    logLevel: validateLogLevel(raw.values['log-level']),
+    logFormat: validateLogFormat(raw.values['log-format']),
+    logFile: typeof file === 'string' && file !== '' ? resolve(cwd, file) : null,
+    cwd,
+  };
 }
 
 // Each validator names the option, the value it got and the values it allows.
 
-function validateMode(value: unknown): Mode {
-  if (value === undefined) return DEFAULTS.mode;
+function validateMode(value: unknown, fallback: Mode = DEFAULTS.mode): Mode {
+  if (value === undefined) return fallback;
   if (RECORDABLE_MODES.includes(value as Mode)) return value as Mode;
   const planned =
     value === 'replay'
@@ -450,6 +474,12 @@ function validateLogLevel(value: unknown): LogLevel {
   if (value === undefined) return DEFAULTS.logLevel;
   if (LOG_LEVELS.includes(value as LogLevel)) return value as LogLevel;
   throw new CliError('ERR_OPTION_VALUE', `--log-level got ${JSON.stringify(value)}; allowed: ${LOG_LEVELS.join(', ')}`);
+}
+
+function validateLogFormat(value: unknown): LogFormat {
+  if (value === undefined) return DEFAULTS.logFormat;
+  if (LOG_FORMATS.includes(value as LogFormat)) return value as LogFormat;
+  throw new CliError('ERR_OPTION_VALUE', `--log-format got ${JSON.stringify(value)}; allowed: ${LOG_FORMATS.join(', ')}`);
 }
 
 function usage(message: string): CliError {

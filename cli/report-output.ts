@@ -67,12 +67,24 @@ export function renderContext(root: string, env: NodeJS.ProcessEnv = process.env
   const workspace = env.GITHUB_WORKSPACE;
   const inside = workspace ? relative(workspace, root) : '';
   return {
-    color: process.stdout.isTTY === true && !env.NO_COLOR,
+    color: colorEnabled(process.stdout, env),
     width: process.stdout.columns ?? 100,
     pathPrefix: inside.startsWith('..') || isAbsolute(inside) ? '' : inside.split(sep).join('/'),
     dependencyLine: manifestLines(root),
     actions: env.GITHUB_ACTIONS === 'true',
   };
+}
+
+/**
+ * Whether what goes to `stream` is coloured: FORCE_COLOR turns colours on (`0` or `false` off)
+ * whatever else is set, as in Node's own output; else a non-empty NO_COLOR turns them off; else
+ * they are on for a terminal only (not TERM=dumb): never in a pipe or a file.
+ */
+export function colorEnabled(stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force !== 'false';
+  if (env.NO_COLOR) return false;
+  return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
 /**

@@ -15,12 +15,10 @@ export interface Worktree {
 /**
  * `git worktree add --detach` of `ref` in a temporary directory, then `install` run in the
  * project's directory there, so the base's dependency tree is exactly what its lockfile says.
+ * `ref` is one verifyRef accepted.
  */
 export async function checkoutWorktree(projectRoot: string, ref: string, install: readonly string[]): Promise<Worktree> {
   const top = await git(projectRoot, ['rev-parse', '--show-toplevel']);
-  await git(projectRoot, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch((error: unknown) => {
-    throw new CliError('ERR_GIT_REF', `--base ${ref} is not a commit of the repository at ${top}`, { cause: error });
-  });
   const dir = makeWorkDir('base');
   rmSync(dir, { recursive: true });
   await git(projectRoot, ['worktree', 'add', '--detach', dir, ref]);
@@ -43,7 +41,15 @@ export async function checkoutWorktree(projectRoot: string, ref: string, install
   }
 }
 
-async function git(cwd: string, args: readonly string[]): Promise<string> {
+/** Refuses a ref that is not a commit of the repository, naming the option (`--base`, `--head`) that gave it. */
+export async function verifyRef(projectRoot: string, ref: string, option: string): Promise<void> {
+  const top = await git(projectRoot, ['rev-parse', '--show-toplevel']);
+  await git(projectRoot, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch((error: unknown) => {
+    throw new CliError('ERR_GIT_REF', `${option} ${ref} is not a commit of the repository at ${top}`, { cause: error });
+  });
+}
+
+export async function git(cwd: string, args: readonly string[]): Promise<string> {
   const result = await execa('git', args, { cwd, reject: false });
   if (result.exitCode !== 0) {
     throw new CliError('ERR_GIT', `git ${args.join(' ')} failed in ${cwd}: ${String(result.stderr).trim() || `exit ${result.exitCode}`}`);

@@ -1,7 +1,8 @@
 import type { Frame } from '../tracer/format.js';
 import type { LockfileChange } from './lockfile/index.js';
+import type { ProcessComparison } from './compare.js';
 import type { LoadedTrace } from './load.js';
-import type { ScanDiff, ScanSite } from './scan/index.js';
+import { positionKey, type RanCalls, type ScanDiff, type ScanSite } from './scan/index.js';
 
 /** What a bump changed, and which of its new clock and entropy sites a run reached. */
 export interface Attribution {
@@ -12,7 +13,7 @@ export interface Attribution {
    */
   readonly cause: LockfileChange | null;
   readonly changes: readonly LockfileChange[];
-  /** sites each changed package's new version added (by the static scan), and whether head reached them */
+  /** sites each changed package's new version added (by the static scan; all of a package head adds), and whether head reached them */
   readonly added: readonly AddedSite[];
 }
 
@@ -79,4 +80,38 @@ function reachedSites(trace: LoadedTrace, also: ReadonlyArray<readonly Frame[]>)
     if (frame?.package) sites.add(`${frame.file}:${frame.line}:${frame.column}`);
   }
   return sites;
+}
+
+// Events whose stack is not where the program called the API: a timer firing, a property read, a constructor.
+const NOT_CALLS = new Set(['fire', 'get', 'construct']);
+
+/** The calls each run made inside packages, by `name@version`, as the runtime resolved them. */
+export interface RunCalls {
+  readonly a: ReadonlyMap<string, RanCalls>;
+  readonly b: ReadonlyMap<string, RanCalls>;
+}
+
+/**
+ * What the runs of a comparison called inside packages: what the scanner is told, so that a call
+ * through an alias it cannot follow is still a site (`RanCalls`). `taken`: the blamed call's
+ * stack where a replay took it (cli/stacks.ts), the run not having sampled it.
+ */
+export function callsOfRuns(focus: ProcessComparison | null, taken: readonly Frame[] | null): RunCalls {
+  const cause = focus?.cause;
+  const blamed = (side: 'a' | 'b') => (taken && cause?.row && cause.side === side ? [[cause.row.event.api, taken] as const] : []);
+  return { a: callsMade(focus?.a ?? null, blamed('a')), b: callsMade(focus?.b ?? null, blamed('b')) };
+}
+
+function callsMade(trace: LoadedTrace | null, also: ReadonlyArray<readonly [api: string, frames: readonly Frame[]]>): Map<string, RanCalls> {
+  const made = new Map<string, Map<string, Map<string, string>>>();
+  const calls = trace ? trace.calls.kinds.filter((kind) => !NOT_CALLS.has(kind.spec.form)).map((kind) => [kind.spec.api, trace.sites.get(kind.site)?.frames ?? []] as const) : [];
+  for (const [api, frames] of [...calls, ...also]) {
+    const frame = frames[0];
+    if (!frame?.package || !frame.file.startsWith(`${frame.package}/`)) continue;
+    const files = made.get(frame.package) ?? made.set(frame.package, new Map()).get(frame.package)!;
+    const file = frame.file.slice(frame.package.length + 1);
+    const positions = files.get(file) ?? files.set(file, new Map()).get(file)!;
+    positions.set(positionKey(frame), api);
+  }
+  return made;
 }

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { SiteDef } from '../tracer/format.js';
 import { packageName } from './keys.js';
-import { DEFAULT_MAX_BYTES, mask, scanSource, type ScanSite } from './scan/index.js';
+import { DEFAULT_MAX_BYTES, mask, positionKey, scanSource, type ScanSite } from './scan/index.js';
 import { locate } from './locate.js';
 
 /**
@@ -24,7 +24,7 @@ export class CallIdentities {
     if (!frame || !name || root === null) return null;
     const file = locate(frame, root)?.file ?? null;
     const scanned = file === null ? null : this.sitesIn(file, frame.file);
-    const at = scanned?.get(position(frame.line, frame.column));
+    const at = scanned?.get(positionKey(frame));
     return at ? `${name}|${mask(at.context)}` : null;
   }
 
@@ -35,7 +35,7 @@ export class CallIdentities {
     try {
       if (statSync(path).size <= DEFAULT_MAX_BYTES) {
         const scan = scanSource(readFileSync(path, 'utf8'), name);
-        if (scan.error === null) sites = new Map(scan.sites.map((found) => [position(found.line, found.column), found]));
+        if (scan.error === null) sites = new Map(scan.sites.map((found) => [positionKey(found), found]));
       }
     } catch {
       sites = null; // an unreadable source costs this call its identity, not the comparison
@@ -43,10 +43,6 @@ export class CallIdentities {
     this.files.set(path, sites);
     return sites;
   }
-}
-
-function position(line: number, column: number): string {
-  return `${line}:${column}`;
 }
 
 /** Where a comparison reads each run's sources: the roots of the projects they ran in. */

@@ -9,6 +9,7 @@ import { OriginalFrames } from '../diffing/source-maps/original.js';
 import { askFor, callKey, unaskable, type StackOutcome } from '../diffing/stacks.js';
 import type { Frame } from '../tracer/format.js';
 import { shownHeld } from '../tracer/held.js';
+import { runNames } from './describe.js';
 import { sourceLines, sourceOf } from './source.js';
 import { buildTimeline } from './timeline.js';
 import {
@@ -26,6 +27,7 @@ import {
   type Report,
   type AttemptView,
   type FailureView,
+  type RunNames,
   type RunView,
   type SeedView,
   type ShardView,
@@ -54,6 +56,8 @@ export interface BuildOptions {
   /** `check`, `bump`: the seeds checked in turn, and the shard of the seed list they are */
   readonly seeds?: readonly SeedView[] | null;
   readonly shard?: ShardView | null;
+  /** what the report calls its runs when neither run A and run B nor a bump's base and head fit (the demo's are base and head) */
+  readonly runNames?: RunNames | null;
 }
 
 /** Stacks taken by a re-run, by `side:index` of the call in the diverging process. */
@@ -89,9 +93,10 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     schema: REPORT_SCHEMA,
     verdict: comparison.verdict,
     runs: { a: runView(focus?.a ?? null), b: runView(focus?.b ?? null) },
+    runNames: options.runNames ?? null,
     firstDivergence: divergence(focus?.first ?? null),
     outputDivergence: divergence(focus?.output ?? null),
-    cause: focus && decided ? withBump(causeView(focus, decided, names, options.root, originals, outcomes), options.bump?.attribution.cause ?? null) : null,
+    cause: focus && decided ? withBump(causeView(focus, decided, names, options, originals, outcomes), options.bump?.attribution.cause ?? null) : null,
     ordering: ordering ? orderingView(ordered!, names) : null,
     confirmation: options.confirmation
       ? { status: options.confirmation.status, pinned: options.confirmation.pinned, total: options.confirmation.total, runs: options.confirmation.runs }
@@ -186,7 +191,7 @@ function causeView(
   process: ProcessComparison,
   { cause, confirmed }: { cause: Cause | null; confirmed: boolean },
   names: readonly string[],
-  root: string,
+  options: BuildOptions,
   originals: Originals,
   outcomes: readonly StackOutcome[],
 ): CauseView | null {
@@ -210,22 +215,23 @@ function causeView(
     contexts: cause.kind === 'ordering' && ordering ? [names[ordering.a.ctx]!, names[ordering.b.ctx]!] : null,
     confidence: confirmed ? 'replay-confirmed' : 'heuristic',
     rule: cause.rule,
-    source: event?.site ? codeFrame(event.site, root, originals(trace)) : null,
+    source: event?.site ? codeFrame(event.site, options.root, originals(trace)) : null,
     bump: null,
-    stackNote: cause.row && trace.calls.kind(cause.row.index).site === 0 ? stackNote(trace, process.lineage, cause.side, cause.row, outcome) : null,
+    stackNote: cause.row && trace.calls.kind(cause.row.index).site === 0 ? stackNote(trace, process.lineage, cause.side, runNames(options)[cause.side], cause.row, outcome) : null,
   };
 }
 
 /** What became of the stack of a blamed call its run did not sample. */
-function stackNote(trace: LoadedTrace, lineage: string, side: 'a' | 'b', row: Row, outcome: StackOutcome | undefined): StackNoteView {
+/** `run`: the name the report shows the call's run by (`run A`, `head`). */
+function stackNote(trace: LoadedTrace, lineage: string, side: 'a' | 'b', run: string, row: Row, outcome: StackOutcome | undefined): StackNoteView {
   const ask = outcome?.ask ?? askFor(trace, lineage, side, row);
-  const call = `run ${side.toUpperCase()} did not sample the stack of ${ask.api} call #${ask.ordinal} of process ${lineage} (stacks are taken for the first calls of each API, then a sample)`;
+  const call = `${run} did not sample the stack of ${ask.api} call #${ask.ordinal} of process ${lineage} (stacks are taken for the first calls of each API, then a sample)`;
   const note = (status: StackNoteView['status'], detail: string): StackNoteView => ({ status, process: lineage, ordinal: ask.ordinal, stacksAt: ask.entry, detail });
   if (outcome?.frames) return note('replayed', `${call}; a replay of the run took it`);
   if (outcome) return note('not-reproduced', `${call}; a replay of the run to take it failed, so no site is shown: ${outcome.reason}`);
   const why = unaskable(ask);
   if (why !== null) return note('not-sampled', `${call}; no re-run can take it: ${why}`);
-  const how = `replay run ${side.toUpperCase()} with DETDRIFT_STACKS_AT=${ask.entry} set (\`detdrift replay --out DIR TRACE -- CMD\`, then \`detdrift show DIR\`), or let \`detdrift check\` or \`detdrift bump\` re-run the command, which takes it`;
+  const how = `replay ${run} with DETDRIFT_STACKS_AT=${ask.entry} set (\`detdrift replay --out DIR TRACE -- CMD\`, then \`detdrift show DIR\`), or let \`detdrift check\` or \`detdrift bump\` re-run the command, which takes it`;
   return note('not-sampled', `${call}; to take it, ${how}`);
 }
 

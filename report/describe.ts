@@ -2,7 +2,19 @@
  * Plain-text pieces the GitHub, SARIF and Markdown renderers share. Every string here may come
  * from a trace (a dependency is untrusted input): callers escape the result for their syntax.
  */
-import type { BumpSectionView, BumpView, CauseView, ConfirmationView, FailureView, FrameView, OrderingView, Report, ValueView } from './types.js';
+import type {
+  BumpSectionView,
+  BumpView,
+  CauseView,
+  ConfirmationView,
+  EventView,
+  FailureView,
+  FrameView,
+  OrderingView,
+  Report,
+  RunNames,
+  ValueView,
+} from './types.js';
 
 /** `file:line:column fn`, with where the code ran when a source map moved it, or why its map was not read */
 export function describeFrame(frame: FrameView): string {
@@ -33,14 +45,21 @@ function quoted(text: string): string {
 }
 
 /**
- * `async contexts X and Y completed in a different order (1 call made in the other's context)`:
+ * `async callbacks X and Y finished in a different order (1 call made in the other's callback)`:
  * how runs that agree differ. `name` formats a context for the renderer's syntax.
  */
 export function describeOrdering(ordering: OrderingView, name = (context: string) => context): string {
   const { moved: count, process } = ordering;
-  const moved = count ? ` (${count} ${count === 1 ? 'call' : 'calls'} made in the other's context)` : '';
+  const moved = count ? ` (${count} ${count === 1 ? 'call' : 'calls'} made in the other's callback)` : '';
   const where = process !== undefined && process !== '0' ? ` of process ${name(process)}` : '';
-  return `async contexts ${ordering.contexts.map(name).join(' and ')}${where} completed in a different order${moved}`;
+  return `${describeContexts(ordering.contexts, name)}${where} finished in a different order${moved}`;
+}
+
+/** `async callbacks X and Y`, or `top-level code and async callback Y`: an ordering's two contexts. */
+export function describeContexts(contexts: readonly string[], name = (context: string) => context): string {
+  const [x = '?', y = '?'] = contexts;
+  if (x !== 'root' && y !== 'root') return `async callbacks ${name(x)} and ${name(y)}`;
+  return `${describeContext(x, name)} and ${describeContext(y, name)}`;
 }
 
 /** `text` opening a sentence: its first letter capitalized. */
@@ -105,9 +124,54 @@ export function describeStackNote(cause: CauseView): string | null {
   return cause.stackNote?.detail ?? null;
 }
 
-/** `structure at call #0 of run A, #0 of run B` */
-export function describeDivergence(divergence: NonNullable<Report['firstDivergence']>): string {
-  return `${divergence.reason} at call #${divergence.index.a} of run A, #${divergence.index.b} of run B`;
+export const RUN_NAMES: RunNames = Object.freeze({ a: 'run A', b: 'run B' });
+/** A dependency bump compares the base's dependency tree (run A) with head's (run B). */
+export const BUMP_RUN_NAMES: RunNames = Object.freeze({ a: 'base', b: 'head' });
+
+/** The names a report's runs are shown with: its own, else base and head for a bump, else run A and run B. */
+export function runNames(report: { readonly runNames?: RunNames | null; readonly bump?: unknown }): RunNames {
+  return report.runNames ?? (report.bump ? BUMP_RUN_NAMES : RUN_NAMES);
+}
+
+const REASONS: Record<NonNullable<Report['firstDivergence']>['reason'], (names: RunNames) => string> = {
+  value: ({ a, b }) => `${a} and ${b} get different values from the same call`,
+  structure: ({ a, b }) => `${a} and ${b} make different calls`,
+  output: ({ a, b }) => `${a} and ${b} write different output`,
+  missing: () => 'one run stops early (it crashed or was killed)',
+};
+
+/**
+ * Where and how two runs part, in words: `base and head make different calls after 12 recorded
+ * calls` (a call index counts the clock, entropy, timer, fs and process calls recorded before it).
+ */
+export function describeDivergence(divergence: NonNullable<Report['firstDivergence']>, names: RunNames = RUN_NAMES): string {
+  const { a, b } = divergence.index;
+  const calls = (count: number) => `${count} recorded call${count === 1 ? '' : 's'}`;
+  const where = a === b ? (a === 0 ? 'right away' : `after ${calls(a)}`) : `after ${calls(a)} of ${names.a} and ${b} of ${names.b}`;
+  return `${REASONS[divergence.reason](names)} ${where}`;
+}
+
+const CONFIDENCE: Record<CauseView['confidence'], string> = {
+  heuristic: 'likely: chosen by a rule, not confirmed by a replay',
+  'replay-confirmed': 'confirmed by a replay',
+};
+
+/** ` (value from the seed)` for a value control mode decided, ` (value from the program's own stub)`, or nothing for a real one. */
+export function describeControl(controlledBy: EventView['controlledBy']): string {
+  return controlledBy === 'detdrift' ? ' (value from the seed)' : controlledBy === 'program' ? " (value from the program's own stub)" : '';
+}
+
+/** How sure the cause is, in words. */
+export function describeConfidence(confidence: CauseView['confidence']): string {
+  return CONFIDENCE[confidence] ?? confidence;
+}
+
+/**
+ * The async context a call ran in: the program's top-level code, or an async callback, named by
+ * the key that the chain of callbacks leading to it hashes to (the same in runs that got there alike).
+ */
+export function describeContext(context: string, name = (key: string) => key): string {
+  return context === 'root' ? 'top-level code' : `async callback ${name(context)}`;
 }
 
 /**
@@ -147,16 +211,16 @@ export function describeFailure({ statuses }: FailureView): string {
   return `the command failed in ${which} (exit ${codes})${ending}`;
 }
 
-/** Replay's verdict on the cause, as a sentence. */
-export function describeConfirmation(confirmation: ConfirmationView): string {
+/** Replay's verdict on the cause, as a sentence: replay pins run A's values. */
+export function describeConfirmation(confirmation: ConfirmationView, { a }: RunNames = RUN_NAMES): string {
   const runs = `${confirmation.runs} re-run${confirmation.runs === 1 ? '' : 's'}`;
   switch (confirmation.status) {
     case 'confirmed':
-      return `confirmed in ${runs}: pinning run A's first ${confirmation.pinned} of ${confirmation.total} recorded values reproduces it, ${confirmation.pinned! - 1} do not`;
+      return `confirmed in ${runs}: pinning ${a}'s first ${confirmation.pinned} of ${confirmation.total} recorded values reproduces it, ${confirmation.pinned! - 1} do not`;
     case 'outside':
-      return `pinning all ${confirmation.total} recorded values (${runs}) does not reproduce run A: the cause is outside the intercepted sources`;
+      return `pinning all ${confirmation.total} recorded values (${runs}) does not reproduce ${a}: the cause is outside the intercepted sources`;
     case 'not-reproduced':
-      return `could not confirm: a run with no value pinned already reproduced run A (${runs}); the divergence did not happen again`;
+      return `could not confirm: a run with no value pinned already reproduced ${a} (${runs}); the divergence did not happen again`;
     case 'unstable':
       return `could not confirm: verdicts flipped or the budget ran out (${runs}); best boundary ${confirmation.pinned} of ${confirmation.total}`;
   }

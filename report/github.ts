@@ -8,7 +8,7 @@
  * or inject annotations, masks, outputs or environment changes.
  */
 import { randomUUID } from 'node:crypto';
-import { changedCounts, describeBump, describeChangedCode, describeCulprit, describeDivergence, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import { changedCounts, describeBump, describeChangedCode, describeConfidence, describeContexts, describeCulprit, describeDivergence, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, runNames, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
 
 export interface GithubOptions {
@@ -53,8 +53,8 @@ function annotations(report: Report, options: GithubOptions): Annotation[] {
 }
 
 function lead(report: Report, cause: CauseView | null, here: FrameView | null): string {
-  if (!cause) return `detdrift: the runs diverge${report.firstDivergence ? `: ${describeDivergence(report.firstDivergence)}` : ''}.`;
-  if (cause.kind === 'ordering') return `detdrift: the runs diverge: async contexts ${cause.contexts?.join(' and ') ?? '?'} completed in a different order.`;
+  if (!cause) return `detdrift: the runs diverge${report.firstDivergence ? `: ${describeDivergence(report.firstDivergence, runNames(report))}` : ''}.`;
+  if (cause.kind === 'ordering') return `detdrift: the runs diverge: ${describeContexts(cause.contexts ?? [])} finished in a different order.`;
   if (cause.kind === 'outside') return `detdrift: the runs diverge, and no intercepted call explains it: ${cause.bump ? describeChangedCode(cause.bump) : cause.rule}.`;
   const where = cause.package ? ` in ${cause.package}` : '';
   const reached = here && !sameFrame(here, cause.site) ? `, reached from here${here.fn ? ` (${here.fn})` : ''}` : '';
@@ -64,23 +64,25 @@ function lead(report: Report, cause: CauseView | null, here: FrameView | null): 
 /** The lines under the lead: call site (its node_modules path), version change, why, replay. */
 function details(report: Report, cause: CauseView | null, here: FrameView | null, bump = true): string[] {
   const out: string[] = [];
+  const names = runNames(report);
   if (cause?.site) out.push(`call site: ${diskPath(cause.site)}:${cause.site.line}:${cause.site.column}${cause.site.fn ? ` (${cause.site.fn})` : ''}`);
   const stackNote = cause ? describeStackNote(cause) : null;
   if (stackNote) out.push(`${cause?.site ? 'its stack' : 'call site'}: ${stackNote}`);
   if (cause?.firstPartySite && here === null) out.push(`reached from: ${describeFrame(cause.firstPartySite)}`);
   if (cause?.bump && bump) out.push(`dependency: ${describeBump(cause.bump)}`);
-  if (cause && cause.kind !== 'outside') out.push(`why: ${cause.rule} [${cause.confidence}]`);
-  if (!cause && report.firstDivergence) out.push(`first divergence: ${describeDivergence(report.firstDivergence)}`);
-  if (report.replay) out.push(`replay run A locally: ${report.replay}`);
+  if (cause && cause.kind !== 'outside') out.push(`why: ${cause.rule} (${describeConfidence(cause.confidence)})`);
+  if (!cause && report.firstDivergence) out.push(`first divergence: ${describeDivergence(report.firstDivergence, names)}`);
+  if (report.replay) out.push(`replay ${names.a} locally: ${report.replay}`);
   return out;
 }
 
 /** The counts behind the cause: how the runs part, which APIs' call counts changed, other processes. */
 function rest(report: Report): string[] {
   const out: string[] = [];
-  if (report.firstDivergence) out.push(`first divergence: ${describeDivergence(report.firstDivergence)} (process ${report.firstDivergence.process})`);
+  const names = runNames(report);
+  if (report.firstDivergence) out.push(`first divergence: ${describeDivergence(report.firstDivergence, names)} (process ${report.firstDivergence.process})`);
   const changed = changedCounts(report);
-  if (changed.length > 0) out.push(`calls per API that differ (run A → run B): ${changed.slice(0, 10).join(', ')}${changed.length > 10 ? `, and ${changed.length - 10} more` : ''}`);
+  if (changed.length > 0) out.push(`calls per API that differ (${names.a} → ${names.b}): ${changed.slice(0, 10).join(', ')}${changed.length > 10 ? `, and ${changed.length - 10} more` : ''}`);
   const processes = report.differences.processes;
   out.push(`${processes.filter((entry) => entry.verdict === 'diverge').length} of ${processes.length} processes diverge`);
   out.push(`${report.differences.uncontrolledValues} matched calls have uncontrolled values that differ`);

@@ -6,8 +6,8 @@
 import { API_TABLE } from '../tracer/apis.js';
 import { FAMILIES } from './html-assets.js';
 import { html, type Markup } from './html-markup.js';
-import { describeFrame } from './describe.js';
-import type { CountView, DivergenceView, FrameView, Report } from './types.js';
+import { capitalized, describeFrame, runNames } from './describe.js';
+import type { CountView, DivergenceView, FrameView, Report, RunNames } from './types.js';
 
 /** The CSS class of an API family; a trace names its own families, so an unknown one is `other`. */
 export function familyClass(family: string | undefined): string {
@@ -29,11 +29,11 @@ export function frame(at: FrameView): Markup {
 }
 
 /** Both runs' stacks at the first divergence, innermost frame first. */
-export function stacksSection(divergence: DivergenceView | null): Markup | null {
+export function stacksSection(divergence: DivergenceView | null, names: RunNames): Markup | null {
   if (!divergence || (!divergence.a?.stack.length && !divergence.b?.stack.length)) return null;
   return html`<section id="stacks"><h2>Stacks at the first divergence</h2>
 <p class="muted">Innermost frame first; frames in <code>node_modules</code> are grouped by package, the project's own code is marked.</p>
-<div class="stacks">${stack('Run A', divergence.a?.stack ?? [])}${stack('Run B', divergence.b?.stack ?? [])}</div></section>`;
+<div class="stacks">${stack(names.a, divergence.a?.stack ?? [])}${stack(names.b, divergence.b?.stack ?? [])}</div></section>`;
 }
 
 function stack(title: string, frames: readonly FrameView[]): Markup {
@@ -50,7 +50,7 @@ function stack(title: string, frames: readonly FrameView[]): Markup {
       ? html`<div class="own"><ol>${items(group)}</ol></div>`
       : html`<div class="pkg"><div>${group[0]!.package} <span class="muted">${group.length} frame${group.length === 1 ? '' : 's'}</span></div><ol>${items(group)}</ol></div>`,
   );
-  return html`<div class="stack"><h3>${title}</h3>${frames.length === 0 ? html`<p class="muted">(no stack: the call is not in this run, or its stack was not taken)</p>` : body}</div>`;
+  return html`<div class="stack"><h3>${capitalized(title)}</h3>${frames.length === 0 ? html`<p class="muted">(no stack: the call is not in this run, or its stack was not taken)</p>` : body}</div>`;
 }
 
 /** Calls per API (all) and per site (those that differ most), in both runs. */
@@ -58,13 +58,13 @@ export function countsSection(report: Report): Markup | null {
   const { perApi, perSite } = report.differences;
   if (perApi.length === 0 && perSite.length === 0) return null;
   return html`<section id="counts"><h2>Calls per API and per site</h2>
-${countTable('API', perApi)}${perSite.length > 0 ? html`<h3>Per site <span class="muted">(the ${perSite.length} that differ most)</span></h3>${countTable('site', perSite)}` : null}</section>`;
+${countTable('API', perApi, runNames(report))}${perSite.length > 0 ? html`<h3>Per site <span class="muted">(the ${perSite.length} that differ most)</span></h3>${countTable('site', perSite, runNames(report))}` : null}</section>`;
 }
 
-function countTable(title: string, rows: readonly CountView[]): Markup {
+function countTable(title: string, rows: readonly CountView[], names: RunNames): Markup {
   const body = rows.map(
     (row) => html`<tr class="${row.a !== row.b ? 'differs' : ''}"><td><span class="chip ${familyClass(familyOfApi(row.key))}"></span><code>${row.key}</code></td>
 <td class="num">${count(row.a)}</td><td class="num">${count(row.b)}</td><td class="num">${row.a === row.b ? '' : `${row.b > row.a ? '+' : ''}${count(row.b - row.a)}`}</td></tr>`,
   );
-  return html`<table class="counts"><thead><tr><th>${title}</th><th class="num">run A</th><th class="num">run B</th><th class="num">B − A</th></tr></thead><tbody>${body}</tbody></table>`;
+  return html`<table class="counts"><thead><tr><th>${title}</th><th class="num">${names.a}</th><th class="num">${names.b}</th><th class="num">${names.b} − ${names.a}</th></tr></thead><tbody>${body}</tbody></table>`;
 }

@@ -9,21 +9,25 @@ import {
   capitalized,
   describeBump,
   describeBumpVerdict,
+  describeConfidence,
   describeConfirmation,
+  describeContexts,
   describeCulprit,
   describeFailure,
   describeOrdering,
   describeStackNote,
   describeValue,
+  runNames,
   sameFrame,
   siteUnknown,
 } from './describe.js';
+import { codeFrameText } from './code-frame.js';
 import { SCRIPT, STYLE } from './html-assets.js';
 import { describeSeedCause, describeSeeds } from './seeds.js';
 import { count, countsSection, familyClass, familyOfApi, frame, stacksSection } from './html-evidence.js';
 import { html, Markup } from './html-markup.js';
 import { timelineSection } from './html-timeline.js';
-import type { BumpSectionView, CauseView, EventView, Report, RunView } from './types.js';
+import type { BumpSectionView, CauseView, EventView, Report, RunNames, RunView } from './types.js';
 
 export function renderHtml(report: Report): string {
   return page(`detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}`, reportBody(report, 'h1'));
@@ -44,25 +48,27 @@ export function page(title: string, body: Markup): string {
 
 /** The sections of one report; `heading` is its title's level (the matrix page nests a report under its own title). */
 export function reportBody(report: Report, heading: 'h1' | 'h2'): Markup {
-  return html`${verdict(report, heading)}${seedsSection(report)}${timelineSection(report)}${stacksSection(report.firstDivergence)}${countsSection(report)}${runsSection(report)}`;
+  const names = runNames(report);
+  return html`${verdict(report, heading)}${seedsSection(report)}${timelineSection(report)}${stacksSection(report.firstDivergence, names)}${countsSection(report)}${runsSection(report, names)}`;
 }
 
 function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
   const { a } = report.runs;
+  const names = runNames(report);
   const title = html`<${heading}>detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}</${heading}>`;
   const where = a ? `${report.firstDivergence ? `process ${report.firstDivergence.process}, ` : ''}${a.mode} mode, seed ${a.seed ?? 'none'}` : '';
   if (report.verdict === 'agree') {
     const ordered = report.ordering && capitalized(describeOrdering(report.ordering));
     const ordering = ordered ? ` ${ordered}; the outputs did not depend on it.` : '';
-    return html`<header id="verdict" class="verdict agree">${title}${failure(report)}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report)}</header>`;
+    return html`<header id="verdict" class="verdict agree">${title}${failure(report)}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report, names)}</header>`;
   }
   return html`<header id="verdict" class="verdict diverge">${title}${failure(report)}<p class="muted">${where}</p>
-${report.cause ? cause(report.cause) : html`<p class="culprit">No cause found.</p>`}${nearby(report)}${confirmation(report)}${replay(report.replay)}${perturbation(report)}</header>${bumpSection(report.bump)}`;
+${report.cause ? cause(report.cause, names) : html`<p class="culprit">No cause found.</p>`}${nearby(report, names)}${confirmation(report, names)}${replay(report.replay, names)}${perturbation(report, names)}</header>${bumpSection(report.bump)}`;
 }
 
-function cause(found: CauseView): Markup {
+function cause(found: CauseView, names: RunNames): Markup {
   const what = found.kind === 'call'
-    ? html`<span class="chip ${familyClass(familyOfApi(found.api ?? ''))}"></span><code>${found.api ?? '?'}</code>${found.form && found.form !== 'call' ? ` (${found.form})` : ''} ${siteUnknown(found) && !found.package ? ' at an unknown call site' : html` in <code>${found.package ?? 'the project'}</code>`}, seen in run ${found.run.toUpperCase()}`
+    ? html`<span class="chip ${familyClass(familyOfApi(found.api ?? ''))}"></span><code>${found.api ?? '?'}</code>${found.form && found.form !== 'call' ? ` (${found.form})` : ''} ${siteUnknown(found) && !found.package ? ' at an unknown call site' : html` in <code>${found.package ?? 'the project'}</code>`}, seen in ${names[found.run]}`
     : describeCulprit(found);
   const facts: Array<[string, Markup | string]> = [];
   if (found.site) facts.push(['call site', frame(found.site)]);
@@ -70,25 +76,25 @@ function cause(found: CauseView): Markup {
   if (stackNote) facts.push([found.site ? 'its stack' : 'call site', stackNote]);
   if (found.firstPartySite && !sameFrame(found.firstPartySite, found.site)) facts.push(['first project frame', frame(found.firstPartySite)]);
   if (found.bump) facts.push(['brought by', html`<code>${describeBump(found.bump)}</code>`]);
-  if (found.value) facts.push(['value', html`run A <code>${describeValue(found.value.a)}</code>, run B <code>${describeValue(found.value.b)}</code>`]);
-  if (found.contexts) facts.push(['async contexts', html`<code>${found.contexts.join(', ')}</code>`]);
+  if (found.value) facts.push(['value', html`${names.a} <code>${describeValue(found.value.a)}</code>, ${names.b} <code>${describeValue(found.value.b)}</code>`]);
+  if (found.contexts) facts.push(['finished in another order', describeContexts(found.contexts)]);
   facts.push(['why', found.rule]);
-  return html`<p class="culprit" id="cause">Cause: ${what} <span class="badge">${found.confidence}</span></p>
+  return html`<p class="culprit" id="cause">Cause: ${what} <span class="badge">${describeConfidence(found.confidence)}</span></p>
 <dl class="facts">${facts.map(([term, detail]) => html`<dt>${term}</dt><dd>${detail}</dd>`)}</dl>${source(found)}`;
 }
 
+/** The code frame, the blamed call's line (the one @babel/code-frame marks `>`) highlighted. */
 function source({ source: code }: CauseView): Markup | null {
   if (!code) return null;
-  const width = String(code.lines.at(-1)?.[0] ?? 0).length;
-  const lines = code.lines.map(([line, text]) => html`<span class="${line === code.line ? 'hit' : ''}">${line === code.line ? '>' : ' '} ${String(line).padStart(width)} | ${text}</span>`);
+  const lines = codeFrameText(code).split('\n').map((line) => html`<span class="${line.startsWith('>') ? 'hit' : ''}">${line}</span>`);
   return html`<p class="muted"><code>${code.file}</code>:</p><pre class="source">${lines}</pre>`;
 }
 
 /** When the cause is outside the hook: run A's I/O, timer and fs calls nearest where the outputs part. */
-function nearby({ nearby: events }: Report): Markup | null {
+function nearby({ nearby: events }: Report, names: RunNames): Markup | null {
   if (events.length === 0) return null;
   const item = (event: EventView) => html`<li>#${event.index} <code>${event.api}</code> ${describeValue(event.value)}${event.site ? html` at ${frame(event.site)}` : null}</li>`;
-  return html`<p>Run A's I/O, timer and fs calls nearest the first output divergence:</p><ul>${events.map(item)}</ul>`;
+  return html`<p>${capitalized(names.a)}'s I/O, timer and fs calls nearest the first output divergence:</p><ul>${events.map(item)}</ul>`;
 }
 
 function failure({ failure: failed }: Report): Markup | null {
@@ -96,19 +102,19 @@ function failure({ failure: failed }: Report): Markup | null {
   return html`<p class="culprit">${capitalized(describeFailure(failed))}. Its stderr ends:</p><pre class="source">${failed.stderr.join('\n')}</pre>`;
 }
 
-function confirmation({ confirmation: found }: Report): Markup | null {
-  return found ? html`<p>Replay: <span class="badge">${found.status}</span> ${describeConfirmation(found)}</p>` : null;
+function confirmation({ confirmation: found }: Report, names: RunNames): Markup | null {
+  return found ? html`<p>Replay: <span class="badge">${found.status}</span> ${describeConfirmation(found, names)}</p>` : null;
 }
 
-function replay(command: string | null): Markup | null {
+function replay(command: string | null, names: RunNames): Markup | null {
   if (!command) return null;
-  return html`<p>Replay run A locally:</p><div class="replay"><code id="replay-command">${command}</code><button type="button" data-copy="replay-command">Copy</button></div>`;
+  return html`<p>Replay ${names.a} locally:</p><div class="replay"><code id="replay-command">${command}</code><button type="button" data-copy="replay-command">Copy</button></div>`;
 }
 
-function perturbation({ perturbation: found }: Report): Markup | null {
+function perturbation({ perturbation: found }: Report, names: RunNames): Markup | null {
   if (!found) return null;
   const verdict = found.dimension
-    ? html`<p>Perturbation <code>${found.dimension}</code> makes the runs part: run A had <code>${found.detail ?? ''}</code>, run B is the plain run.</p>`
+    ? html`<p>Perturbation <code>${found.dimension}</code> makes the runs part: ${names.a} had <code>${found.detail ?? ''}</code>, ${names.b} is the plain run.</p>`
     : html`<p>None of the ${found.tried.length} perturbations tried makes the runs part.</p>`;
   return html`${verdict}<ul>${found.tried.map((tried) => html`<li><code>${tried.dimension}</code> ${tried.detail}: ${tried.verdict}</li>`)}</ul>`;
 }
@@ -130,10 +136,10 @@ function seedsSection({ seeds }: Report): Markup | null {
 ${words.agreed ? html`<p>Agree: <code>${words.agreed}</code>.</p>` : null}${words.notChecked ? html`<p>Not checked: <code>${words.notChecked}</code> (${words.whyNotChecked}).</p>` : null}</section>`;
 }
 
-function runsSection({ runs }: Report): Markup | null {
+function runsSection({ runs }: Report, names: RunNames): Markup | null {
   if (!runs.a && !runs.b) return null;
   const row = (label: string, cell: (run: RunView) => string) => html`<tr><th>${label}</th><td>${runs.a ? cell(runs.a) : ''}</td><td>${runs.b ? cell(runs.b) : ''}</td></tr>`;
-  return html`<section id="runs"><h2>Runs</h2><table><thead><tr><th></th><th>run A</th><th>run B</th></tr></thead><tbody>
+  return html`<section id="runs"><h2>Runs</h2><table><thead><tr><th></th><th>${names.a}</th><th>${names.b}</th></tr></thead><tbody>
 ${row('trace', (run) => run.trace)}${row('Node', (run) => `${run.node} on ${run.platform}-${run.arch}`)}${row('mode, seed', (run) => `${run.mode}, ${run.seed ?? 'none'}`)}
 ${row('calls, outputs', (run) => `${count(run.calls)}, ${count(run.outputs)}`)}${row('ended', (run) => (run.complete ? `exit code ${run.exitCode ?? '?'}` : 'cut short'))}</tbody></table></section>`;
 }

@@ -1,12 +1,13 @@
 /**
  * SARIF 2.1.0 for GitHub code scanning (`github/codeql-action/upload-sarif`): one rule per API
- * family, one result for the cause, located at the call site, with the first project frame (and a
- * bumped dependency's line in package.json) as related locations and the stack as a code flow.
+ * family, one result for the cause, located in a file of the repository (the first project frame,
+ * else the bumped dependency's line in package.json, else the lockfile), with the call site under
+ * node_modules and the package.json line as related locations and the stack as a code flow.
  * The runs agreeing gives no result, which closes an earlier alert.
  */
 import { createHash } from 'node:crypto';
 import { API_TABLE, type Family } from '../tracer/apis.js';
-import { describeBump, describeFrame, describeStackNote, diskPath, manifestDependency, repositoryPath, sameFrame } from './describe.js';
+import { describeBump, describeConfidence, describeContexts, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, runNames, sameFrame } from './describe.js';
 import type { CauseView, FrameView, Report } from './types.js';
 import { jsonText } from './untrusted.js';
 
@@ -62,7 +63,7 @@ export function buildSarif(report: Report, options: SarifOptions): object {
 }
 
 function rule({ key, name, short, full }: (typeof RULES)[number]): object {
-  const help = `${full} Control the source (inject a seeded one, or run under detdrift's control mode) or pin the dependency that added it; the result's message has the command that replays run A locally.`;
+  const help = `${full} Control the source (inject a seeded one, or run under detdrift's control mode) or pin the dependency that added it; the result's message has the command that replays the run locally.`;
   return {
     id: `detdrift/${key}`,
     name,
@@ -79,27 +80,33 @@ function result(report: Report, options: SarifOptions): object {
   const prefix = options.pathPrefix ?? '';
   const family = cause?.kind === 'call' && cause.api ? FAMILY_OF.get(cause.api) : undefined;
   const key: RuleKey = family && family !== 'output' && family !== 'meta' ? family : 'divergence';
-  const primary = cause?.site ?? cause?.firstPartySite ?? report.firstDivergence?.b?.site ?? report.firstDivergence?.a?.site ?? null;
-  const related: object[] = [];
-  if (cause?.firstPartySite && !sameFrame(cause.firstPartySite, primary)) {
-    related.push({ id: 1, ...location(cause.firstPartySite, prefix, `first project frame: ${describeFrame(cause.firstPartySite)}`) });
-  }
+  const site = cause?.site ?? cause?.firstPartySite ?? report.firstDivergence?.b?.site ?? report.firstDivergence?.a?.site ?? null;
+  const here = projectFrame(report);
+  const own = here && inRepository(here) ? here : null;
   const line = cause?.bump ? (options.dependencyLine?.(manifestDependency(cause.bump)) ?? null) : null;
-  if (cause?.bump && line !== null) {
-    related.push({ id: 2, physicalLocation: physical(repositoryPath('package.json', prefix), line, 1), message: { text: escapeText(`the bumped dependency: ${describeBump(cause.bump)}`) } });
-  }
+  const manifest = cause?.bump && line !== null ? physical(repositoryPath('package.json', prefix), line, 1) : null;
+  const lockfile = lockfileOf(report);
+  // Code scanning shows an alert on a pull request only at a file of the repository: the project's
+  // own frame, else the bumped dependency's package.json line, else the lockfile.
+  const primary = own ? frameLocation(own, prefix) : (manifest ?? (lockfile ? physical(repositoryPath(lockfile, prefix), 1, 1) : null));
+  // The blamed call's own site, when the primary location is not already it.
+  const linked = site !== null && primary !== null && !sameFrame(site, own);
+  const related: object[] = [];
+  if (linked) related.push({ id: 1, ...location(site!, prefix, siteText(cause, site!)) });
+  if (manifest && primary !== manifest) related.push({ id: 2, physicalLocation: manifest, message: { text: escapeText(`the bumped dependency: ${describeBump(cause!.bump!)}`) } });
+  const locations = primary ? [{ physicalLocation: primary }] : site ? [location(site, prefix)] : [];
   const stack = cause?.stack ?? [];
   return {
     ruleId: `detdrift/${key}`,
     ruleIndex: RULES.findIndex((entry) => entry.key === key),
     level: 'error',
-    message: { text: message(report, cause, related.length > 0) },
-    ...(primary ? { locations: [location(primary, prefix)] } : {}),
+    message: { text: message(report, cause, linked) },
+    ...(locations.length > 0 ? { locations } : {}),
     ...(related.length > 0 ? { relatedLocations: related } : {}),
     ...(stack.length > 0
       ? { codeFlows: [{ message: { text: 'the stack of the blamed call, outermost frame first' }, threadFlows: [{ locations: [...stack].reverse().map((frame, index) => ({ location: location(frame, prefix, frame.fn ?? '(anonymous)'), nestingLevel: index, executionOrder: index + 1 })) }] }] }
       : {}),
-    partialFingerprints: { 'detdriftCause/v1': fingerprint(key, cause, primary) },
+    partialFingerprints: { 'detdriftCause/v1': fingerprint(key, cause, site) },
     properties: {
       kind: cause?.kind ?? null,
       api: cause?.api ?? null,
@@ -113,22 +120,43 @@ function result(report: Report, options: SarifOptions): object {
   };
 }
 
+/** What the related location of the blamed call says: the call, and the package it is in. */
+function siteText(cause: CauseView | null, site: FrameView): string {
+  const what = cause?.kind === 'call' ? `the uncontrolled ${cause.api ?? '?'} call` : 'where the runs part';
+  return `${what}${site.package ? ` in ${site.package}` : ''}: ${describeFrame(site)}`;
+}
+
 function message(report: Report, cause: CauseView | null, linked: boolean): string {
   const parts: string[] = [];
+  const call = linked ? '[an uncontrolled call](1)' : 'an uncontrolled call';
   if (!cause) parts.push('Two seeded runs diverge; no cause was found.');
-  else if (cause.kind === 'ordering') parts.push(escapeText(`Two seeded runs diverge: async contexts ${cause.contexts?.join(' and ') ?? '?'} completed in a different order.`));
+  else if (cause.kind === 'ordering') parts.push(escapeText(`Two seeded runs diverge: ${describeContexts(cause.contexts ?? [])} finished in a different order.`));
   else if (cause.kind === 'outside') parts.push(escapeText(`Two seeded runs diverge, and no intercepted call explains it: ${cause.rule}.`));
-  else parts.push(escapeText(`Two seeded runs diverge at an uncontrolled ${cause.api ?? '?'} call${cause.package ? ` in ${cause.package}` : ''}: ${cause.rule} (${cause.confidence}).`));
-  if (cause?.firstPartySite && linked) parts.push(`It is reached from [the project's code](1).`);
+  else parts.push(`Two seeded runs diverge at ${call} ${escapeText(`to ${cause.api ?? '?'}${cause.package ? ` in ${cause.package}` : ''}: ${cause.rule} (${describeConfidence(cause.confidence)})`)}.`);
   if (cause?.bump) parts.push(escapeText(`Dependency: ${describeBump(cause.bump)}.`));
   const stackNote = cause ? describeStackNote(cause) : null;
   if (stackNote) parts.push(escapeText(`${cause?.site ? 'Its stack' : 'Call site'}: ${stackNote}.`));
-  if (report.replay) parts.push(escapeText(`Replay run A locally: ${report.replay}`));
+  if (report.replay) parts.push(escapeText(`Replay ${runNames(report).a} locally: ${report.replay}`));
   return parts.join(' ');
 }
 
-function location(frame: FrameView, prefix: string, text?: string): object {
-  return { physicalLocation: physical(repositoryPath(diskPath(frame), prefix), frame.line, frame.column), ...(text ? { message: { text: escapeText(text) } } : {}) };
+/** A project file, relative to the project: not one outside it, which the repository does not hold. */
+function inRepository(frame: FrameView): boolean {
+  return !frame.file.startsWith('/') && !frame.file.startsWith('../') && !/^[a-z]+:/i.test(frame.file);
+}
+
+/** The lockfile the runs were recorded with (`package-lock.json:1a2b…` in a run's header), head's first. */
+function lockfileOf({ runs }: Report): string | null {
+  const named = runs.b?.lockfile ?? runs.a?.lockfile ?? null;
+  return named ? named.slice(0, named.lastIndexOf(':')) || null : null;
+}
+
+function frameLocation(frame: FrameView, prefix: string): object {
+  return physical(repositoryPath(diskPath(frame), prefix), frame.line, frame.column);
+}
+
+function location(frame: FrameView, prefix: string, text?: string): { physicalLocation: object; message?: { text: string } } {
+  return { physicalLocation: frameLocation(frame, prefix), ...(text ? { message: { text: escapeText(text) } } : {}) };
 }
 
 function physical(path: string, line: number, column: number): object {
@@ -148,7 +176,7 @@ function escapeText(text: string): string {
 }
 
 /** Stable across runs for the same blamed call, whatever the line numbers of unrelated code. */
-function fingerprint(key: RuleKey, cause: CauseView | null, primary: FrameView | null): string {
-  const site = primary ? `${diskPath(primary)}:${primary.fn ?? ''}` : '';
+function fingerprint(key: RuleKey, cause: CauseView | null, at: FrameView | null): string {
+  const site = at ? `${diskPath(at)}:${at.fn ?? ''}` : '';
   return createHash('sha256').update(`${key}\u0000${cause?.api ?? ''}\u0000${site}`).digest('hex').slice(0, 32);
 }

@@ -8,19 +8,25 @@ import {
   capitalized,
   describeBump,
   describeBumpVerdict,
+  describeConfidence,
   describeConfirmation,
+  describeControl,
+  describeContext,
+  describeContexts,
   describeDivergence,
   describeFailure,
   describeOrdering,
   describeFrame,
   describeStackNote,
   describeValue,
+  runNames,
   sameFrame,
   siteUnknown,
 } from './describe.js';
+import { codeFrameText } from './code-frame.js';
 import { code, codeBlock, count, table } from './markdown.js';
 import { describeSeeds } from './seeds.js';
-import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, SeedView } from './types.js';
+import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, RunNames, SeedView } from './types.js';
 
 /** 1 MiB, less room for what other steps append to the same summary file. */
 export const SUMMARY_LIMIT = 1_000_000;
@@ -57,21 +63,22 @@ export function heading(report: Report, level: string): string {
 /** What every Markdown form starts with: the runs, what a bump or a perturbation did, the cause, replay's verdict and command. */
 export function overview(report: Report, limits: MarkdownLimits): string[] {
   const { a } = report.runs;
+  const names = runNames(report);
   const out: string[] = [];
   if (report.failure) out.push(`**Failed**: ${capitalized(describeFailure(report.failure))}. Its stderr ends:`, codeBlock(report.failure.stderr, 'text'));
-  if (a) out.push(`Run A: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`);
+  if (a) out.push(`${capitalized(names.a)}: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`);
   if (report.seeds) out.push(...seeds(report.seeds, limits));
   if (report.bump) out.push(...bump(report.bump, limits));
-  if (report.perturbation) out.push(...perturbation(report.perturbation));
+  if (report.perturbation) out.push(...perturbation(report.perturbation, names));
   if (report.verdict === 'agree') {
     out.push(`${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${code(a?.mode ?? 'observe')} mode.`);
     const ordered = report.ordering && capitalized(describeOrdering(report.ordering, code));
     if (ordered) out.push(`${ordered}; the outputs did not depend on it.`);
     return out;
   }
-  if (report.cause) out.push(...cause(report.cause));
-  if (report.confirmation) out.push(`**Replay**: ${describeConfirmation(report.confirmation)}.`);
-  if (report.replay) out.push('Replay run A locally:', codeBlock([report.replay], 'sh'));
+  if (report.cause) out.push(...cause(report.cause, names));
+  if (report.confirmation) out.push(`**Replay**: ${describeConfirmation(report.confirmation, names)}.`);
+  if (report.replay) out.push(`Replay ${names.a} locally:`, codeBlock([report.replay], 'sh'));
   return out;
 }
 
@@ -113,34 +120,30 @@ function seeds(list: readonly SeedView[], limits: MarkdownLimits): string[] {
 }
 
 /** `detdrift check --perturb`: which perturbation run A had, and every one tried against the plain run. */
-function perturbation(section: PerturbationView): string[] {
+function perturbation(section: PerturbationView, names: RunNames): string[] {
   const found = section.dimension
-    ? `**Perturbation**: ${code(section.dimension)} makes the runs part: run A had ${code(section.detail ?? '')}, run B is the plain run.`
+    ? `**Perturbation**: ${code(section.dimension)} makes the runs part: ${names.a} had ${code(section.detail ?? '')}, ${names.b} is the plain run.`
     : `**Perturbation**: none of the ${count(section.tried.length)} perturbations tried makes the runs part.`;
   const rows = section.tried.map((tried) => [code(tried.dimension, { table: true }), code(tried.detail, { table: true }), tried.verdict]);
-  return rows.length > 0 ? [found, table(['perturbation', 'run A had', 'verdict'], rows)] : [found];
+  return rows.length > 0 ? [found, table(['perturbation', `${names.a} had`, 'verdict'], rows)] : [found];
 }
 
-function cause(cause: CauseView): string[] {
+function cause(cause: CauseView, names: RunNames): string[] {
   const what =
     cause.kind === 'call'
-      ? `${code(cause.api ?? '?')} ${cause.package ? `in ${code(cause.package)}` : siteUnknown(cause) ? 'at an unknown call site' : 'in the project'}, seen in run ${cause.run === 'a' ? 'A' : 'B'}`
+      ? `${code(cause.api ?? '?')} ${cause.package ? `in ${code(cause.package)}` : siteUnknown(cause) ? 'at an unknown call site' : 'in the project'}, seen in ${names[cause.run]}`
       : cause.kind === 'ordering' ? 'an ordering difference' : 'not explained by an intercepted source';
-  const out = [`**Cause**: ${what} (${code(cause.confidence)})`, `Rule: ${code(cause.rule)}`];
+  const out = [`**Cause**: ${what} (${describeConfidence(cause.confidence)})`, `Why: ${code(cause.rule)}`];
   const rows: string[][] = [];
   if (cause.site) rows.push(['call site', frame(cause.site)]);
   const stackNote = describeStackNote(cause);
   if (stackNote) rows.push([cause.site ? 'its stack' : 'call site', code(stackNote, { table: true, max: 1000 })]);
   if (cause.firstPartySite && !sameFrame(cause.firstPartySite, cause.site)) rows.push(['first project frame', frame(cause.firstPartySite)]);
   if (cause.bump) rows.push(['dependency', code(describeBump(cause.bump), { table: true })]);
-  if (cause.value) rows.push(['value', `run A ${code(describeValue(cause.value.a), { table: true })}, run B ${code(describeValue(cause.value.b), { table: true })}`]);
-  if (cause.contexts) rows.push(['contexts', cause.contexts.map((context) => code(context, { table: true })).join(', ')]);
+  if (cause.value) rows.push(['value', `${names.a} ${code(describeValue(cause.value.a), { table: true })}, ${names.b} ${code(describeValue(cause.value.b), { table: true })}`]);
+  if (cause.contexts) rows.push(['finished in another order', describeContexts(cause.contexts, (context) => code(context, { table: true }))]);
   if (rows.length > 0) out.push(table(['', ''], rows));
-  if (cause.source) {
-    const width = String(cause.source.lines.at(-1)?.[0] ?? 0).length;
-    const lines = cause.source.lines.map(([line, text]) => `${line === cause.source!.line ? '>' : ' '} ${String(line).padStart(width)} | ${text}`);
-    out.push(`${code(cause.source.file)}:`, codeBlock(lines, 'js'));
-  }
+  if (cause.source) out.push(`${code(cause.source.file)}:`, codeBlock(codeFrameText(cause.source).split('\n'), 'js'));
   return out;
 }
 
@@ -148,16 +151,17 @@ function cause(cause: CauseView): string[] {
 export function details(report: Report, limits: MarkdownLimits, level: string): string[] {
   if (report.verdict === 'agree') return [];
   const out: string[] = [];
+  const names = runNames(report);
   const first = report.firstDivergence;
-  if (first) out.push(`${level} First divergence`, ...divergence(first, limits, true));
+  if (first) out.push(`${level} First divergence`, ...divergence(first, names, limits, true));
   const output = report.outputDivergence;
   if (output && !(first && first.reason === output.reason && first.index.a === output.index.a)) {
-    out.push(`${level} First output divergence`, ...divergence(output, limits, false));
+    out.push(`${level} First output divergence`, ...divergence(output, names, limits, false));
   }
   const perApi = report.differences.perApi;
   if (perApi.length > 0) {
     const rows = perApi.map((row) => [code(row.key, { table: true }), count(row.a), count(row.b)]);
-    out.push(`${level} Calls per API`, ...capped(['API', 'run A', 'run B'], rows, limits, ['l', 'r', 'r']));
+    out.push(`${level} Calls per API`, ...capped(['API', names.a, names.b], rows, limits, ['l', 'r', 'r']));
   }
   const platforms = platformRows(report);
   if (platforms) out.push(`${level} Per platform`, ...capped(platforms.header, platforms.rows, limits));
@@ -169,14 +173,14 @@ export function details(report: Report, limits: MarkdownLimits, level: string): 
   return out;
 }
 
-function divergence(found: DivergenceView, limits: MarkdownLimits, stacks: boolean): string[] {
-  const out = [`${code(describeDivergence(found))} in process ${code(found.process)}`];
-  out.push(table(['', 'run A', 'run B'], [['call', event(found.a), event(found.b)], ['site', site(found.a), site(found.b)], ['context', context(found.a), context(found.b)]]));
+function divergence(found: DivergenceView, names: RunNames, limits: MarkdownLimits, stacks: boolean): string[] {
+  const out = [`${capitalized(describeDivergence(found, names))}, in process ${code(found.process)}.`];
+  out.push(table(['', names.a, names.b], [['call', event(found.a), event(found.b)], ['site', site(found.a), site(found.b)], ['ran in', context(found.a), context(found.b)]]));
   if (!stacks) return out;
   const left = found.a?.stack ?? [];
   const right = found.b?.stack ?? [];
   const rows = Array.from({ length: Math.max(left.length, right.length) }, (_row, index) => [String(index), cell(left[index]), cell(right[index])]);
-  if (rows.length > 0) out.push('Stacks, innermost frame first:', ...capped(['#', 'run A', 'run B'], rows, limits, ['r']));
+  if (rows.length > 0) out.push('Stacks, innermost frame first:', ...capped(['#', names.a, names.b], rows, limits, ['r']));
   return out;
 }
 
@@ -207,8 +211,7 @@ function cell(at: FrameView | undefined): string {
 function event(found: EventView | null): string {
   if (!found) return '*(no such call: the run ends or makes none here)*';
   const form = found.form === 'call' ? '' : ` (${found.form})`;
-  const controlled = found.controlledBy ? `, controlled by ${code(found.controlledBy, { table: true })}` : '';
-  return `${code(`${found.api}${form} = ${describeValue(found.value)}`, { table: true })}${controlled}`;
+  return `${code(`${found.api}${form} = ${describeValue(found.value)}`, { table: true })}${describeControl(found.controlledBy)}`;
 }
 
 function site(found: EventView | null): string {
@@ -216,5 +219,5 @@ function site(found: EventView | null): string {
 }
 
 function context(found: EventView | null): string {
-  return found ? code(found.context, { table: true }) : '';
+  return found ? describeContext(found.context, (key) => code(key, { table: true })) : '';
 }

@@ -1,16 +1,25 @@
+import pc from 'picocolors';
 import {
+  clip,
   describeBumpVerdict,
   describeChangedCode,
+  describeConfidence,
   describeConfirmation,
   describeFailure,
+  describeControl,
+  describeContext,
+  describeContexts,
+  describeDivergence,
   describeFrame,
   describeOrdering,
   describeStackNote,
   describeValue,
+  runNames,
   siteUnknown,
 } from './describe.js';
+import { codeFrameText } from './code-frame.js';
 import { describeSeedCause, describeSeeds } from './seeds.js';
-import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FailureView, FrameView, PerturbationView, Report, SeedView, ValueView } from './types.js';
+import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FailureView, FrameView, PerturbationView, Report, RunNames, SeedView, ValueView } from './types.js';
 
 export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
@@ -18,121 +27,117 @@ export interface TerminalOptions {
   readonly width?: number;
 }
 
-type Paint = (code: number, text: string) => string;
+/** picocolors' functions, each a no-op without colours. */
+type Paint = ReturnType<typeof pc.createColors>;
 
 /** The report for a person at a terminal: the verdict, the cause with its code frame, the two stacks side by side. */
 export function renderTerminal(report: Report, options: TerminalOptions): string {
-  const paint: Paint = options.color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+  const paint = pc.createColors(options.color);
   const out: string[] = [];
   const { a } = report.runs;
   if (report.failure) out.push(...renderFailure(report.failure, paint), '');
+  const names = runNames(report);
   if (report.verdict === 'agree') {
-    out.push(paint(32, 'detdrift: the runs agree'));
+    out.push(paint.green('detdrift: the runs agree'));
     out.push(`  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`);
     if (report.ordering) out.push(`  note: ${describeOrdering(report.ordering)}; the outputs did not depend on it`);
-    if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint));
+    if (report.perturbation) out.push(...renderPerturbation(report.perturbation, names, paint));
     if (report.seeds) out.push('', ...renderSeeds(report.seeds, paint));
-    out.push(...renderTraceProblems(report, paint));
+    out.push(...renderTraceProblems(report, names, paint));
     return out.join('\n') + '\n';
   }
   const process = report.firstDivergence?.process ?? '?';
-  out.push(paint(31, `detdrift: the runs diverge`) + ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`);
+  out.push(paint.red(`detdrift: the runs diverge`) + ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`);
   out.push('');
   if (report.seeds) out.push(...renderSeeds(report.seeds, paint), '');
   if (report.bump) out.push(...renderBump(report.bump, paint), '');
-  if (report.perturbation) out.push(...renderPerturbation(report.perturbation, paint), '');
-  if (report.cause) out.push(...renderCause(report.cause, paint));
-  if (report.confirmation) out.push('', `replay  ${describeConfirmation(report.confirmation)}`);
+  if (report.perturbation) out.push(...renderPerturbation(report.perturbation, names, paint), '');
+  if (report.cause) out.push(...renderCause(report.cause, names, paint));
+  if (report.confirmation) out.push('', `replay  ${describeConfirmation(report.confirmation, names)}`);
   if (report.nearby.length > 0) {
-    out.push('', paint(1, 'nearest I/O, timer and fs calls') + ' (run A, by distance from the first output divergence)');
+    out.push('', paint.bold('nearest I/O, timer and fs calls') + ` (${names.a}'s, by distance from the first output divergence)`);
     for (const event of report.nearby) out.push(`  #${event.index} ${formatEvent(event)}`);
   }
-  if (report.firstDivergence) out.push('', ...renderDivergence('first divergence', report.firstDivergence, paint, options.width ?? 100));
+  if (report.firstDivergence) out.push('', ...renderDivergence('first divergence', report.firstDivergence, names, paint, options.width ?? 100));
   const output = report.outputDivergence;
   const first = report.firstDivergence;
   if (output && !(first && first.reason === output.reason && first.index.a === output.index.a)) {
-    out.push('', ...renderDivergence('first output divergence', output, paint, options.width ?? 100, false));
+    out.push('', ...renderDivergence('first output divergence', output, names, paint, options.width ?? 100, false));
   }
   const changed = report.differences.perApi.filter((row) => row.a !== row.b);
   if (changed.length > 0) {
-    out.push('', paint(1, 'calls per API') + '         run A    run B');
+    // The counts' columns start after the key's 2 + 22 + 1 characters.
+    out.push('', paint.bold('calls per API') + `${' '.repeat(12)}${names.a.padStart(6)}   ${names.b.padStart(6)}`);
     for (const row of changed) out.push(`  ${row.key.padEnd(22)} ${String(row.a).padStart(6)}   ${String(row.b).padStart(6)}`);
   }
   const causes = new Set(report.attempts?.flatMap((attempt) => (attempt.cause ? [attempt.cause] : [])));
   if (causes.size > 1) {
-    out.push('', paint(1, 'attempts') + '  the cause differs between the runs compared with run 1:');
+    out.push('', paint.bold('attempts') + '  the cause differs between the runs compared with run 1:');
     for (const attempt of report.attempts!) out.push(`  run ${attempt.run}: ${attempt.cause ?? 'agrees'}`);
   }
   const others = report.differences.processes.filter((entry) => entry.verdict === 'diverge' && entry.process !== process);
   if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
-  out.push(...renderTraceProblems(report, paint));
-  if (report.replay) out.push('', `replay run A locally: ${report.replay}`);
+  out.push(...renderTraceProblems(report, names, paint));
+  if (report.replay) out.push('', `replay ${names.a} locally: ${report.replay}`);
   return out.join('\n') + '\n';
 }
 
 /** A seed list: the counts, the diverging seeds with their causes, the others as runs. */
 function renderSeeds(seeds: readonly SeedView[], paint: Paint): string[] {
   const words = describeSeeds(seeds);
-  const out = [paint(1, words.counts)];
-  for (const entry of words.diverged) out.push(`  ${paint(31, 'diverge')}      ${entry.seed ?? 'none'}: ${describeSeedCause(entry)}`);
+  const out = [paint.bold(words.counts)];
+  for (const entry of words.diverged) out.push(`  ${paint.red('diverge')}      ${entry.seed ?? 'none'}: ${describeSeedCause(entry)}`);
   if (words.moreDiverged) out.push(`               ${words.moreDiverged}`);
-  if (words.agreed) out.push(`  ${paint(32, 'agree')}        ${words.agreed}`);
+  if (words.agreed) out.push(`  ${paint.green('agree')}        ${words.agreed}`);
   if (words.notChecked) out.push(`  not checked  ${words.notChecked} (${words.whyNotChecked})`);
   return out;
 }
 
 /** What was wrong with the traces: a report on damaged traces must say so wherever it is read. */
-function renderTraceProblems(report: Report, paint: Paint): string[] {
+function renderTraceProblems(report: Report, names: RunNames, paint: Paint): string[] {
   const problems = report.traceProblems ?? [];
   if (problems.length === 0) return [];
-  const out = ['', paint(33, 'trace problems') + ' (the comparison covers what could be read)'];
-  for (const problem of problems) out.push(`  run ${problem.run.toUpperCase()} ${problem.trace}: ${problem.code}: ${problem.message}`);
+  const out = ['', paint.yellow('trace problems') + ' (the comparison covers what could be read)'];
+  for (const problem of problems) out.push(`  ${names[problem.run]} ${problem.trace}: ${problem.code}: ${problem.message}`);
   return out;
 }
 
-function renderCause(cause: CauseView, paint: Paint): string[] {
+function renderCause(cause: CauseView, names: RunNames, paint: Paint): string[] {
   const out: string[] = [];
   if (cause.kind === 'outside') {
-    out.push(paint(1, 'cause') + '  not explained by an intercepted source: ' + cause.rule);
+    out.push(paint.bold('cause') + '  not explained by an intercepted source: ' + cause.rule);
     if (cause.bump) out.push(`       ${describeChangedCode(cause.bump)}`);
     else out.push('       (I/O completion order, a worker race, a native addon, or the program\'s own logic)');
     return out;
   }
   if (cause.kind === 'ordering') {
-    out.push(paint(1, 'cause') + `  an ordering difference: async contexts ${cause.contexts?.join(' and ')} completed in a different order`);
+    out.push(paint.bold('cause') + `  an ordering difference: ${describeContexts(cause.contexts ?? [])} finished in a different order`);
   } else {
-    const where = cause.package ? ` in ${paint(33, cause.package)}` : siteUnknown(cause) ? ' at an unknown call site' : ' in the project';
-    out.push(paint(1, 'cause') + `  ${paint(1, cause.api ?? '?')}${cause.form && cause.form !== 'call' ? ` (${cause.form})` : ''}${where}, seen in run ${cause.run.toUpperCase()}`);
-    out.push(`       ${cause.rule} [${cause.confidence}]`);
-    if (cause.value) out.push(`       value: run A ${formatValue(cause.value.a)}, run B ${formatValue(cause.value.b)}`);
-    if (cause.bump) out.push(`       brought by ${paint(33, cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind}${through(cause.bump)})`);
+    const where = cause.package ? ` in ${paint.yellow(cause.package)}` : siteUnknown(cause) ? ' at an unknown call site' : ' in the project';
+    out.push(paint.bold('cause') + `  ${paint.bold(cause.api ?? '?')}${cause.form && cause.form !== 'call' ? ` (${cause.form})` : ''}${where}, seen in ${names[cause.run]}`);
+    out.push(`       why: ${cause.rule} (${describeConfidence(cause.confidence)})`);
+    if (cause.value) out.push(`       value: ${names.a} ${formatValue(cause.value.a)}, ${names.b} ${formatValue(cause.value.b)}`);
+    if (cause.bump) out.push(`       brought by ${paint.yellow(cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind}${through(cause.bump)})`);
   }
   if (cause.site) out.push(`       at ${formatFrame(cause.site)}`);
   const stackNote = describeStackNote(cause);
   if (stackNote) out.push(`       ${cause.site ? 'its stack' : 'call site unknown'}: ${stackNote}`);
   if (cause.firstPartySite && !(cause.site && formatFrame(cause.site) === formatFrame(cause.firstPartySite))) out.push(`       first project frame: ${formatFrame(cause.firstPartySite)}`);
-  if (cause.source) {
-    out.push('');
-    const width = String(cause.source.lines.at(-1)?.[0] ?? 0).length;
-    for (const [line, text] of cause.source.lines) {
-      const mark = line === cause.source.line ? paint(31, '>') : ' ';
-      out.push(`  ${mark} ${String(line).padStart(width)} | ${text}`);
-    }
-  }
+  if (cause.source) out.push('', ...codeFrameText(cause.source, paint.isColorSupported).split('\n').map((line) => `  ${line}`));
   return out;
 }
 
 /** The command's failure comes first: whatever the runs did, it is what a user must fix. */
 function renderFailure(failure: FailureView, paint: Paint): string[] {
-  return [paint(31, `detdrift: ${describeFailure(failure)}`), ...failure.stderr.map((line) => `  ${paint(2, '│')} ${line}`)];
+  return [paint.red(`detdrift: ${describeFailure(failure)}`), ...failure.stderr.map((line) => `  ${paint.dim('│')} ${line}`)];
 }
 
 /** Which perturbation run A had (run B is the plain run), then every one tried. */
-function renderPerturbation(perturbation: PerturbationView, paint: Paint): string[] {
+function renderPerturbation(perturbation: PerturbationView, names: RunNames, paint: Paint): string[] {
   const out = perturbation.dimension
-    ? [paint(1, 'perturbation') + `  ${paint(33, perturbation.dimension)} makes the runs part: run A had ${perturbation.detail}, run B is the plain run`]
-    : [paint(1, 'perturbation') + `  none of the ${perturbation.tried.length} perturbations tried makes the runs part`];
-  for (const tried of perturbation.tried) out.push(`  ${tried.verdict === 'diverge' ? paint(31, 'diverge') : paint(32, 'agree  ')}  ${tried.dimension.padEnd(18)} ${tried.detail}`);
+    ? [paint.bold('perturbation') + `  ${paint.yellow(perturbation.dimension)} makes the runs part: ${names.a} had ${perturbation.detail}, ${names.b} is the plain run`]
+    : [paint.bold('perturbation') + `  none of the ${perturbation.tried.length} perturbations tried makes the runs part`];
+  for (const tried of perturbation.tried) out.push(`  ${tried.verdict === 'diverge' ? paint.red('diverge') : paint.green('agree  ')}  ${tried.dimension.padEnd(18)} ${tried.detail}`);
   return out;
 }
 
@@ -142,7 +147,7 @@ function through(bump: BumpView): string {
 }
 
 function renderBump(bump: BumpSectionView, paint: Paint): string[] {
-  const out = [paint(1, 'bump') + `   ${describeBumpVerdict(bump.verdict)} (seed ${bump.seed ?? 'none'})`];
+  const out = [paint.bold('bump') + `   ${describeBumpVerdict(bump.verdict)} (seed ${bump.seed ?? 'none'})`];
   for (const change of bump.changes) {
     const via = change.direct ? 'direct' : `via ${change.path.join(' > ')}`;
     out.push(`       ${change.name} ${change.from ?? '(none)'} → ${change.to ?? '(removed)'} (${change.kind}, ${via})`);
@@ -153,16 +158,21 @@ function renderBump(bump: BumpSectionView, paint: Paint): string[] {
   return out;
 }
 
-function renderDivergence(title: string, divergence: DivergenceView, paint: Paint, width: number, stacks = true): string[] {
-  const out = [paint(1, title) + `  ${divergence.reason} at call #${divergence.index.a} of run A, #${divergence.index.b} of run B`];
-  out.push(`  run A: ${formatEvent(divergence.a)}`);
-  out.push(`  run B: ${formatEvent(divergence.b)}`);
+function renderDivergence(title: string, divergence: DivergenceView, names: RunNames, paint: Paint, width: number, stacks = true): string[] {
+  const out = [paint.bold(title) + `  ${describeDivergence(divergence, names)}`];
+  const label = Math.max(names.a.length, names.b.length) + 1;
+  out.push(`  ${`${names.a}:`.padEnd(label)} ${formatEvent(divergence.a)}`);
+  out.push(`  ${`${names.b}:`.padEnd(label)} ${formatEvent(divergence.b)}`);
+  const contexts = [divergence.a?.context, divergence.b?.context];
+  if (contexts[0] && contexts[1] && contexts[0] !== contexts[1]) {
+    out.push(`  the calls ran in different places: ${names.a} in ${describeContext(contexts[0])}, ${names.b} in ${describeContext(contexts[1])}`);
+  }
   if (!stacks) return out;
   const left = (divergence.a?.stack ?? []).map(formatFrame);
   const right = (divergence.b?.stack ?? []).map(formatFrame);
   if (left.length + right.length === 0) return out;
   const column = Math.max(20, Math.floor((width - 6) / 2));
-  out.push('', `  ${'stack, run A'.padEnd(column)}  stack, run B`);
+  out.push('', `  ${`stack, ${names.a}`.padEnd(column)}  stack, ${names.b}`);
   for (let i = 0; i < Math.max(left.length, right.length); i++) {
     out.push(`  ${clip(left[i] ?? '', column).padEnd(column)}  ${clip(right[i] ?? '', column)}`);
   }
@@ -173,8 +183,7 @@ function formatEvent(event: EventView | null): string {
   if (!event) return '(no such call: the run ends or makes none here)';
   const form = event.form === 'call' ? '' : ` (${event.form})`;
   const site = event.site ? ` at ${formatFrame(event.site)}` : ' (stack not taken)';
-  const controlled = event.controlledBy ? `, controlled by ${event.controlledBy}` : '';
-  return `${event.api}${form} = ${formatValue(event.value)}${site} [context ${event.context}${controlled}]`;
+  return `${event.api}${form} = ${formatValue(event.value)}${describeControl(event.controlledBy)}${site}`;
 }
 
 export function formatFrame(frame: FrameView): string {
@@ -183,8 +192,4 @@ export function formatFrame(frame: FrameView): string {
 
 function formatValue(value: ValueView): string {
   return describeValue(value, 60, 50);
-}
-
-function clip(text: string, width: number): string {
-  return text.length <= width ? text : text.slice(0, width - 1) + '…';
 }

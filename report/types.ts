@@ -71,6 +71,8 @@ export interface DivergenceView {
 export interface SourceView {
   readonly file: string;
   readonly line: number;
+  /** the blamed call's column on `line` (1-based); absent in older reports */
+  readonly column?: number;
   /** the lines around it, `[lineNumber, text]` */
   readonly lines: ReadonlyArray<readonly [number, string]>;
 }
@@ -299,10 +301,18 @@ export interface TraceProblemView {
   readonly message: string;
 }
 
+/** What people call the two runs: `base` and `head` when run A has a bump's base dependency tree, run B head's. */
+export interface RunNames {
+  readonly a: string;
+  readonly b: string;
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly verdict: 'agree' | 'diverge';
   readonly runs: { readonly a: RunView | null; readonly b: RunView | null };
+  /** the names the renderers show the runs by; null (or absent): base and head for a bump, else run A and run B */
+  readonly runNames?: RunNames | null;
   readonly firstDivergence: DivergenceView | null;
   readonly outputDivergence: DivergenceView | null;
   readonly cause: CauseView | null;

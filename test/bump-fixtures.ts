@@ -7,7 +7,9 @@ import { FILE_NAMES, lockfileText, manifest, nm, type FixtureFormat, type Tree }
  * `detdrift bump` on real git repositories: a base and a head commit whose lockfiles (one story
  * per lockfile format) and installed packages differ. Packages live in vendor/NAME-VERSION; the
  * committed tree.json says what goes where in node_modules, and materialize.cjs installs it: the
- * `--install` command of the worktree, and the head checkout's install.
+ * `--install` command of the worktree, and the head checkout's install. The layout is npm's, or
+ * pnpm's: each package in `node_modules/.pnpm/NAME@VERSION/node_modules/NAME`, its dependencies
+ * symlinked beside it, the direct ones symlinked from `node_modules/NAME`.
  */
 
 export interface Side {
@@ -19,20 +21,32 @@ export interface Side {
 const MATERIALIZE = `'use strict';
 const fs = require('fs');
 const path = require('path');
-const { installs } = JSON.parse(fs.readFileSync('tree.json', 'utf8'));
+const { installs, layout } = JSON.parse(fs.readFileSync('tree.json', 'utf8'));
 fs.rmSync('node_modules', { recursive: true, force: true });
-for (const [where, { name, version }] of Object.entries(installs)) {
-  fs.cpSync(path.join('vendor', name + '-' + version), where, { recursive: true });
+const store = (pkg) => path.join('node_modules', '.pnpm', pkg.name.replace('/', '+') + '@' + pkg.version, 'node_modules', pkg.name);
+const link = (from, to) => {
+  fs.mkdirSync(path.dirname(from), { recursive: true });
+  fs.symlinkSync(path.relative(path.dirname(from), to), from);
+};
+const byName = new Map(Object.values(installs).map((pkg) => [pkg.name, pkg]));
+for (const [where, pkg] of Object.entries(installs)) {
+  fs.cpSync(path.join('vendor', pkg.name + '-' + pkg.version), layout === 'pnpm' ? store(pkg) : where, { recursive: true });
+  if (layout !== 'pnpm') continue;
+  for (const dep of Object.keys(pkg.dependencies || {})) link(path.join(path.dirname(store(pkg)), dep), store(byName.get(dep)));
+}
+if (layout === 'pnpm') {
+  for (const name of Object.keys(JSON.parse(fs.readFileSync('package.json', 'utf8')).dependencies)) link(path.join('node_modules', name), store(byName.get(name)));
 }
 `;
 
-function sideFiles(side: Side, format: FixtureFormat): Record<string, string | object> {
+function sideFiles(side: Side, format: FixtureFormat, layout: Layout): Record<string, string | object> {
   const files: Record<string, string | object> = {
     'package.json': manifest(side.tree),
     [FILE_NAMES[format]]: lockfileText(side.tree, format),
     'tree.json': {
+      layout,
       installs: Object.fromEntries(
-        Object.entries(side.tree.installs).map(([where, install]) => [where, { name: where.split('node_modules/').pop(), version: install.version }]),
+        Object.entries(side.tree.installs).map(([where, install]) => [where, { name: where.split('node_modules/').pop(), version: install.version, dependencies: install.dependencies }]),
       ),
     },
   };
@@ -47,15 +61,18 @@ function sideFiles(side: Side, format: FixtureFormat): Record<string, string | o
   return files;
 }
 
+/** How materialize.cjs lays node_modules out: as npm does, or as pnpm does. */
+export type Layout = 'npm' | 'pnpm';
+
 /** A repository whose HEAD~1 is `base` and HEAD is `head`, the head checkout installed. */
-export function repository(format: FixtureFormat, app: string, base: Side, head: Side): string {
-  const dir = project({ 'app.js': app, 'materialize.cjs': MATERIALIZE, '.gitignore': 'node_modules\n', ...sideFiles(base, format) });
+export function repository(format: FixtureFormat, app: string, base: Side, head: Side, layout: Layout = 'npm'): string {
+  const dir = project({ 'app.js': app, 'materialize.cjs': MATERIALIZE, '.gitignore': 'node_modules\n', ...sideFiles(base, format, layout) });
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
   git('init', '-q');
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'root');
   git('add', '-A');
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'base');
-  const headDir = project(sideFiles(head, format));
+  const headDir = project(sideFiles(head, format, layout));
   execFileSync('cp', ['-R', `${headDir}/.`, dir]);
   git('add', '-A');
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'head');

@@ -128,7 +128,7 @@ test('a bad config refuses check and diff with ERR_CONFIG, exit 2, every problem
   }
   const warned = runPlain([CLI, 'check', '--no-confirm', '--', process.execPath, 'app.mjs'], { cwd: configured({ sedes: [1] }) });
   assert.equal(warned.code, 0, warned.stderr);
-  assert.match(warned.stderr, /sedes: unknown key, ignored \(did you mean \\"seeds\\"\?\)/);
+  assert.match(warned.stderr, /^detdrift: warning: .*sedes: unknown key, ignored \(did you mean "seeds"\?\)/m);
 });
 
 test('ignored packages and sites are left out of the comparison: a dependency whose draws vary in number stops being a divergence', () => {

@@ -97,7 +97,7 @@ test("a difference in the program's own logic: outside the intercepted sources, 
   const text = diff(a, b, dir);
   assert.equal(text.code, 1, text.stderr);
   assert.match(text.stdout, /^cause {2}not explained by an intercepted source: /m);
-  assert.match(text.stdout, /^first divergence {2}output at call #2 of run A, #2 of run B\n {2}run A: process\.stdout \(write\) = "apple pear\\n" /m);
+  assert.match(text.stdout, /^first divergence {2}run A and run B write different output after 2 recorded calls\n {2}run A: process\.stdout \(write\) = "apple pear\\n" /m);
 });
 
 // Recorded in control mode: detdrift's seeded Math.random is the harness, and its draws are recorded

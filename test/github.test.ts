@@ -13,12 +13,12 @@ import { AGREE_REPORT, BUMP_REPORT, EVIL, EVIL_REPORT } from './report-fixture.j
 import { writeTrace, type SyntheticEvent } from './synthetic.js';
 import { runnerReads } from './workflow-commands.js';
 
-const WHY = 'why: a call the new dependency tree makes and the old one does not [heuristic]';
+const WHY = 'why: a call the new dependency tree makes and the old one does not (likely: chosen by a rule, not confirmed by a replay)';
 const REPLAY = 'replay run A locally: npx detdrift replay base-trace -- node sim.js';
 const BUMP_LINES = (prefix: string, line: number) => [
   `::error file=${prefix}sim.js,line=24,col=46,title=Math.random in tick-queue@1.1.0::detdrift: the runs diverge at an uncontrolled Math.random call in tick-queue@1.1.0, reached from here (simulate).%0Acall site: node_modules/tick-queue/index.js:9:43 (push)%0Adependency: tick-queue 1.0.0 → 1.1.0 (minor)%0A${WHY}%0A${REPLAY}`,
   `::error file=${prefix}package.json,line=${line},title=Math.random in tick-queue@1.1.0::detdrift: this change (tick-queue 1.0.0 → 1.1.0 (minor)) makes seeded runs diverge: Math.random in tick-queue@1.1.0.%0Acall site: node_modules/tick-queue/index.js:9:43 (push)%0Areached from: sim.js:24:46 simulate%0A${WHY}%0A${REPLAY}`,
-  '::notice title=detdrift summary::first divergence: structure at call #0 of run A, #0 of run B (process 0)%0Acalls per API that differ (run A → run B): Math.random 0 → 3%0A1 of 1 processes diverge%0A0 matched calls have uncontrolled values that differ',
+  '::notice title=detdrift summary::first divergence: run A and run B make different calls right away (process 0)%0Acalls per API that differ (run A → run B): Math.random 0 → 3%0A1 of 1 processes diverge%0A0 matched calls have uncontrolled values that differ',
 ];
 
 test('a bump gets an error on the first project frame and on its package.json line, then one notice', () => {
@@ -127,8 +127,8 @@ test('a cause with no project frame on its stack is annotated without a file', (
   }
   const report = buildReport(compare(join(dir, 'a'), join(dir, 'b')), { root: dir });
   assert.equal(renderGithub(report, { dependencyLine: () => 1 }), [
-    '::error title=Math.random in dice@2.0.0::detdrift: the runs diverge at an uncontrolled Math.random call in dice@2.0.0.%0Acall site: node_modules/dice/index.js:4:1%0Awhy: the last uncontrolled call before the divergence whose value differs [heuristic]',
-    '::notice title=detdrift summary::first divergence: output at call #2 of run A, #2 of run B (process 0)%0A1 of 1 processes diverge%0A2 matched calls have uncontrolled values that differ',
+    '::error title=Math.random in dice@2.0.0::detdrift: the runs diverge at an uncontrolled Math.random call in dice@2.0.0.%0Acall site: node_modules/dice/index.js:4:1%0Awhy: the last uncontrolled call before the divergence whose value differs (likely: chosen by a rule, not confirmed by a replay)',
+    '::notice title=detdrift summary::first divergence: run A and run B write different output after 2 recorded calls (process 0)%0A1 of 1 processes diverge%0A2 matched calls have uncontrolled values that differ',
     '',
   ].join('\n'));
 });
@@ -136,9 +136,10 @@ test('a cause with no project frame on its stack is annotated without a file', (
 test('inside GitHub Actions, check fences the program output it relays and its own report', () => {
   const app = "console.error('::error::forged\\n##[add-mask]x');\nconsole.log('same');\nprocess.exitCode = 1;\n";
   const dir = project({ 'package.json': { name: 'app', version: '1.0.0' }, 'app.js': app });
-  const run = runPlain([CLI, 'check', '--no-confirm', '--', process.execPath, 'app.js'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', CI: 'true' } });
+  // --perturb: its runs relay a failing command's stderr in the log (a plain check puts it in the report).
+  const run = runPlain([CLI, 'check', '--no-confirm', '--perturb', 'timezone', '--', process.execPath, 'app.js'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', CI: 'true' } });
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /##\\u005badd-mask\]x/, 'the program stderr is relayed, in a JSON log line with `[` escaped');
+  assert.match(run.stderr, /^ {4}##\\u005badd-mask\]x$/m, 'the program stderr is relayed under the warning, `[` escaped');
   assert.deepEqual(runnerReads(run.stderr).map((entry) => entry.command), ['stop-commands', 'stop-commands'], 'once per failing run, fenced');
   assert.deepEqual(runnerReads(run.stdout).map((entry) => entry.command), ['stop-commands']);
   assert.match(run.stdout, /detdrift: the runs agree/);

@@ -5,7 +5,7 @@ import { parseYaml } from '../diffing/lockfile/yaml.js';
 
 const read = (text: string) => JSON.parse(JSON.stringify(parseYaml(text, 'x.yaml').root));
 
-test('the YAML subset: mappings, sequences, flow, quoting, comments', () => {
+test('YAML as lockfiles write it: mappings, sequences, flow, quoting, comments; scalars stay strings, an empty value is null', () => {
   const text = [
     '--- # a document marker',
     'plain: a b:c # a comment',
@@ -15,6 +15,8 @@ test('the YAML subset: mappings, sequences, flow, quoting, comments', () => {
     'engines: {node: ^8.16.0 || >=11.0.0}',
     "os: [darwin, '!win32', [nested], {a: 1}, ]",
     'empty:',
+    'tilde: ~',
+    'number: 8',
     'flowEmpty: {}',
     'list:',
     '- one',
@@ -34,6 +36,8 @@ test('the YAML subset: mappings, sequences, flow, quoting, comments', () => {
     engines: { node: '^8.16.0 || >=11.0.0' },
     os: ['darwin', '!win32', ['nested'], { a: '1' }],
     empty: null,
+    tilde: '~',
+    number: '8',
     flowEmpty: {},
     list: ['one', { key: 'value', other: 'more' }, ['inner']],
     indented: ['x', { deep: 'y' }],
@@ -54,16 +58,19 @@ test('lines of mappings and keys are kept for errors', () => {
   assert.deepEqual(Object.keys(a), ['b', 'c'], 'the line records are not keys');
 });
 
-test('what the subset refuses, it refuses at a line and column', () => {
+test('what a lockfile never has is refused, and what the parser refuses is placed at its line and column', () => {
   const cases: [string, number, number, RegExp][] = [
-    ['a: 1\n b: 2\n', 2, 2, /unexpected indentation/],
-    ['a:\n  - x\n  y: 1\n', 3, 3, /unexpected indentation|expected/],
     ['a: *alias\n', 1, 4, /aliases/],
-    ['a: "\\q"\n', 1, 5, /unknown escape/],
-    ['a: |9x\n', 1, 4, /block scalar header/],
-    ['- a\nb: 1\n', 2, 1, /expected|sequence/],
-    ['a: 1\n\tb: 2\n', 2, 1, /tab/],
-    ['--- x\n', 1, 5, /document marker/],
+    ['a: &x 1\n', 1, 7, /anchors/],
+    ['a: !!str 1\n', 1, 10, /tags/],
+    ['a: 1\n---\nb: 2\n', 2, 1, /a second YAML document/],
+    ['? [a]\n: b\n', 1, 3, /key must be a scalar/],
+    [`${'['.repeat(100)}${']'.repeat(100)}\n`, 1, 65, /nesting deeper than 64 levels/],
+    ['a: 1\n b: 2\n', 1, 4, /Nested mappings/],
+    ['a:\n  - x\n  y: 1\n', 3, 1, /same column/],
+    ['a: "\\q"\n', 1, 5, /Invalid escape/],
+    ['a: |9x\n', 1, 6, /Block scalar header/],
+    ['a: 1\n\tb: 2\n', 2, 1, /Tabs/],
   ];
   for (const [text, line, column, reason] of cases) {
     assert.throws(

@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { diffLockfiles, readLockfile, type LockfileChange } from '../diffing/lockfile/index.js';
-import { FORMATS, nm, writeLockProject, type FixtureFormat, type Install, type Tree } from './lockfile-fixtures.js';
+import { project } from './helpers.js';
+import { FILE_NAMES, FORMATS, lockfileText, manifest, nm, SAMPLE as BASE, type FixtureFormat, type Install, type Tree } from './lockfile-fixtures.js';
 
-/** The project of every story: app-dep → mid → leaf, and a second leaf nested under other. */
-const BASE: Tree = {
-  dependencies: { 'app-dep': '^1.0.0', other: '^1.0.0', zero: '^0.3.0' },
-  devDependencies: { devtool: '^1.0.0' },
-  installs: {
-    [nm('app-dep')]: { version: '1.0.0', dependencies: { mid: '^1.0.0' } },
-    [nm('mid')]: { version: '1.0.0', dependencies: { leaf: '^1.0.0' } },
-    [nm('leaf')]: { version: '1.0.0' },
-    [nm('other')]: { version: '1.0.0', dependencies: { leaf: '^2.0.0' } },
-    [nm('other', 'leaf')]: { version: '2.0.0' },
-    [nm('zero')]: { version: '0.3.1' },
-    [nm('devtool')]: { version: '1.0.0', dev: true },
-  },
-};
+/** A project directory with package.json and the tree's lockfile: returns the lockfile's path. */
+function writeLockProject(tree: Tree, format: FixtureFormat): string {
+  const dir = project({ 'package.json': manifest(tree), [FILE_NAMES[format]]: lockfileText(tree, format) });
+  return join(dir, FILE_NAMES[format]);
+}
+
 
 /** BASE with some installs replaced (null removes one) and some root ranges changed. */
 function head(installs: Record<string, Install | null>, dependencies: Record<string, string> = {}): Tree {

@@ -102,7 +102,7 @@ test('matrix --summary appends a Markdown table whose trace strings stay inert; 
   assert.equal(detdrift(['matrix', dir, '--summary', summary], cwd).code, 1);
   const markdown = readFileSync(summary, 'utf8');
   assert.match(markdown, /^### detdrift matrix: runs diverge from `linux-20-seed42`$/m);
-  assert.match(markdown, /^\| `darwin-20-seed42` \| `darwin, Node 20, seed 42` \| \*\*platform-specific\*\* \| `value at call #5/m);
+  assert.match(markdown, /^\| `darwin-20-seed42` \| `darwin, Node 20, seed 42` \| \*\*platform-specific\*\* \| `linux-20-seed42 and darwin-20-seed42 get different values from the same call after 5 recorded calls/m);
   assert.doesNotMatch(markdown, /##\[error\]/);
   const unknown = detdrift(['matrix', dir, '--reference', 'solaris-20-seed42'], cwd);
   assert.equal(unknown.code, 2);

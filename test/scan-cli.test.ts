@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CLI, project, runPlain, type Run } from './helpers.js';
+import { ULID_2, ULID_3 } from './ulid-fixture.js';
 
 /** Runs the real CLI (the built bin) in a child process. */
 function detdrift(args: readonly string[], cwd: string): Run {
@@ -66,6 +67,21 @@ test('scan --diff: the sites the new version added (+) and removed (-), one line
       '',
     ].join('\n'),
   );
+});
+
+test('scan --diff on a version that moved its files into two builds: only the call through the globalCrypto alias is added', () => {
+  const install = (where: string, version: string, files: Record<string, string>) => ({
+    [`${where}/node_modules/ulid/package.json`]: { name: 'ulid', version, main: 'index.js' },
+    ...Object.fromEntries(Object.entries(files).map(([file, text]) => [`${where}/node_modules/ulid/${file}`, text])),
+  });
+  const dir = project({ ...install('base', '2.4.0', ULID_2), ...install('head', '3.0.0', ULID_3) });
+  const run = detdrift(['scan', '--diff', 'base/node_modules/ulid', 'head/node_modules/ulid'], dir);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(
+    run.stdout,
+    ['- Math.random             dist/index.umd.js:21:42', '+ crypto.getRandomValues  dist/node/index.cjs:27:20', '+ crypto.getRandomValues  dist/node/index.js:26:20', ''].join('\n'),
+  );
+  assert.match(run.stderr, /ulid@2\.4\.0 -> ulid@3\.0\.0: 2 added, 1 removed, 4 changed, 0 unchanged\n$/);
 });
 
 test('scan --diff --json: the same diff as a versioned object', () => {

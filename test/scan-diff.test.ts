@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { diffScans, scanSource, type ScanDiff, type ScanSite } from '../diffing/scan/index.js';
+import { ULID_2, ULID_3 } from './ulid-fixture.js';
 
 /** A version of a package from its files' sources, scanned in memory. */
 function version(files: Record<string, string>): { sites: ScanSite[] } {
@@ -122,4 +123,57 @@ test('the same versions always give the same diff, and the diff is a copy', () =
   (diff.added[0] as { line: number }).line = 0;
   assert.equal(b.sites.find((site) => site.api === 'Math.random')!.line, 12);
   assert.deepEqual(diffScans(b, b), { added: [], removed: [], changed: [], unchanged: 3 });
+});
+
+test('a version that moves its files and ships them as two builds: only the really new call is added, once per build', () => {
+  const diff = diffScans(version(ULID_2), version(ULID_3));
+  assert.deepEqual(brief(diff), {
+    added: ['crypto.getRandomValues dist/node/index.cjs:27:20', 'crypto.getRandomValues dist/node/index.js:26:20'],
+    removed: ['Math.random dist/index.umd.js:21:42'],
+    changed: [
+      'moved: crypto.randomBytes dist/index.umd.js:19:31 -> crypto.randomBytes dist/node/index.cjs:31:48',
+      'rebuilt: Date.now dist/index.umd.js:25:42 -> Date.now dist/node/index.cjs:36:40',
+      'copy: crypto.randomBytes dist/index.umd.js:19:31 -> crypto.randomBytes dist/node/index.js:30:48',
+      'copy: Date.now dist/index.umd.js:25:42 -> Date.now dist/node/index.js:35:40',
+    ],
+    unchanged: 0,
+  });
+  assert.equal(diff.added[0]!.fn, 'detectPrng > <anonymous>');
+});
+
+test('a version that ships fewer builds: the copies it dropped are not removed', () => {
+  const stamp = 'function stamp() {\n  return Date.now();\n}\n';
+  const esm = `import { randomUUID } from 'node:crypto';\nexport function id() {\n  return randomUUID();\n}\n${stamp}`;
+  const cjs = `const crypto_1 = require('node:crypto');\nfunction id() {\n  return (0, crypto_1.randomUUID)();\n}\n${stamp}`;
+  const diff = diffScans(version({ 'dist/esm/index.js': esm, 'dist/cjs/index.js': cjs, 'dist/umd/index.js': cjs }), version({ 'index.mjs': esm }));
+  assert.deepEqual(brief(diff), {
+    added: [],
+    removed: [],
+    changed: [
+      'copy: crypto.randomUUID dist/cjs/index.js:3:23 -> crypto.randomUUID index.mjs:3:10',
+      'file: crypto.randomUUID dist/esm/index.js:3:10 -> crypto.randomUUID index.mjs:3:10',
+      'copy: crypto.randomUUID dist/umd/index.js:3:23 -> crypto.randomUUID index.mjs:3:10',
+      'file: Date.now dist/cjs/index.js:6:15 -> Date.now index.mjs:6:15',
+      'copy: Date.now dist/esm/index.js:6:15 -> Date.now index.mjs:6:15',
+      'copy: Date.now dist/umd/index.js:6:15 -> Date.now index.mjs:6:15',
+    ],
+    unchanged: 0,
+  });
+});
+
+test('a copy stands for one matched call per file: a second new call beside it in each build is added', () => {
+  const a = version({ 'index.js': 'function stamp() {\n  return Date.now();\n}\n' });
+  const twice = 'function stamp() {\n  const started = Date.now();\n  return Date.now() - started;\n}\n';
+  assert.deepEqual(brief(diffScans(a, version({ 'index.cjs': twice, 'index.mjs': twice }))).added, ['Date.now index.cjs:2:24', 'Date.now index.mjs:2:24']);
+});
+
+test('a function renamed by case and rewritten in a moved file keeps its call', () => {
+  const a = version({ 'lib/prng.js': "function detectPrng() {\n  const nodeCrypto = require('crypto');\n  return () => nodeCrypto.randomBytes(1)[0] / 0xff;\n}\n" });
+  const b = version({ 'dist/prng.cjs': "const crypto = require('node:crypto');\nfunction detectPRNG() {\n  return () => crypto.randomBytes(1).readUInt8() / 256;\n}\n" });
+  assert.deepEqual(brief(diffScans(a, b)), {
+    added: [],
+    removed: [],
+    changed: ['moved: crypto.randomBytes lib/prng.js:3:27 -> crypto.randomBytes dist/prng.cjs:3:23'],
+    unchanged: 0,
+  });
 });

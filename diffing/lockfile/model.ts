@@ -49,7 +49,7 @@ export interface LockedPackage {
 export interface Lockfile {
   readonly file: string;
   readonly format: LockfileFormat;
-  /** the format's own version: `3` (npm), `9.0` (pnpm), `1` (yarn classic), `8` (yarn berry) */
+  /** the format's own version: `3` (npm), `9.0` (pnpm), `1` (yarn classic), `10` (yarn berry) */
   readonly version: string;
   /** the root first, then workspaces by id */
   readonly importers: readonly LockedImporter[];

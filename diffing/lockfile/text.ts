@@ -25,7 +25,7 @@ export function checkText(text: string, file: string): string {
 }
 
 /** The 1-based line and column of a character offset. */
-export function positionAt(text: string, offset: number): Required<Position> {
+function positionAt(text: string, offset: number): Required<Position> {
   let line = 1;
   let start = 0;
   for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1)) {
@@ -42,14 +42,4 @@ export function positionAt(text: string, offset: number): Required<Position> {
 export function lineOf(text: string, needle: string): Position {
   const at = text.indexOf(needle);
   return { line: at < 0 ? 1 : positionAt(text, at).line };
-}
-
-/** The lines of a text, without their terminators (`\n` or `\r\n`). */
-export function splitLines(text: string): string[] {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.endsWith('\r')) lines[i] = line.slice(0, -1);
-  }
-  return lines;
 }

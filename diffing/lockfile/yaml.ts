@@ -1,16 +1,14 @@
 /**
- * A YAML reader for the subset lockfiles use (pnpm-lock.yaml, yarn berry's yarn.lock): block
- * mappings and sequences, flow collections on one line, quoted and plain scalars, block scalars,
- * comments. Scalars stay strings (the readers know which fields are numbers); an empty value is
- * null. Anchors, aliases, tags, multi-line flow or quoted scalars and multiple documents are
- * refused with a coded error, as are tabs in indentation, duplicate keys and nesting deeper than
- * MAX_DEPTH. Work is linear in the text; recursion is bounded by MAX_DEPTH.
+ * The YAML lockfiles (pnpm-lock.yaml, yarn berry's yarn.lock), read by the `yaml` package with
+ * its failsafe schema: every scalar stays a string (the readers know which fields are numbers),
+ * an empty value is null. What a lockfile never has is refused rather than resolved: anchors,
+ * aliases, tags, a second document, a key that is not a scalar, a duplicate key, nesting deeper
+ * than MAX_DEPTH. The line of a mapping, a sequence or a key, for the errors the readers find after
+ * parsing, is looked up in the parser's nodes when such an error asks for it.
  */
-import { excerpt, refuse } from './errors.js';
-import { lineIn, markKey, markLine } from './lines.js';
-import { splitLines } from './text.js';
-import { countSpaces, scanBlockScalar } from './yaml-block.js';
-import { MAX_DEPTH, scanInline, scanKey, skipSpace, type Fail } from './yaml-inline.js';
+import { createRequire } from 'node:module';
+import type { CST, LineCounter, Node as YamlNode, YAMLMap, YAMLSeq } from 'yaml';
+import { excerpt, refuse, type Position } from './errors.js';
 
 export type YamlValue = string | null | YamlValue[] | YamlMap;
 /** A mapping, with no prototype: a key named `__proto__` is data. */
@@ -24,123 +22,76 @@ export interface YamlDocument {
   line(container: object, key?: string): number;
 }
 
+const MAX_DEPTH = 64;
+/** Loaded on the first YAML lockfile: commands that read none do not pay for the parser. */
+const load = createRequire(import.meta.url);
+
 export function parseYaml(text: string, file: string): YamlDocument {
-  return new BlockParser(splitLines(text), file).document();
-}
+  const { Composer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq } = load('yaml') as typeof import('yaml');
+  const counter = new LineCounter();
+  const tokens = [...new Parser(counter.addNewLine).parse(text)];
+  const fail = (offset: number, reason: string): never => refuse(file, positionOf(counter, offset), reason);
+  const deep = tooDeep(tokens);
+  if (deep !== null) fail(deep, `nesting deeper than ${MAX_DEPTH} levels`);
+  // Duplicate keys are found below, in one pass: the composer's own check compares each key with every earlier one.
+  const docs = [...new Composer({ schema: 'failsafe', uniqueKeys: false }).compose(tokens, true, text.length)];
+  if (docs.length > 1) fail(docs[1]!.range[0], 'a second YAML document: a lockfile has one');
+  const doc = docs[0];
+  const error = doc?.errors.length ? doc.errors.reduce((first, next) => (next.pos[0] < first.pos[0] ? next : first)) : undefined;
+  if (error) fail(error.pos[0], error.message);
 
-class BlockParser {
-  /** the current significant line: neither blank nor only a comment */
-  private next: number;
-
-  constructor(
-    private readonly lines: readonly string[],
-    private readonly file: string,
-  ) {
-    this.next = this.skip(0);
-  }
-
-  document(): YamlDocument {
-    const first = this.lines[this.next];
-    if (first !== undefined && first.startsWith('---') && (first.length === 3 || first[3] === ' ')) {
-      const after = skipSpace(first, 3);
-      if (after < first.length && first[after] !== '#') this.fail(this.next, after, 'content after the document marker is not supported');
-      this.next = this.skip(this.next + 1);
+  const nodes = new WeakMap<object, YAMLMap | YAMLSeq>();
+  const convert = (node: YamlNode | null | undefined): YamlValue => {
+    if (node === null || node === undefined) return null;
+    const start = node.range?.[0] ?? 0;
+    if (isAlias(node) || node.anchor !== undefined || node.tag !== undefined) fail(start, 'anchors, aliases and tags are not supported in a lockfile');
+    if (isScalar(node)) return node.type === 'PLAIN' && node.source === '' ? null : String(node.value);
+    if (isSeq(node)) {
+      const list = node.items.map((item) => convert(item as YamlNode | null));
+      nodes.set(list, node);
+      return list;
     }
-    const root = this.next < this.lines.length ? this.block(this.next, this.indent(this.next), 0) : null;
-    if (this.next < this.lines.length) this.fail(this.next, this.indent(this.next), 'unexpected indentation');
-    return { root, line: lineIn };
-  }
-
-  private block(line: number, column: number, depth: number): YamlValue {
-    if (depth >= MAX_DEPTH) this.fail(line, column, `nesting deeper than ${MAX_DEPTH} levels`);
-    return isItem(this.lines[line]!, column) ? this.sequence(line, column, depth) : this.mapping(line, column, depth);
-  }
-
-  private mapping(line: number, column: number, depth: number): YamlMap {
+    if (!isMap(node)) return fail(start, 'not a value a lockfile has');
     const map: YamlMap = Object.create(null);
-    markLine(map, line + 1, true);
-    for (;;) {
-      const text = this.lines[line]!;
-      const fail = this.failer(line);
-      if (isItem(text, column)) fail(column, 'a sequence item where a mapping key was expected');
-      const key = scanKey(text, column, fail) ?? fail(column, "expected 'key: value'");
-      if (Object.hasOwn(map, key.value)) fail(column, `duplicate key ${excerpt(key.value)}`);
-      markKey(map, key.value, line + 1);
-      map[key.value] = this.value(line, skipSpace(text, key.end), column, depth, true);
-      if (this.next >= this.lines.length || this.indent(this.next) < column) return map;
-      if (this.indent(this.next) > column) this.fail(this.next, this.indent(this.next), 'unexpected indentation');
-      line = this.next;
+    nodes.set(map, node);
+    for (const pair of node.items) {
+      const key = pair.key as YamlNode | null;
+      if (key !== null && !isScalar(key)) fail(key.range?.[0] ?? start, 'a mapping key must be a scalar');
+      const name = (convert(key) as string | null) ?? '';
+      if (Object.hasOwn(map, name)) fail(key?.range?.[0] ?? start, `duplicate key ${excerpt(name)}`);
+      map[name] = convert(pair.value as YamlNode | null);
     }
-  }
-
-  private sequence(line: number, column: number, depth: number): YamlValue[] {
-    const list: YamlValue[] = [];
-    markLine(list, line + 1, false);
-    for (;;) {
-      const text = this.lines[line]!;
-      const start = skipSpace(text, column + 1);
-      const fail = this.failer(line);
-      if (start < text.length && text[start] !== '#' && (isItem(text, start) || scanKey(text, start, fail))) {
-        if (depth + 1 >= MAX_DEPTH) fail(start, `nesting deeper than ${MAX_DEPTH} levels`);
-        list.push(isItem(text, start) ? this.sequence(line, start, depth + 1) : this.mapping(line, start, depth + 1));
-      } else list.push(this.value(line, start, column, depth, false));
-      if (this.next >= this.lines.length || this.indent(this.next) < column) return list;
-      if (this.indent(this.next) > column) this.fail(this.next, this.indent(this.next), 'unexpected indentation');
-      if (!isItem(this.lines[this.next]!, column)) return list;
-      line = this.next;
-    }
-  }
-
-  /** The value after a key or a dash: on the rest of the line, or a block on the lines below. */
-  private value(line: number, start: number, column: number, depth: number, sequenceMayAlign: boolean): YamlValue {
-    const text = this.lines[line]!;
-    const fail = this.failer(line);
-    if (start >= text.length || text[start] === '#') {
-      this.next = this.skip(line + 1);
-      if (this.next >= this.lines.length) return null;
-      const indent = this.indent(this.next);
-      if (indent > column) return this.block(this.next, indent, depth + 1);
-      // `key:` followed by `- item` at the key's own indentation is a sequence too.
-      if (sequenceMayAlign && indent === column && isItem(this.lines[this.next]!, column)) return this.sequence(this.next, column, depth + 1);
-      return null;
-    }
-    if (text[start] === '|' || text[start] === '>') {
-      const block = scanBlockScalar(this.lines, line, start, column, fail);
-      this.next = this.skip(block.end);
-      return block.value;
-    }
-    const inline = scanInline(text, start, fail);
-    const rest = skipSpace(text, inline.end);
-    if (rest < text.length && text[rest] !== '#') fail(rest, 'unexpected text after the value');
-    this.next = this.skip(line + 1);
-    return inline.value;
-  }
-
-  private skip(from: number): number {
-    for (let i = from; i < this.lines.length; i++) {
-      const text = this.lines[i]!;
-      const first = skipSpace(text, 0);
-      if (first === text.length || text[first] === '#') continue;
-      if (text.slice(0, first).includes('\t')) this.fail(i, text.indexOf('\t'), 'a tab in indentation');
-      return i;
-    }
-    return this.lines.length;
-  }
-
-  private indent(line: number): number {
-    return countSpaces(this.lines[line]!);
-  }
-
-  private failer(line: number): Fail {
-    return (column, reason) => this.fail(line, column, reason);
-  }
-
-  private fail(line: number, column: number, reason: string): never {
-    return refuse(this.file, { line: line + 1, column: column + 1 }, reason);
-  }
+    return map;
+  };
+  const root = convert(doc?.contents);
+  const lineAt = (node: YamlNode | null | undefined) => (node?.range ? counter.linePos(node.range[0]).line : 1);
+  return {
+    root,
+    line: (container, key) => {
+      const node = nodes.get(container);
+      const pair = key !== undefined && isMap(node) ? node.items.find((item) => isScalar(item.key) && String(item.key.value) === key) : undefined;
+      return lineAt((pair?.key as YamlNode | undefined) ?? node);
+    },
+  };
 }
 
-/** `- ` or a lone `-` at `column`. */
-function isItem(text: string, column: number): boolean {
-  return text[column] === '-' && (column + 1 === text.length || text[column + 1] === ' ');
+/**
+ * The offset of a collection nested deeper than MAX_DEPTH, found on the parser's tokens
+ * with an explicit stack: composing them recurses, and a 10k-deep document would exhaust the stack.
+ */
+function tooDeep(tokens: readonly CST.Token[]): number | null {
+  const stack = tokens.map((token) => ({ token, depth: 0 }));
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { token, depth } = next;
+    if (token.type === 'document' && token.value) stack.push({ token: token.value, depth });
+    if (token.type !== 'block-map' && token.type !== 'block-seq' && token.type !== 'flow-collection') continue;
+    if (depth >= MAX_DEPTH) return token.offset;
+    for (const item of token.items) for (const child of [item.key, item.value]) if (child) stack.push({ token: child, depth: depth + 1 });
+  }
+  return null;
+}
+
+function positionOf(counter: LineCounter, offset: number): Position {
+  const { line, col } = counter.linePos(offset);
+  return { line, column: col };
 }

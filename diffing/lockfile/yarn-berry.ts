@@ -9,8 +9,12 @@ import type { LockedEdge, LockedImporter, RawLockfile, RawPackage } from './mode
 import { fieldsAt, isFields, nameOf, own, stringAt, stringsAt, type Fields, type Source } from './shape.js';
 import { parseYaml } from './yaml.js';
 
-/** __metadata versions: 4 (yarn 2), 5 and 6 (yarn 3), 7 and 8 (yarn 4). */
-const VERSIONS = new Set(['4', '5', '6', '7', '8']);
+/**
+ * __metadata versions: 4 (yarn 2), 5 and 6 (yarn 3), 7 to 10 (yarn 4). Yarn bumps it when the
+ * fields of a package entry change; the fields read here (the descriptors, `resolution`,
+ * `version`, `dependencies`, `dependenciesMeta`) are the same in all of them.
+ */
+const VERSIONS = new Set(['4', '5', '6', '7', '8', '9', '10']);
 
 export function readYarnBerry(text: string, file: string, manifest: unknown): RawLockfile {
   const doc = parseYaml(text, file);
@@ -22,7 +26,7 @@ export function readYarnBerry(text: string, file: string, manifest: unknown): Ra
   const version = stringAt(source, metadata, 'version');
   if (version === null || !VERSIONS.has(version)) {
     const found = version === null ? 'no __metadata version' : `__metadata version ${excerpt(version)}`;
-    throw new LockfileError('ERR_LOCKFILE_VERSION', file, source.where(metadata, 'version'), `${found}: versions 4 to 8 (yarn 2 to 4) are supported`);
+    throw new LockfileError('ERR_LOCKFILE_VERSION', file, source.where(metadata, 'version'), `${found}: versions 4 to 10 (yarn 2 to 4) are supported`);
   }
 
   const entries = new Map<string, Fields>();

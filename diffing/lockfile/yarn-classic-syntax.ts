@@ -1,93 +1,96 @@
 /**
- * The syntax of a yarn classic (v1) lockfile, as yarn's own parser reads it: indentation in steps
- * of two spaces; `key value` lines; `key1, key2:` lines opening an object shared by every key;
- * strings quoted JSON-style or bare. One pass over the lines with an explicit stack, bounded depth.
+ * The syntax of a yarn classic (v1) lockfile, read by yarn's own parser: `parseSyml` of
+ * @yarnpkg/parsers, which yarn 2 and later read v1 lockfiles with. It keeps no positions, so the
+ * line of a value found wrong after parsing is looked up in the text, only when an error needs it.
  */
-import { excerpt, refuse } from './errors.js';
-import { lineIn, markKey, markLine } from './lines.js';
-import { splitLines } from './text.js';
+import { createRequire } from 'node:module';
+import { refuse } from './errors.js';
 import type { YamlDocument, YamlMap } from './yaml.js';
 
+/** The parser recurses once per indentation level: deeper lines are refused before it runs. */
 const MAX_DEPTH = 16;
+/** parseSyml reads text with this header as v1, anything else as YAML. */
+const HEADER = /^(#.*(\r?\n))*?#\s+yarn\s+lockfile\s+v1\r?\n/i;
+/** Loaded on the first yarn classic lockfile: commands that read none do not pay for the parser. */
+const load = createRequire(import.meta.url);
 
-type Token = { readonly kind: 'string'; readonly value: string; readonly at: number } | { readonly kind: ':' | ','; readonly at: number };
+/** What the parser throws: a message, and where when it is a syntax error. */
+interface ParseFailure {
+  readonly message: string;
+  readonly location?: { readonly start: { readonly line: number; readonly column: number } };
+}
 
-/** Parses into the YAML reader's shape: objects without prototype, string values, lines kept. */
 export function parseYarnClassic(text: string, file: string): YamlDocument {
-  const root: YamlMap = Object.create(null);
-  const lines = splitLines(text);
-  markLine(root, 1, true);
-  const stack: YamlMap[] = [root];
-  let opened = false;
+  const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
+    const fail = (column: number, reason: string) => refuse(file, { line: i + 1, column }, reason);
+    if (/^(<{7}|={7}|>{7})/.test(lines[i]!)) fail(1, 'a merge conflict marker: resolve the conflict, or run yarn to regenerate the lockfile');
+    if (lines[i]!.search(/[^ ]/) > 2 * MAX_DEPTH) fail(1, `nesting deeper than ${MAX_DEPTH} levels`);
+  }
+  // A lockfile without the header is still v1 here (detect.ts said so): the header keeps parseSyml on its v1 parser.
+  const added = HEADER.test(text) ? 0 : 1;
+  const { parseSyml } = load('@yarnpkg/parsers') as typeof import('@yarnpkg/parsers');
+  let root: YamlMap;
+  try {
+    root = parseSyml(added ? `# yarn lockfile v1\n${text}` : text) as YamlMap;
+  } catch (error) {
+    const start = (error as ParseFailure).location?.start;
+    return refuse(file, start ? { line: start.line - added, column: start.column } : null, (error as ParseFailure).message);
+  }
+  return { root, line: (container, key) => lineOf(lines, pathTo(root, container, key)) };
+}
+
+/** The keys from the root to `container` (an entry, or a field of one), then `key`. */
+function pathTo(root: YamlMap, container: object, key: string | undefined): string[] {
+  const tail = key === undefined ? [] : [key];
+  if (container === root) return key === undefined ? [] : [firstDescriptor(root, root[key]) ?? key];
+  for (const descriptor of Object.keys(root)) {
+    const entry = root[descriptor];
+    if (entry === container) return [descriptor, ...tail];
+    if (typeof entry !== 'object' || entry === null) continue;
+    for (const field of Object.keys(entry)) if ((entry as YamlMap)[field] === container) return [descriptor, field, ...tail];
+  }
+  return [];
+}
+
+/** An entry is shared by its descriptors; the first of them starts its line. */
+function firstDescriptor(root: YamlMap, entry: unknown): string | undefined {
+  return Object.keys(root).find((descriptor) => root[descriptor] === entry);
+}
+
+/**
+ * The 1-based line of a path of keys: the entry's line, then below it the line at each deeper
+ * level (two spaces each) that starts with the next key. The last line found when a key is not.
+ */
+function lineOf(lines: readonly string[], path: readonly string[]): number {
+  let found = 0;
+  for (let depth = 0, i = 0; depth < path.length && i < lines.length; i++) {
     const line = lines[i]!;
-    const fail = (column: number, reason: string): never => refuse(file, { line: i + 1, column: column + 1 }, reason);
-    let spaces = 0;
-    while (line[spaces] === ' ') spaces++;
-    if (spaces === line.length || line[spaces] === '#') continue;
-    if (line[spaces] === '\t') fail(spaces, 'a tab in indentation');
-    if (/^(<{7}|={7}|>{7})/.test(line)) fail(0, 'a merge conflict marker: resolve the conflict, or run yarn to regenerate the lockfile');
-    if (spaces % 2 !== 0) fail(spaces, `an indentation of ${spaces} spaces: expected a multiple of 2`);
-    const level = spaces / 2;
-    if (level >= stack.length) fail(spaces, opened ? 'unexpected indentation' : 'unexpected indentation: no open object here');
-    stack.length = level + 1;
-    opened = false;
-    const tokens = tokenize(line, spaces, fail);
-    const keys: Token[] = [tokens[0]!];
-    let t = 1;
-    while (tokens[t]?.kind === ',' && tokens[t + 1]?.kind === 'string') {
-      keys.push(tokens[t + 1]!);
-      t += 2;
-    }
-    const target = stack[level]!;
-    const set = (key: Token, value: YamlMap | string) => {
-      if (key.kind !== 'string') return fail(key.at, 'expected a key');
-      if (Object.hasOwn(target, key.value)) fail(key.at, `duplicate key ${excerpt(key.value)}`);
-      target[key.value] = value;
-      markKey(target, key.value, i + 1);
-    };
-    const next = tokens[t];
-    if (next?.kind === ':' && t + 1 === tokens.length) {
-      if (stack.length >= MAX_DEPTH) fail(spaces, `nesting deeper than ${MAX_DEPTH} levels`);
-      const object: YamlMap = Object.create(null);
-      markLine(object, i + 1, true);
-      for (const key of keys) set(key, object);
-      stack.push(object);
-      opened = true;
-    } else if (keys.length === 1 && next?.kind === 'string' && t + 1 === tokens.length) set(keys[0]!, next.value);
-    else fail(next?.at ?? line.length, next === undefined ? "expected a value or ':'" : `unexpected ${next.kind === 'string' ? 'text' : `'${next.kind}'`}`);
-  }
-  return { root, line: lineIn };
-}
-
-/** The tokens of one line from `start`, a `#` comment ending it. */
-function tokenize(line: string, start: number, fail: (column: number, reason: string) => never): Token[] {
-  const tokens: Token[] = [];
-  for (let i = start; i < line.length; ) {
-    const c = line[i]!;
-    if (c === ' ' || c === '\t') i++;
-    else if (c === '#') break;
-    else if (c === ':' || c === ',') tokens.push({ kind: c, at: i++ });
-    else if (c === '"') {
-      let end = i + 1;
-      while (end < line.length && line[end] !== '"') end += line[end] === '\\' ? 2 : 1;
-      if (end >= line.length) fail(i, 'the quoted string is not closed on its line');
-      tokens.push({ kind: 'string', value: unquote(line.slice(i, end + 1), () => fail(i, 'an invalid escape in a quoted string')), at: i });
-      i = end + 1;
-    } else {
-      let end = i;
-      while (end < line.length && !' \t:,"'.includes(line[end]!)) end++;
-      tokens.push({ kind: 'string', value: line.slice(i, end), at: i });
-      i = end;
+    const indent = line.length - line.trimStart().length;
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    if (depth > 0 && indent < depth * 2) break;
+    if (indent === depth * 2 && keysOf(line.slice(indent)).includes(path[depth]!)) {
+      found = i;
+      depth++;
     }
   }
-  return tokens;
+  return found + 1;
 }
 
-function unquote(quoted: string, invalid: () => never): string {
+/** The keys a line starts with: `a, "b":` or `key value`, quoted ones unquoted. */
+function keysOf(text: string): string[] {
+  const keys: string[] = [];
+  for (const match of text.matchAll(/\s*("(?:[^"\\]|\\.)*"|[^\s,:"]+)\s*([,:]?)/gy)) {
+    keys.push(match[1]!.startsWith('"') ? unquote(match[1]!) : match[1]!);
+    if (match[2] !== ',') break;
+  }
+  return keys;
+}
+
+function unquote(quoted: string): string {
   try {
     return JSON.parse(quoted) as string;
   } catch {
-    return invalid();
+    return quoted; // a key that is not valid JSON matches nothing: the line found so far stands
   }
 }

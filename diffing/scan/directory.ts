@@ -17,7 +17,12 @@ export interface ScanOptions {
   readonly maxBytes?: number;
   /** also scan the package's tests, benchmarks and examples, which its users never load (default false) */
   readonly includeDevelopment?: boolean;
+  /** calls a run made in the package, each a site of its API even where the scan cannot resolve what the code calls */
+  readonly ran?: RanCalls;
 }
+
+/** Calls a run made, as the runtime resolved them: by file (relative to the root), then `line:column`, the API. */
+export type RanCalls = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
 /** The directory to scan does not exist or is not a directory. */
 export class ScanDirectoryError extends Error {
@@ -59,7 +64,7 @@ export function scanDirectory(dir: string, options: ScanOptions = {}): ScanResul
     }
     files++;
     bytes += size;
-    const scan = scanSource(code, file);
+    const scan = scanSource(code, file, options.ran?.get(file));
     sites.push(...scan.sites);
     if (scan.error) errors.push(scan.error);
   }

@@ -1,10 +1,12 @@
 /**
- * Resolves an expression to the reference it denotes (`Math.random`, `node:crypto.randomBytes`),
+ * Resolves an expression to the references it may denote (`Math.random`, `node:crypto.randomBytes`),
  * following what Babel's scope knows: a name bound by nothing is a global; an import or a
  * `require` of a builtin module is that module; a variable is what it was initialized with (or
  * assigned exactly once, as minifiers write `var a; ... a = require("crypto")`), through
- * destructuring. A parameter, a function, a class, a reassigned variable resolve to nothing: a
- * local `now` or a parameter named `Math` is not the global.
+ * destructuring, members of a local object literal, and what a local function returns. Code that
+ * picks among spellings (`globalThis.crypto || require('crypto')`, `a ? window.crypto : b`) may
+ * denote each of them: all are kept. A parameter, a class, a reassigned variable resolve to
+ * nothing: a local `now` or a parameter named `Math` is not the global.
  */
 import { builtinModules } from 'node:module';
 import type { Binding, NodePath } from '@babel/traverse';
@@ -15,43 +17,54 @@ import { REWRITES } from './table.js';
 const GLOBAL = '';
 const REQUIRE = 'require';
 const BUILTINS = new Set(builtinModules);
+const NONE: readonly string[] = [];
 // Enough for any alias chain a person or a minifier writes; a cycle (`var a = b, b = a`) stops here.
 const MAX_DEPTH = 24;
+// Steps one resolution may take: every `||` resolves both sides, and minified code chains many.
+const MAX_STEPS = 400;
+// More spellings than feature detection ever tries; past this the rest are dropped.
+const MAX_ALTERNATIVES = 8;
 // Interop helpers of Babel, TypeScript and esbuild: `_interopRequireDefault(require("crypto")).default`,
 // `__toESM(require("crypto"), 1)`: they hand back the module (or a namespace holding it as `default`).
 const INTEROP = /^_*(?:interopRequire(?:Default|Wildcard)|importDefault|importStar|toESM)$/;
 
-export function resolve(path: NodePath, depth = 0): string | null {
-  if (depth > MAX_DEPTH) return null;
+interface Budget {
+  steps: number;
+}
+
+/** The references an expression may denote, each once, in source order; none when it is not known. */
+export function resolve(path: NodePath): readonly string[] {
+  return resolveAt(path, 0, { steps: MAX_STEPS });
+}
+
+function resolveAt(path: NodePath, depth: number, budget: Budget): readonly string[] {
+  if (depth > MAX_DEPTH || --budget.steps < 0) return NONE;
   const node = path.node;
+  const inner = (key: string) => resolveAt(path.get(key) as NodePath, depth + 1, budget);
   switch (node.type) {
     case 'Identifier':
-      return resolveName(path, node.name, depth);
+      return resolveName(path, node.name, depth, budget);
     case 'MemberExpression':
     case 'OptionalMemberExpression': {
       const key = propertyName(node);
-      if (key === null) return null;
-      const object = resolve(path.get('object') as NodePath, depth + 1);
-      if (object === null) return null;
-      // ESM's default export of a builtin is the module itself (`crypto_1.default.randomBytes`).
-      if (key === 'default' && object.startsWith('node:') && !object.includes('.')) return object;
-      return join(object, key);
+      return key === null ? NONE : memberOf(path.get('object') as NodePath, [key], depth, budget);
     }
     case 'CallExpression':
-      return resolveCall(path as NodePath<Node & { type: 'CallExpression' }>, depth);
+      return resolveCall(path as NodePath<Node & { type: 'CallExpression' }>, depth, budget);
     case 'SequenceExpression': // `(0, _crypto.randomBytes)(16)` from transpilers
-      return resolve((path.get('expressions') as NodePath[]).at(-1)!, depth + 1);
+      return resolveAt((path.get('expressions') as NodePath[]).at(-1)!, depth + 1, budget);
     case 'ParenthesizedExpression':
+      return inner('expression');
     case 'AwaitExpression': // `(await import('node:crypto')).randomUUID`
-      return resolve(path.get(node.type === 'AwaitExpression' ? 'argument' : 'expression') as NodePath, depth + 1);
-    case 'LogicalExpression': // `globalThis.crypto ?? require('crypto').webcrypto`: both sides agree
-    case 'ConditionalExpression': {
-      const [a, b] = node.type === 'LogicalExpression' ? ['left', 'right'] : ['consequent', 'alternate'];
-      const left = resolve(path.get(a) as NodePath, depth + 1);
-      return left !== null && left === resolve(path.get(b) as NodePath, depth + 1) ? left : null;
-    }
+      return inner('argument');
+    case 'LogicalExpression':
+      // `globalThis.crypto || require('crypto')`: either side; `root && root.crypto`: the right
+      // one, as the left is falsy whenever it is the value.
+      return node.operator === '&&' ? inner('right') : union(inner('left'), inner('right'));
+    case 'ConditionalExpression': // `typeof window !== 'undefined' ? window.crypto : globalThis.crypto`
+      return union(inner('consequent'), inner('alternate'));
     default:
-      return null;
+      return NONE;
   }
 }
 
@@ -65,33 +78,44 @@ export function propertyName(node: Node): string | null {
   return null;
 }
 
-function resolveName(path: NodePath, name: string, depth: number): string | null {
+function resolveName(path: NodePath, name: string, depth: number, budget: Budget): readonly string[] {
   const binding = path.scope.getBinding(name);
-  if (!binding) return rewrite(name);
-  return resolveBinding(binding, depth + 1);
+  if (!binding) return [rewrite(name)];
+  return resolveBinding(binding, depth + 1, budget);
 }
 
-function resolveBinding(binding: Binding, depth: number): string | null {
+function resolveBinding(binding: Binding, depth: number, budget: Budget): readonly string[] {
   const declaration = binding.path;
   if (binding.kind === 'module') {
     const source = (declaration.parent as Node & { source?: { value: string } }).source?.value;
     const module = source === undefined ? null : builtin(source);
-    if (module === null) return null;
+    if (module === null) return NONE;
     const node = declaration.node;
-    if (node.type !== 'ImportSpecifier') return module; // default and namespace imports
+    if (node.type !== 'ImportSpecifier') return [module]; // default and namespace imports
     const imported = node.imported.type === 'Identifier' ? node.imported.name : node.imported.value;
-    return imported === 'default' ? module : join(module, imported);
+    return [imported === 'default' ? module : join(module, imported)];
   }
-  if (binding.kind !== 'var' && binding.kind !== 'let' && binding.kind !== 'const') return null;
-  if (!declaration.isVariableDeclarator()) return null;
+  if (binding.kind !== 'var' && binding.kind !== 'let' && binding.kind !== 'const') return NONE;
+  if (!declaration.isVariableDeclarator()) return NONE;
   const init = initializer(binding);
-  if (init === null) return null;
-  const base = resolve(init, depth + 1);
-  if (base === null) return null;
   const keys = patternKeys(declaration.node.id, binding.identifier);
-  return keys === null ? null : keys.reduce<string | null>((ref, key) => (ref === null ? null : join(ref, key)), base);
+  return init === null || keys === null ? NONE : memberOf(init, keys, depth, budget);
 }
 
+/** What `object.a.b` denotes, for keys [a, b]: the value of a local object literal's property where the object is one. */
+function memberOf(object: NodePath, keys: readonly string[], depth: number, budget: Budget): readonly string[] {
+  if (keys.length === 0) return resolveAt(object, depth + 1, budget);
+  const [first, ...rest] = keys as [string, ...string[]];
+  // `const api = { now: Date.now }; api.now()`: the member is the literal's value.
+  const literal = objectLiteral(object);
+  const base = literal
+    ? literalMember(literal, first, depth, budget)
+    : resolveAt(object, depth + 1, budget).map((ref) =>
+        // ESM's default export of a builtin is the module itself (`crypto_1.default.randomBytes`).
+        first === 'default' && ref.startsWith('node:') && !ref.includes('.') ? ref : join(ref, first),
+      );
+  return union(base.map((ref) => rest.reduce(join, ref)));
+}
 /** What a variable holds for good: its initializer, or the one plain assignment of an `var a;`. */
 function initializer(binding: Binding): NodePath | null {
   const declarator = binding.path as NodePath<Node & { type: 'VariableDeclarator' }>;
@@ -135,24 +159,82 @@ export function keyName(key: Node, computed: boolean): string | null {
   return null;
 }
 
-function resolveCall(path: NodePath<Node & { type: 'CallExpression' }>, depth: number): string | null {
+function resolveCall(path: NodePath<Node & { type: 'CallExpression' }>, depth: number, budget: Budget): readonly string[] {
   const args = path.node.arguments;
   const callee = path.get('callee') as NodePath;
   if (callee.node.type === 'Import') return moduleArgument(args); // `import('node:crypto')`
-  const fn = resolve(callee, depth + 1);
-  if (fn === REQUIRE || fn === 'module.require') return moduleArgument(args);
-  if (fn === 'node:module.createRequire') return REQUIRE;
+  const fns = resolveAt(callee, depth + 1, budget);
+  if (fns.includes(REQUIRE) || fns.includes('module.require')) return moduleArgument(args);
+  if (fns.includes('node:module.createRequire')) return [REQUIRE];
   if (args.length >= 1 && callee.node.type === 'Identifier' && INTEROP.test(callee.node.name)) {
-    return resolve(path.get('arguments.0') as NodePath, depth + 1);
+    return resolveAt(path.get('arguments.0') as NodePath, depth + 1, budget);
   }
-  return null;
+  // `const root = detectRoot()`, where detectRoot returns `window`, `global` or `globalThis`.
+  const fn = localFunction(callee);
+  return fn === null ? NONE : union(...returned(fn).map((value) => resolveAt(value, depth + 1, budget)));
 }
 
-function moduleArgument(args: readonly Node[]): string | null {
+/** The object literal an expression is, or a variable holds for good; null when it is not one. */
+function objectLiteral(path: NodePath): NodePath<Node & { type: 'ObjectExpression' }> | null {
+  const held = path.isIdentifier() ? heldValue(path) : path;
+  return held?.isObjectExpression() ? held : null;
+}
+
+/** The value of a literal's property (the last one of that key); none when it has no plain value there. */
+function literalMember(literal: NodePath<Node & { type: 'ObjectExpression' }>, key: string, depth: number, budget: Budget): readonly string[] {
+  const properties = literal.get('properties');
+  for (let i = properties.length - 1; i >= 0; i--) {
+    const property = properties[i]!;
+    const node = property.node;
+    if (node.type === 'SpreadElement' || keyName(node.key, node.computed) !== key) continue;
+    return property.isObjectProperty() ? resolveAt(property.get('value') as NodePath, depth + 1, budget) : NONE;
+  }
+  return NONE;
+}
+
+/** The function a callee names: a declaration, or a variable holding a function for good; not async, not a generator. */
+function localFunction(callee: NodePath): NodePath<Node & { type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression' }> | null {
+  if (!callee.isIdentifier()) return null;
+  const binding = callee.scope.getBinding(callee.node.name);
+  const held = binding?.kind === 'hoisted' ? (binding.constant ? binding.path : null) : heldValue(callee);
+  if (!held || !(held.isFunctionDeclaration() || held.isFunctionExpression() || held.isArrowFunctionExpression())) return null;
+  return held.node.async || held.node.generator ? null : held;
+}
+
+/** What a plain variable (not a pattern) holds for good. */
+function heldValue(name: NodePath<Node & { type: 'Identifier' }>): NodePath | null {
+  const binding = name.scope.getBinding(name.node.name);
+  if (!binding || (binding.kind !== 'var' && binding.kind !== 'let' && binding.kind !== 'const')) return null;
+  if (!binding.path.isVariableDeclarator() || binding.path.node.id !== binding.identifier) return null;
+  return initializer(binding);
+}
+
+// The return values of each function, found once: a call to it may be resolved many times.
+const RETURNS = new WeakMap<Node, readonly NodePath[]>();
+
+/** The expressions a function returns: its arrow body, or each `return` argument outside nested functions. */
+function returned(fn: NodePath<Node & { type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression' }>): readonly NodePath[] {
+  const body = fn.get('body') as NodePath;
+  if (!body.isBlockStatement()) return [body];
+  let values = RETURNS.get(fn.node);
+  if (!values) {
+    const found: NodePath[] = [];
+    body.traverse({
+      Function: (inner) => inner.skip(),
+      ReturnStatement: (statement) => {
+        if (statement.node.argument) found.push(statement.get('argument') as NodePath);
+      },
+    });
+    RETURNS.set(fn.node, (values = found));
+  }
+  return values;
+}
+
+function moduleArgument(args: readonly Node[]): readonly string[] {
   const first = args[0];
-  return first?.type === 'StringLiteral' ? builtin(first.value) : null;
+  const module = first?.type === 'StringLiteral' ? builtin(first.value) : null;
+  return module === null ? NONE : [module];
 }
-
 /** `node:crypto` for `crypto` and `node:crypto`; null for anything that is not a builtin module. */
 function builtin(specifier: string): string | null {
   const name = specifier.startsWith('node:') ? specifier.slice(5) : specifier;
@@ -172,4 +254,9 @@ export function rewrite(ref: string): string {
     ref = rule[1] === '' ? rest.replace(/^\./, '') : rule[1] + rest;
   }
   return ref;
+}
+
+/** The references of several lists, each once, at most `MAX_ALTERNATIVES`. */
+function union(...lists: readonly (readonly string[])[]): readonly string[] {
+  return [...new Set(lists.flat())].slice(0, MAX_ALTERNATIVES);
 }

@@ -30,9 +30,12 @@ const PARSER: ParserOptions = {
 };
 const TYPESCRIPT = /\.[mc]?ts$/;
 
-/** `file` names the file in sites and errors; its extension picks the module system. */
-export function scanSource(code: string, file: string): SourceScan {
-  if (!TRIGGER.test(code)) return { sites: [], error: null };
+/**
+ * `file` names the file in sites and errors; its extension picks the module system. `ran`: calls a
+ * run made in this file, by `line:column`, with their API: sites even where the scan cannot tell.
+ */
+export function scanSource(code: string, file: string, ran?: ReadonlyMap<string, string>): SourceScan {
+  if (!ran?.size && !TRIGGER.test(code)) return { sites: [], error: null };
   let ast;
   try {
     ast = parse(code, { ...PARSER, sourceType: sourceType(file), plugins: plugins(file) });
@@ -40,7 +43,7 @@ export function scanSource(code: string, file: string): SourceScan {
     const loc = (error as { loc?: { line: number; column: number } }).loc;
     return { sites: [], error: failure('ERR_SCAN_PARSE', file, error, loc ? { line: loc.line, column: loc.column + 1 } : null) };
   }
-  const collector: Collector = { source: new SourceText(code, file), sites: [] };
+  const collector: Collector = { source: new SourceText(code, file), sites: [], ran };
   try {
     traverse(ast, VISITOR, undefined, collector);
   } catch (error) {

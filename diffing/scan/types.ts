@@ -72,10 +72,12 @@ export interface ScanResult {
  * How a site of the old version was matched to one of the new: `function` (same enclosing
  * function, its code edited), `context` (same code, in another function), `masked` (same code
  * once local names are masked: a minifier renamed them), `file` (same function and code, moved to
- * another file), `rebuilt` (same masked code in another file: a rebuilt bundle). Sites matched
- * exactly (same file, function and code) only count as unchanged.
+ * another file), `rebuilt` (same masked code in another file: a rebuilt bundle), `moved` (a
+ * function of the same name, its code edited, anywhere: a rewrite that moved its files), `copy`
+ * (another build of a matched site: the CommonJS beside the ESM, in either version). Sites
+ * matched exactly (same file, function and code) only count as unchanged.
  */
-export type MatchKind = 'function' | 'context' | 'masked' | 'file' | 'rebuilt';
+export type MatchKind = 'function' | 'context' | 'masked' | 'file' | 'rebuilt' | 'moved' | 'copy';
 
 export interface ScanDiff {
   /** sites of B matched in A by nothing: what the new version added */

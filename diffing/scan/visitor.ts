@@ -18,6 +18,8 @@ export const IGNORE_HINT = /^\s*detdrift\s+ignore\s+next(?=\W|$)/;
 export interface Collector {
   readonly source: SourceText;
   readonly sites: ScanSite[];
+  /** calls a run made in this file, by `line:column`, with their API (`RanCalls`) */
+  readonly ran: ReadonlyMap<string, string> | undefined;
 }
 
 // A member callee or argument can only be a site when its last name is one of these.
@@ -44,7 +46,10 @@ function skipIgnored(path: NodePath): void {
 function onCall(this: Collector, path: NodePath<Node & { type: 'CallExpression' | 'OptionalCallExpression' }>): void {
   const callee = path.get('callee') as NodePath;
   const rule = lookup(callee, RULES.call, CALL_NAMES) ?? forwarded(callee);
-  if (rule) add(this, rule, path, callPosition(this.source, callee));
+  const at = callPosition(this.source, callee);
+  // A call through an alias the scan does not follow (a parameter, a reassigned name) that a run made: the run knew what it called.
+  const ran = rule ? undefined : this.ran?.get(positionKey(this.source.position(at)));
+  if (rule ?? ran) add(this, rule ?? { api: ran! }, path, at);
   passedArguments(this, path);
 }
 
@@ -63,7 +68,7 @@ function onRead(this: Collector, path: NodePath<Node & { type: 'MemberExpression
   const parent = path.parent;
   if (parent.type === 'AssignmentExpression' && parent.left === path.node) return;
   if (parent.type === 'UpdateExpression' || (parent.type === 'UnaryExpression' && parent.operator === 'delete')) return;
-  const rule = RULES.read.get(resolve(path) ?? '');
+  const rule = ruleOf(resolve(path), RULES.read);
   if (rule) add(this, rule, path, path.node.property.start!);
 }
 
@@ -71,22 +76,20 @@ function onRead(this: Collector, path: NodePath<Node & { type: 'MemberExpression
 function onDestructure(this: Collector, path: NodePath<Node & { type: 'VariableDeclarator' }>): void {
   const { id, init } = path.node;
   if (id.type !== 'ObjectPattern' || !init || !mentions(id, READ_NAMES)) return;
-  const base = resolve(path.get('init') as NodePath);
-  if (base === null) return;
-  const visit = (pattern: Node, ref: string, at: NodePath): void => {
-    if (pattern.type === 'AssignmentPattern') return visit(pattern.left, ref, at);
-    if (pattern.type !== 'ObjectPattern') return;
+  const visit = (pattern: Node, refs: readonly string[], at: NodePath): void => {
+    if (pattern.type === 'AssignmentPattern') return visit(pattern.left, refs, at);
+    if (pattern.type !== 'ObjectPattern' || refs.length === 0) return;
     for (const property of pattern.properties) {
       if (property.type !== 'ObjectProperty') continue;
       const key = keyName(property.key, property.computed);
       if (key === null) continue;
-      const inner = ref === '' ? key : `${ref}.${key}`;
-      const rule = RULES.read.get(inner);
+      const inner = refs.map((ref) => (ref === '' ? key : `${ref}.${key}`));
+      const rule = ruleOf(inner, RULES.read);
       if (rule) add(this, rule, at, property.key.start!);
       else visit(property.value, inner, at);
     }
   };
-  visit(id, base, path);
+  visit(id, resolve(path.get('init') as NodePath), path);
 }
 
 function passedArguments(collector: Collector, path: NodePath<Node & { arguments: Node[] }>): void {
@@ -103,8 +106,16 @@ function passedArguments(collector: Collector, path: NodePath<Node & { arguments
 function lookup(path: NodePath, rules: ReadonlyMap<string, SiteRule>, names: ReadonlySet<string>): SiteRule | undefined {
   const name = propertyName(path.node);
   if (name !== null && !names.has(name)) return undefined;
-  const ref = resolve(path);
-  return ref === null ? undefined : rules.get(ref);
+  return ruleOf(resolve(path), rules);
+}
+
+/** The rule of the first reference that has one: `globalCrypto.getRandomValues` may be the global's or the module's. */
+function ruleOf(refs: readonly string[], rules: ReadonlyMap<string, SiteRule>): SiteRule | undefined {
+  for (const ref of refs) {
+    const rule = rules.get(ref);
+    if (rule) return rule;
+  }
+  return undefined;
 }
 
 function forwarded(callee: NodePath): SiteRule | undefined {
@@ -113,7 +124,12 @@ function forwarded(callee: NodePath): SiteRule | undefined {
   return lookup(callee.get('object') as NodePath, RULES.call, CALL_NAMES);
 }
 
-function add(collector: Collector, rule: SiteRule, path: NodePath, at: number): void {
+/** `line:column`, 1-based: how `RanCalls` names a place in a file. */
+export function positionKey({ line, column }: { line: number; column: number }): string {
+  return `${line}:${column}`;
+}
+
+function add(collector: Collector, rule: Pick<SiteRule, 'api'>, path: NodePath, at: number): void {
   collector.sites.push(collector.source.site(rule.api, path, at));
 }
 

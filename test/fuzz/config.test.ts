@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatProblem, parseConfig } from '../../cli/config.js';
-import { jsonErrorOffset } from '../../cli/json-position.js';
+import { jsonErrorOffset } from '../../diffing/json-position.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
 
 const KEYS = ['seeds', 'command', 'ignore', 'controlled', 'sites', 'packages', 'seed', '__proto__', 'constructor', ''];

@@ -1,13 +1,14 @@
 /**
- * Where JSON text first goes wrong, as line and column: `JSON.parse` says "at position N" on some
- * Node versions and only quotes the text around the error on others, so a config error could not
- * otherwise be placed. A small iterative scanner of RFC 8259 (no recursion: nesting depth costs
- * nothing); only called once parsing has already failed.
+ * Where JSON text first goes wrong, as line and column, and what is wrong there: `JSON.parse`
+ * says "at position N" for some mistakes and only quotes the text around others ("Unexpected
+ * token"), so a config or lockfile error could not otherwise be placed. A small iterative scanner
+ * of RFC 8259 (no recursion: nesting depth costs nothing); only called once parsing has failed.
  */
-export function jsonErrorPosition(text: string): { offset: number; line: number; column: number } {
+export function jsonSyntaxError(text: string): { offset: number; line: number; column: number; reason: string } {
   const offset = jsonErrorOffset(text);
   const before = text.slice(0, offset).split('\n');
-  return { offset, line: before.length, column: before.at(-1)!.length + 1 };
+  const reason = offset >= text.length ? 'the text ends early' : `unexpected ${JSON.stringify(text[offset])}`;
+  return { offset, line: before.length, column: before.at(-1)!.length + 1, reason };
 }
 
 type Expect = 'value' | 'value-or-close' | 'key' | 'key-or-close' | 'colon' | 'comma-or-close' | 'done';
