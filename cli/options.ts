@@ -222,6 +222,7 @@ export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
   }
   // --seed or --seeds wins; else the config's seeds, each checked in turn; else no seed.
   const { seeds, shard } = validateShard(raw.values.shard, validateSeeds(raw.values) ?? config.seeds ?? [DEFAULTS.seed]);
+  if (raw.values.perturb !== undefined && (raw.values.seeds !== undefined || shard)) throw usage('--perturb tries one seed: give it with --seed N, not --seeds or --shard');
   const out = raw.values.out;
   return Object.freeze({
     ...common(raw, cwd),

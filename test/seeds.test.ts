@@ -89,4 +89,5 @@ test('check and bump run their shard of the seeds; a bad shard, or one with no s
   }
   assert.equal(refusal(['check', '--seeds', '1..4', '--shard', '1/8', ...cmd]), 'ERR_OPTION_VALUE: --shard got "1/8": 4 seeds cannot fill 8 shards; allowed: at most 4 shards');
   assert.equal(refusal(['check', '--shard', '1/2', ...cmd]), 'ERR_USAGE: --shard needs seeds to share out: give --seeds');
+  assert.equal(refusal(['check', '--perturb', '--seeds', '1..4', ...cmd]), 'ERR_USAGE: --perturb tries one seed: give it with --seed N, not --seeds or --shard');
 });
