@@ -12,6 +12,7 @@ import { CliError } from './errors.js';
 import type { BumpOptions } from './options.js';
 import { Progress } from './progress.js';
 import { checkInstalled } from './installed.js';
+import { LOCKFILE_NAMES } from '../tracer/settings.js';
 import { bumpLockfiles } from './lockfiles.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
@@ -33,7 +34,7 @@ import { stopOnInterrupt } from './interrupt.js';
 export async function run(options: BumpOptions, { logger }: CommandContext): Promise<number> {
   stopOnInterrupt();
   const project = findProject(options.cwd);
-  if (!project.lockfile) throw new CliError('ERR_LOCKFILE_MISSING', `no lockfile (package-lock.json, pnpm-lock.yaml, yarn.lock) in ${project.root}`);
+  if (!project.lockfile) throw new CliError('ERR_LOCKFILE_MISSING', `no lockfile (${LOCKFILE_NAMES.join(', ')}) in ${project.root}`);
   const lockfile = project.lockfile.file;
   const install = options.install ?? installCommand(lockfile);
   const locks = await bumpLockfiles(project.root, lockfile, options.base, options.head);

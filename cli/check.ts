@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { compare, type CompareOptions, type Comparison } from '../diffing/compare.js';
 import { confirmedCause } from '../report/build.js';
+import { encode } from '../tracer/settings.js';
 import type { CommandContext } from './args.js';
 import { confirmByReplay, replayCommand, shellQuote } from './confirm.js';
 import type { CheckOptions } from './options.js';
@@ -91,7 +92,7 @@ interface Checked {
 /** Records `--runs` runs of one seed into `base` (`run-1`, `run-2`, ...) and compares each later one with the first. */
 async function recordAndCompare(options: CheckOptions, base: string, progress: Progress, logger: CommandContext['logger']): Promise<Checked> {
   progress.phase(`recording ${options.runs} runs of ${options.command.join(' ')} (${options.mode} mode, seed ${options.seed ?? 'none'})`);
-  const hold: Record<string, string> = options.confirm ? { DETDRIFT_HOLD: 'bytes' } : {};
+  const hold = encode(options.confirm ? { hold: true } : {});
   const dirs: string[] = [];
   const statuses: number[] = [];
   let stderr: string[] | null = null;

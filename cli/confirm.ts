@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { bisect, type BisectResult } from '../diffing/bisect.js';
 import type { Comparison } from '../diffing/compare.js';
 import { sameOutputs } from '../diffing/outputs.js';
+import { encode } from '../tracer/settings.js';
 import type { CommandContext } from './args.js';
 import { DEFAULTS } from './defaults.js';
 import type { Progress } from './progress.js';
@@ -25,7 +26,7 @@ export interface ConfirmSetup {
 
 /** What one probe asks the hook for besides its replay, and reads from its trace before it is deleted. */
 export interface ProbeStacks {
-  readonly env: Readonly<Record<string, string>>;
+  readonly env: Readonly<Record<string, string | undefined>>;
   collect(out: string): void;
 }
 
@@ -49,7 +50,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
       const out = join(work, `replay-${++attempt}`);
       prepareOutDir(out);
       const stacks = setup.stacks?.probe(pinned) ?? null;
-      const env = { DETDRIFT_REPLAY: setup.traceA, DETDRIFT_REPLAY_LIMIT: `${focus.lineage}:${pinned}`, DETDRIFT_REPLAY_FRESH: fresh, ...stacks?.env };
+      const env = { ...encode({ replay: setup.traceA, replayLimit: { lineage: focus.lineage, count: pinned }, replayFresh: fresh }), ...stacks?.env };
       await recordRun({ out, mode: 'replay', seed: setup.seed, command: setup.command, cwd: setup.cwd }, 'pipe', setup.logger, env);
       stacks?.collect(out);
       const same = sameOutputs(setup.traceA, out, through, setup.comparison.runners);

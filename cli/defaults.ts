@@ -47,6 +47,5 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** The environment variable naming a file that receives the log as JSON lines, as `--log-file` does. */
 export const LOG_FILE_VAR = 'DETDRIFT_LOG_FILE';
 
-export const MODES: readonly Mode[] = ['observe', 'control', 'replay', 'perturb'];
 /** Modes this version can record in; the others are planned and refused with a clear error. */
 export const RECORDABLE_MODES: readonly Mode[] = ['observe', 'control'];

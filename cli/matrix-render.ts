@@ -1,4 +1,5 @@
 import type { MatrixLabel } from '../platforms/matrix.js';
+import { VARS } from '../tracer/settings.js';
 import { describeCulprit, describeDivergence, describeFrame } from '../report/describe.js';
 import { code, table } from '../report/markdown.js';
 import type { CauseView, DivergenceView, RunNames } from '../report/types.js';
@@ -78,6 +79,6 @@ function causeText(cause: CauseView | null): string {
   if (!cause) return 'none found';
   const at = cause.site ? ` at ${describeFrame(cause.site)}` : '';
   const mine = cause.firstPartySite && cause.firstPartySite !== cause.site ? `, from ${describeFrame(cause.firstPartySite)}` : '';
-  const unsampled = !cause.site && cause.stackNote ? `; its stack was not sampled (DETDRIFT_STACKS_AT=${cause.stackNote.stacksAt} on a replay of that run takes it)` : '';
+  const unsampled = !cause.site && cause.stackNote ? `; its stack was not sampled (${VARS.stacksAt}=${cause.stackNote.stacksAt} on a replay of that run takes it)` : '';
   return `${describeCulprit(cause)}${at}${mine} (${cause.rule})${unsampled}`;
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ShardView } from '../report/types.js';
-import type { Mode } from '../tracer/format.js';
+import { MODES, type Mode } from '../tracer/format.js';
 import {
   DEFAULTS,
   EXTRA_REPORT_FORMATS,
@@ -8,7 +8,6 @@ import {
   LOG_FORMATS,
   LOG_LEVELS,
   MATRIX_REPORT_FORMATS,
-  MODES,
   RECORDABLE_MODES,
   REPORT_FORMATS,
   type LogFormat,

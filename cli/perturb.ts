@@ -5,6 +5,7 @@ import { formatPerturbation, perturbationEnv, type Perturbation } from '../instr
 import type { Mode } from '../tracer/format.js';
 import type { PerturbationView } from '../report/types.js';
 import { TraceReader } from '../tracer/reader.js';
+import { encode } from '../tracer/settings.js';
 import type { CommandContext } from './args.js';
 import { shellQuote } from './confirm.js';
 import type { CheckOptions } from './options.js';
@@ -34,7 +35,7 @@ export async function runPerturbed(options: CheckOptions, perturbations: readonl
   // The hook seeds with "0" when no seed is given; the perturbations chosen by the seed follow it.
   const seed = options.seed ?? '0';
   const progress = new Progress();
-  const record = async (out: string, mode: Mode, env: Record<string, string>): Promise<string> => {
+  const record = async (out: string, mode: Mode, env: Record<string, string | undefined>): Promise<string> => {
     prepareOutDir(out);
     const result = await recordRun({ ...options, out, mode }, 'pipe', logger, env);
     if (result.status !== 0) {
@@ -52,7 +53,7 @@ export async function runPerturbed(options: CheckOptions, perturbations: readonl
     for (const perturbation of perturbations) {
       const name = formatPerturbation(perturbation);
       progress.update(`perturbed run: ${name}`);
-      const env = { DETDRIFT_PERTURB: `${perturbation.dimension}:${perturbation.variant}`, ...perturbationEnv([perturbation], seed) };
+      const env = { ...encode({ perturb: name }), ...perturbationEnv([perturbation], seed) };
       const dir = await record(join(base, `perturb-${name.replace(':', '-')}`), 'perturb', env);
       last = compare(dir, plain);
       const entry: Tried = { dimension: name, detail: detailOf(dir) ?? name, verdict: last.verdict };

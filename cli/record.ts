@@ -2,12 +2,13 @@ import { constants } from 'node:os';
 import { execa, type Result, type ResultPromise } from 'execa';
 import { TraceError } from '../tracer/errors.js';
 import { TraceReader } from '../tracer/reader.js';
+import { encode, HOOK_VARIABLES, type HookVariable } from '../tracer/settings.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { RecordOptions } from './options.js';
 import { REGISTER } from './package.js';
 import { interruption, throwIfInterrupted } from './interrupt.js';
-import { findProject, lockfileVariable, type Project } from './project.js';
+import { findProject, type Project } from './project.js';
 import { describeEnding, displayPath } from './render.js';
 import { listTraceFiles, prepareOutDir } from './traces.js';
 
@@ -35,9 +36,9 @@ export async function recordRun(
   options: Pick<RecordOptions, 'out' | 'mode' | 'seed' | 'command' | 'cwd'>,
   stdio: 'inherit' | 'pipe',
   logger: CommandContext['logger'],
-  extraEnv: Readonly<Record<string, string>> = {},
+  extraEnv: Readonly<Record<string, string | undefined>> = {},
 ): Promise<RecordedRun> {
-  const env = { ...traceEnvironment(options, findProject(options.cwd)), ...extraEnv };
+  const env = traceEnvironment(options, findProject(options.cwd), extraEnv);
   const [file, ...args] = options.command as [string, ...string[]];
   logger.debug({ command: options.command, env: pickOwn(env) }, 'recording');
   const subprocess = execa(file, args, { cwd: options.cwd, env, extendEnv: false, stdio, reject: false, stripFinalNewline: false, cancelSignal: interruption });
@@ -52,23 +53,18 @@ export async function recordRun(
   };
 }
 
-/** The hook's settings (instrument/settings.ts), over a copy of this environment. */
-function traceEnvironment(options: Pick<RecordOptions, 'out' | 'mode' | 'seed'>, project: Project): Record<string, string | undefined> {
+/** The hook's settings (tracer/settings.ts), and `extraEnv`, over a copy of this environment. */
+function traceEnvironment(options: Pick<RecordOptions, 'out' | 'mode' | 'seed'>, project: Project, extraEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const env: Record<string, string | undefined> = { ...process.env };
   // `--require`, not `--import`: an --import makes Node run a CommonJS entry point through the ESM
   // loader, where a loader's CommonJS hooks (ts-node's) never see it. Quoted for NODE_OPTIONS, which
   // reads a backslash in quotes as an escape (Windows paths).
   const hook = `--require="${REGISTER.replace(/[\\"]/g, '\\$&')}"`;
   env.NODE_OPTIONS = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${hook}` : hook;
-  env.DETDRIFT_TRACE = options.out;
-  env.DETDRIFT_MODE = options.mode;
-  env.DETDRIFT_SEED = options.seed ?? undefined;
-  env.DETDRIFT_ROOT = project.root;
-  env.DETDRIFT_LOCKFILE = lockfileVariable(project.lockfile);
-  // A recording names its first process `0`, even when detdrift runs under a traced parent.
-  env.DETDRIFT_SPAWN = undefined;
+  // A recording names its first process `0` (spawn unset), even when detdrift runs under a traced parent.
+  Object.assign(env, encode({ traceDir: options.out, mode: options.mode, seed: options.seed, root: project.root, lockfile: project.lockfile, spawn: null }), extraEnv);
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  return env;
+  return env as Record<string, string>;
 }
 
 /**
@@ -113,7 +109,7 @@ function readEnding(file: string): string {
 }
 
 function pickOwn(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('DETDRIFT_') || key === 'NODE_OPTIONS'));
+  return Object.fromEntries(Object.entries(env).filter(([key]) => HOOK_VARIABLES.includes(key as HookVariable) || key === 'NODE_OPTIONS'));
 }
 
 function causeOf(result: Result): string {

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { compare } from '../diffing/compare.js';
 import { sameOutputs } from '../diffing/outputs.js';
 import { TraceReader } from '../tracer/reader.js';
+import { encode } from '../tracer/settings.js';
 import type { CommandContext } from './args.js';
 import type { ReplayOptions } from './options.js';
 import { findProject } from './project.js';
@@ -25,7 +26,7 @@ export async function run(options: ReplayOptions, { logger }: CommandContext): P
   const out = options.out ?? makeWorkDir('replayed');
   try {
     prepareOutDir(out);
-    await recordRun({ out, mode: 'replay', seed, command: options.command, cwd: options.cwd }, 'pipe', logger, { DETDRIFT_REPLAY: options.trace });
+    await recordRun({ out, mode: 'replay', seed, command: options.command, cwd: options.cwd }, 'pipe', logger, encode({ replay: options.trace }));
     const comparison = compare(options.trace, out, { codeChanged: false });
     const reproduced = sameOutputs(options.trace, out, null, comparison.runners);
     await emitReport(comparison, findProject(options.cwd).root, options.json);

@@ -14,14 +14,14 @@ import { renderTerminal } from '../report/terminal.js';
 import type { Report } from '../report/types.js';
 import { inertData } from '../report/untrusted.js';
 import type { ReportFormat } from './defaults.js';
-import { CliError } from './errors.js';
+import { CliError, ExitStatus } from './errors.js';
 import type { ReportTarget } from './options.js';
 import { LineOutput } from './output.js';
 import { MANIFEST } from './package.js';
 
-/** Exit statuses of the comparing commands: the runs agree, or they diverge. */
-export const AGREE = 0;
-export const DIVERGE = 1;
+/** Exit statuses of the comparing commands (cli/errors.ts): the runs agree, or they diverge. */
+export const AGREE = ExitStatus.ok;
+export const DIVERGE = ExitStatus.divergence;
 
 /**
  * Builds the report, prints it (JSON, or text with colors on a terminal), writes the `--report`

@@ -4,6 +4,7 @@ import { takenKey, type Comparison } from '../diffing/compare.js';
 import { leavesOut, leftOut, type IgnoreRules, type TakenStacks } from '../diffing/ignore.js';
 import type { Rows } from '../diffing/load.js';
 import type { Frame } from '../tracer/format.js';
+import { encode, encodeStacksAt } from '../tracer/settings.js';
 import { askFor, callKey, pinsThrough, takenStack, unaskable, type StackAsk, type StackOutcome } from '../diffing/stacks.js';
 import type { CommandContext } from './args.js';
 import type { ProbeStacks } from './confirm.js';
@@ -69,7 +70,7 @@ export class CauseStacks {
     if (pinned >= 1 && pinned <= this.replayableA.length) want(this.replayableA.index(pinned - 1));
     if (asks.length === 0) return null;
     return {
-      env: { DETDRIFT_STACKS_AT: asks.map((ask) => ask.entry).join(',') },
+      env: encode({ stacksAt: asks.flatMap((ask) => ask.at) }),
       collect: (out) => {
         for (const ask of asks) this.keep(takenStack(out, ask));
       },
@@ -96,8 +97,9 @@ export class CauseStacks {
   private keep(outcome: StackOutcome): void {
     const key = callKey(outcome.ask.side, outcome.ask.index);
     if (this.outcomes.get(key)?.frames) return;
-    if (outcome.frames) this.logger.debug({ stacksAt: outcome.ask.entry, site: outcome.frames[0] }, 'a replay re-run took the stack of an unsampled call');
-    else this.logger.debug({ stacksAt: outcome.ask.entry, reason: outcome.reason }, 'a replay re-run did not reproduce an unsampled call; its stack is not used');
+    const stacksAt = encodeStacksAt(outcome.ask.at);
+    if (outcome.frames) this.logger.debug({ stacksAt, site: outcome.frames[0] }, 'a replay re-run took the stack of an unsampled call');
+    else this.logger.debug({ stacksAt, reason: outcome.reason }, 'a replay re-run did not reproduce an unsampled call; its stack is not used');
     this.outcomes.set(key, outcome);
   }
 }
@@ -108,7 +110,7 @@ async function replayForStack(ask: StackAsk, rerun: Rerunnable, progress: Progre
   const out = makeWorkDir('stack');
   try {
     prepareOutDir(out);
-    const env = { DETDRIFT_REPLAY: rerun.trace, DETDRIFT_STACKS_AT: ask.entry };
+    const env = encode({ replay: rerun.trace, stacksAt: ask.at });
     await recordRun({ out, mode: 'replay', seed: rerun.seed, command: rerun.command, cwd: rerun.cwd }, 'pipe', logger, env);
     return takenStack(out, ask);
   } finally {

@@ -4,6 +4,7 @@ import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
 import { digestBytes, digestHex, digestNumber, digestString } from '../tracer/digest.js';
 import { TRACE_EXTENSION, type Frame } from '../tracer/format.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
+import type { StackAt } from '../tracer/settings.js';
 import { siteKey } from '../tracer/stack.js';
 import type { Side } from './cause.js';
 import type { LoadedTrace, Row } from './load.js';
@@ -26,11 +27,8 @@ export interface StackAsk {
   readonly ordinal: number;
   /** the value the run recorded, which a re-run's call at that ordinal must have too */
   readonly value: TraceValue;
-  /**
-   * DETDRIFT_STACKS_AT's entries for this call, `LINEAGE:API:ORDINAL[,...]`: the call's own, and
-   * for fs and timers its neighbours' too (see NEIGHBOURS)
-   */
-  readonly entry: string;
+  /** the calls DETDRIFT_STACKS_AT asks for to take this one's stack: its own, and for fs and timers its neighbours' too (see NEIGHBOURS) */
+  readonly at: readonly StackAt[];
   /** the earlier calls of this API whose stacks the run sampled: ordinal → `file:line:column` */
   readonly sampled: ReadonlyMap<number, string>;
 }
@@ -70,9 +68,9 @@ export function askFor(trace: LoadedTrace, lineage: string, side: Side, row: Row
   const { api, form } = kind.spec;
   const apiId = API_TABLE.findIndex((spec) => spec.api === api && spec.form === form);
   const spread = kind.spec.family === 'fs' || kind.spec.family === 'timers' ? NEIGHBOURS : 0;
-  const asked: string[] = [];
-  for (let at = Math.max(0, ordinal - spread); at <= ordinal + spread; at++) asked.push(`${lineage}:${apiId}:${at}`);
-  return { side, lineage, index: row.index, api, form, apiId, ordinal, value: row.event.value, entry: asked.join(','), sampled };
+  const at: StackAt[] = [];
+  for (let near = Math.max(0, ordinal - spread); near <= ordinal + spread; near++) at.push({ lineage, api: apiId, ordinal: near });
+  return { side, lineage, index: row.index, api, form, apiId, ordinal, value: row.event.value, at, sampled };
 }
 
 /**

@@ -1,16 +1,16 @@
 import childProcess, { ChildProcess } from 'node:child_process';
 import workerThreads from 'node:worker_threads';
 import { createMirror } from '../tracer/mirror.js';
-import { MIRROR_KEY, PARENT_VAR, WORKER_KEY } from './lineage.js';
+import { encode, HOOK_VARIABLES, VARS, type HookSettings } from '../tracer/settings.js';
+import { MIRROR_KEY, WORKER_KEY } from './lineage.js';
 import { family, wrap, type Patcher } from './patch.js';
 import { real } from './real.js';
 import type { TraceHeader } from '../tracer/format.js';
 import { ArgAt, ArrayCopy, ArrayIsArray, ObjectAssign, ObjectCreate, ObjectHasOwn, StringIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
-import { lockfileVariable, type HookSettings } from './settings.js';
 import { watchWorker } from './workers.js';
 
-const SPAWN_VAR = 'DETDRIFT_SPAWN';
-const TRACE_VAR = 'DETDRIFT_TRACE';
+const SPAWN_VAR = VARS.spawn;
+const TRACE_VAR = VARS.traceDir;
 
 type Options = { env?: NodeJS.ProcessEnv } | null | undefined;
 
@@ -127,14 +127,16 @@ function nameWorkers(patcher: Patcher, lineage: string): void {
 }
 
 /**
- * This process's hook settings as a child should get them, and our pid: every DETDRIFT_* but the
- * spawn name, and the lockfile digest (the same root's, so the same file).
+ * This process's hook settings as a child should get them, and our pid: every hook variable set
+ * here but the spawn name, the lockfile digest (the same root's, so the same file), and the trace
+ * directory and root made absolute.
  */
 function sessionVars(settings: HookSettings, lockfile: TraceHeader['lockfile']): Record<string, string> {
+  const own: Record<string, string | undefined> = { ...encode({ traceDir: settings.traceDir, root: settings.root, lockfile }), [VARS.parent]: String(real.pid) };
   const vars: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('DETDRIFT_') && key !== SPAWN_VAR && value !== undefined) vars[key] = value;
+  for (const key of HOOK_VARIABLES) {
+    const value = ObjectHasOwn(own, key) ? own[key] : process.env[key];
+    if (key !== SPAWN_VAR && value !== undefined) vars[key] = value;
   }
-  if (lockfile) vars.DETDRIFT_LOCKFILE = lockfileVariable(lockfile);
-  return { ...vars, [TRACE_VAR]: settings.traceDir, DETDRIFT_ROOT: settings.root, [PARENT_VAR]: String(real.pid) };
+  return vars;
 }

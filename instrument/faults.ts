@@ -14,10 +14,11 @@
  */
 import type { TraceWriter } from '../tracer/writer.js';
 import type { ContextTracker, ResourceWatch } from './context.js';
-import { HookError } from './patch.js';
+import { HookError } from '../tracer/errors.js';
+import { VARS } from '../tracer/settings.js';
 import { real } from './real.js';
 
-export const FAULT_VAR = 'DETDRIFT_TEST_FAULT';
+const FAULT_VAR = VARS.testFault;
 
 export interface Faults {
   /** write:N */
@@ -32,7 +33,8 @@ export interface Faults {
 
 export const NO_FAULTS: Faults = Object.freeze({ writeLimit: null, recordAt: null, installAt: null, contextAt: null });
 
-export function readFaults(value: string | undefined): Faults {
+export function readFaults(env: NodeJS.ProcessEnv): Faults {
+  const value = env[FAULT_VAR];
   if (!value) return NO_FAULTS;
   const faults: { -readonly [K in keyof Faults]: Faults[K] } = { ...NO_FAULTS };
   for (const entry of value.split(',')) {

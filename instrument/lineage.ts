@@ -3,6 +3,7 @@ import { isMainThread, threadId } from 'node:worker_threads';
 import { makeDirectory, TRACE_FILE_MODE } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { isMirror, type ChunkMirror } from '../tracer/mirror.js';
+import { VARS } from '../tracer/settings.js';
 import { real } from './real.js';
 import { StringCharCodeAt, StringEndsWith, StringIncludes, StringLastIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
 
@@ -14,8 +15,6 @@ const LINEAGE_KEY = 'detdrift.lineage';
 export const WORKER_KEY = 'detdrift.worker';
 /** The memory the parent reads a worker's unwritten events from (tracer/mirror.ts), set with the name. */
 export const MIRROR_KEY = 'detdrift.mirror';
-/** The pid of the process that named a child: tells a name given to us from one passed through. */
-export const PARENT_VAR = 'DETDRIFT_PARENT';
 
 export interface Claimed {
   readonly lineage: string;
@@ -95,7 +94,7 @@ function suffixOf(digits: string): number {
  * runner's NODE_TEST_CONTEXT, and keep the name their parent gave.
  */
 function processName(spawn: string | null): string {
-  const given = spawn !== null && process.env[PARENT_VAR] === String(process.ppid);
+  const given = spawn !== null && process.env[VARS.parent] === String(process.ppid);
   if (process.env.NODE_TEST_CONTEXT === undefined || (given && StringIncludes(spawn, '.@'))) return spawn ?? '0';
   const runner = given ? StringSlice(spawn, 0, MathMax(0, StringLastIndexOf(spawn, '.'))) || '0' : (spawn ?? '0');
   const script = process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'eval';

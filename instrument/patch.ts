@@ -1,16 +1,7 @@
 import { syncBuiltinESMExports } from 'node:module';
+import { HookError } from '../tracer/errors.js';
 import { Proxy } from '../tracer/primordials.js';
 import { real, SafeWeakMap } from './real.js';
-
-/** A coded error from the hook itself; the runtime reports it once on stderr. */
-export class HookError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'HookError';
-    this.code = code;
-  }
-}
 
 export interface Handle {
   /** Puts back exactly what install replaced, in reverse order. */

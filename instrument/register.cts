@@ -18,6 +18,7 @@
  * recorded.
  */
 import type { Stats } from 'node:fs';
+import type { VARS } from '../tracer/settings.js';
 
 const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } = process.getBuiltinModule('node:fs');
 const { hash } = process.getBuiltinModule('node:crypto');
@@ -26,7 +27,8 @@ const { isAbsolute, join } = process.getBuiltinModule('node:path');
 const { pathToFileURL } = process.getBuiltinModule('node:url');
 const { Script } = process.getBuiltinModule('node:vm');
 
-const CACHE_VAR = 'DETDRIFT_CODE_CACHE';
+// Typed as the contract's name, which it must be; not imported: this runs before the bundle loads.
+const CACHE_VAR: typeof VARS.codeCache = 'DETDRIFT_CODE_CACHE';
 const BUNDLE = pathToFileURL(join(__dirname, 'bundle.js'));
 /**
  * A cache file starts with the SHA-256 of the rest: a release V8 checks a cache's header, not its

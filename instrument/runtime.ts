@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { channel, subscribe } from 'node:diagnostics_channel';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_TABLE, Api } from '../tracer/apis.js';
@@ -10,6 +9,8 @@ import { TraceWriter, type Sink } from '../tracer/writer.js';
 import { arm, disarm, type ChunkMirror } from '../tracer/mirror.js';
 import { MirroredWriter } from '../tracer/mirrored-writer.js';
 import { JSONStringify, String } from '../tracer/primordials.js';
+import { HookError } from '../tracer/errors.js';
+import { decode, digestLockfile, VARS, type HookSettings } from '../tracer/settings.js';
 import { RUNTIME_CHANNEL, type RuntimeAsk } from './channel.js';
 import { install as installChildren } from './children.js';
 import { install as installClock } from './clock.js';
@@ -24,13 +25,13 @@ import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
 import { Controller } from './control.js';
 import { Perturber } from './perturb.js';
+import { parsePerturbations, type Perturbation } from './perturb-dimensions.js';
 import { Replayer } from './replay.js';
-import { FAULT_VAR, injectContextFault, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
+import { injectContextFault, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
-import { batched, HookError, installToStringMask, type Handle } from './patch.js';
+import { batched, installToStringMask, type Handle } from './patch.js';
 import { messageOf, real, readJsonFile } from './real.js';
 import { Recorder, type RecorderSources, type SitePolicy } from './recorder.js';
-import { readSettings, type HookSettings } from './settings.js';
 import { fileSink } from './sink.js';
 
 /**
@@ -40,7 +41,6 @@ import { fileSink } from './sink.js';
  */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess, installRealms, installGenerated];
-const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
 
 export interface Runtime {
   readonly recorder: Recorder;
@@ -71,8 +71,8 @@ export function start(): Runtime | null {
   let started: Runtime | null = null;
   subscribe(RUNTIME_CHANNEL, (ask) => ((ask as RuntimeAsk<Runtime>).runtime = started));
   try {
-    const settings = readSettings(process.env, process.cwd());
-    started = open(settings, loadSources(settings), readFaults(process.env[FAULT_VAR]));
+    const settings = decode(process.env, process.cwd());
+    started = open(settings, loadSources(settings), readFaults(process.env));
     return started;
   } catch (error) {
     const code = String((error as { code?: unknown } | null)?.code ?? '');
@@ -97,7 +97,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
   try {
     const given = sources(claimed.lineage);
     // The CLI computes the digest once per run; a bare hook, once per traced tree (children.ts passes it on).
-    const lockfile = settings.lockfile ?? lockfileDigest(settings.root);
+    const lockfile = settings.lockfile ?? digestLockfile(settings.root);
     const sites = sitePolicy(settings, claimed.lineage);
     const traceHeader = header(settings, claimed.lineage, lockfile, given.perturber ?? null, sites);
     const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), traceHeader, claimed.file, claimed.mirror);
@@ -181,7 +181,8 @@ function loadSources(settings: HookSettings): Sources {
   if (settings.mode === 'control') return () => ({ controller: seeded(), hold });
   if (settings.mode === 'perturb') {
     // control mode's seeded sources, and what another machine would give in the named dimensions
-    return () => ({ controller: seeded(), hold, perturber: new Perturber(settings.seed ?? '0', settings.perturb) });
+    const perturbations = readPerturbations(settings.perturb);
+    return () => ({ controller: seeded(), hold, perturber: new Perturber(settings.seed ?? '0', perturbations) });
   }
   if (settings.mode !== 'replay' || settings.replay === null) return () => ({ hold });
   const recorded = settings.replay;
@@ -192,6 +193,15 @@ function loadSources(settings: HookSettings): Sources {
     const replayer = new Replayer(file, limit, settings.replayFresh);
     return { controller: replayer.mode === 'control' ? seeded() : null, replayer, hold: true };
   };
+}
+
+/** DETDRIFT_PERTURB's dimensions; perturb mode needs at least one. */
+function readPerturbations(value: string): Perturbation[] {
+  try {
+    return parsePerturbations(value);
+  } catch (error) {
+    throw new HookError('ERR_DETDRIFT_PERTURB', `${VARS.perturb} is ${JSON.stringify(value)}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 function header(settings: HookSettings, lineage: string, lockfile: TraceHeader['lockfile'], perturber: Perturber | null, sites: SitePolicy): TraceHeader {
@@ -226,14 +236,6 @@ function sitePolicy(settings: HookSettings, lineage: string): SitePolicy {
 function projectRelative(arg: string, root: string): string {
   if (!arg.startsWith(root + sep)) return arg;
   return relative(root, arg).split(sep).join('/');
-}
-
-function lockfileDigest(root: string): TraceHeader['lockfile'] {
-  for (const file of LOCKFILES) {
-    const path = join(root, file);
-    if (existsSync(path)) return { file, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
-  }
-  return null;
 }
 
 function recordCheckpoint(recorder: Recorder, label: string, value: unknown): void {

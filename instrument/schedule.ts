@@ -1,16 +1,8 @@
+import type { SiteSampling } from '../tracer/settings.js';
 import { real } from './real.js';
 
-export interface SitePolicy {
-  /** every call of an API up to this count gets its stack taken */
-  readonly first: number;
-  /** after that, one call in `every` (counted per API, so two runs sample the same calls) */
-  readonly every: number;
-  /**
-   * the stride doubles after this many samples at it (0: never; the rule exactly: TraceHeader's
-   * `sites`): a loop of 10^6 draws then takes hundreds of stacks instead of thousands, and its
-   * first calls are sampled as densely as before
-   */
-  readonly doubling: number;
+/** The sampling DETDRIFT_SITES sets, and the calls DETDRIFT_STACKS_AT asks for in this process. */
+export interface SitePolicy extends SiteSampling {
   /** calls whose stack is taken whatever the sampling says: [api, ordinal among that API's calls] */
   readonly at?: ReadonlyArray<readonly [api: number, ordinal: number]>;
 }

@@ -9,6 +9,7 @@ import { OriginalFrames } from '../diffing/source-maps/original.js';
 import { askFor, callKey, unaskable, type StackOutcome } from '../diffing/stacks.js';
 import type { Frame } from '../tracer/format.js';
 import { shownHeld } from '../tracer/held.js';
+import { encodeStacksAt, VARS } from '../tracer/settings.js';
 import { runNames } from './describe.js';
 import { sourceLines, sourceOf } from './source.js';
 import { buildTimeline } from './timeline.js';
@@ -226,12 +227,12 @@ function causeView(
 function stackNote(trace: LoadedTrace, lineage: string, side: 'a' | 'b', run: string, row: Row, outcome: StackOutcome | undefined): StackNoteView {
   const ask = outcome?.ask ?? askFor(trace, lineage, side, row);
   const call = `${run} did not sample the stack of ${ask.api} call #${ask.ordinal} of process ${lineage} (stacks are taken for the first calls of each API, then a sample)`;
-  const note = (status: StackNoteView['status'], detail: string): StackNoteView => ({ status, process: lineage, ordinal: ask.ordinal, stacksAt: ask.entry, detail });
+  const note = (status: StackNoteView['status'], detail: string): StackNoteView => ({ status, process: lineage, ordinal: ask.ordinal, stacksAt: encodeStacksAt(ask.at), detail });
   if (outcome?.frames) return note('replayed', `${call}; a replay of the run took it`);
   if (outcome) return note('not-reproduced', `${call}; a replay of the run to take it failed, so no site is shown: ${outcome.reason}`);
   const why = unaskable(ask);
   if (why !== null) return note('not-sampled', `${call}; no re-run can take it: ${why}`);
-  const how = `replay ${run} with DETDRIFT_STACKS_AT=${ask.entry} set (\`detdrift replay --out DIR TRACE -- CMD\`, then \`detdrift show DIR\`), or let \`detdrift check\` or \`detdrift bump\` re-run the command, which takes it`;
+  const how = `replay ${run} with ${VARS.stacksAt}=${encodeStacksAt(ask.at)} set (\`detdrift replay --out DIR TRACE -- CMD\`, then \`detdrift show DIR\`), or let \`detdrift check\` or \`detdrift bump\` re-run the command, which takes it`;
   return note('not-sampled', `${call}; to take it, ${how}`);
 }
 

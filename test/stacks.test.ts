@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { Api } from '../tracer/apis.js';
 import { Interner, loadTrace } from '../diffing/load.js';
 import { askFor, takenStack } from '../diffing/stacks.js';
+import { encodeStacksAt } from '../tracer/settings.js';
 import { CLI, project, runHooked, runPlain, tempDir } from './helpers.js';
 import { appWith, detdrift, lineOf, lines, record, reportOf } from './cli-fixtures.js';
 
@@ -126,17 +127,17 @@ test('an fs call that fails takes a site and records nothing: a later call\'s ev
   assert.equal(rows.length, 300, 'the failed stat recorded no event');
   const ask = askFor(trace, '0', 'a', rows[200]!);
   assert.equal(ask.ordinal, 200);
-  assert.equal(ask.entry.split(',').length, 17);
+  assert.equal(ask.at.length, 17);
   const rerun = (stacksAt: string) => runHooked(['stats.cjs'], { cwd: dir, env: { ...sparse, DETDRIFT_STACKS_AT: stacksAt } }).traceDir;
   // The hook counts the failed call: ordinal 200 alone takes the stack of the call before.
   assert.match(takenStack(rerun(`0:${Api.statSync}:200`), ask).reason ?? '', /the re-run took no stack at fs\.stat call #200/);
-  assert.deepEqual(takenStack(rerun(ask.entry), ask).frames?.[0]?.line, 4);
+  assert.deepEqual(takenStack(rerun(encodeStacksAt(ask.at)), ask).frames?.[0]?.line, 4);
 });
 
 test("a re-run whose trace cannot be read costs the stack, with the reason, not the command's report", () => {
   const dir = tempDir('detdrift-stacks-');
   writeFileSync(join(dir, '0.ddtrace'), 'DETDRIFT-TRACE 3\nnot a header\n');
-  const ask = { side: 'a', lineage: '0', index: 5, api: 'Date.now', form: 'call', apiId: Api.dateNow, ordinal: 5, value: 1, entry: `0:${Api.dateNow}:5`, sampled: new Map() } as const;
+  const ask = { side: 'a', lineage: '0', index: 5, api: 'Date.now', form: 'call', apiId: Api.dateNow, ordinal: 5, value: 1, at: [{ lineage: '0', api: Api.dateNow, ordinal: 5 }], sampled: new Map() } as const;
   const outcome = takenStack(dir, ask);
   assert.equal(outcome.frames, null);
   assert.match(outcome.reason ?? '', /^the re-run's trace of process 0 cannot be read: /);

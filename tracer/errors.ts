@@ -1,3 +1,13 @@
+/** A coded error from the hook itself (its settings, an install step); the runtime reports it once on stderr. */
+export class HookError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'HookError';
+    this.code = code;
+  }
+}
+
 /** Why a trace file was refused. Each code is stable: tests, the CLI and users match on it. */
 export type TraceErrorCode =
   | 'ERR_TRACE_READ'

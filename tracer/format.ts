@@ -95,7 +95,9 @@ export const TAG_MASK = 0x0f;
 /** In a tag byte: the value is left out, it follows from the seed (tracer/derive.ts). */
 export const DERIVED = 0x80;
 
-export type Mode = 'observe' | 'control' | 'replay' | 'perturb';
+/** What the hook does with the values it records (DESIGN.md, The hook); a trace header names one. */
+export const MODES = Object.freeze(['observe', 'control', 'replay', 'perturb'] as const);
+export type Mode = (typeof MODES)[number];
 
 export interface ApiRow {
   readonly api: string;

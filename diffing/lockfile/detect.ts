@@ -1,9 +1,7 @@
 import { basename } from 'node:path';
 import { LockfileError } from './errors.js';
 import type { LockfileFormat } from './model.js';
-
-/** The lockfile names each package manager writes, in the order a project directory is searched. */
-export const LOCKFILE_NAMES = Object.freeze(['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock']);
+import { LOCKFILE_NAMES } from '../../tracer/settings.js';
 
 /**
  * The format, from the file name, else from the content (a copy named `base.lock`): yarn.lock is

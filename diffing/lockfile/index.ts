@@ -1,6 +1,6 @@
 /** The lockfile diff (DESIGN.md, Localizing, step 6): read any lockfile, diff two, classify with semver. */
 export { classify, compareVersions, type ChangeKind, type Classification } from './classify.js';
-export { detectFormat, LOCKFILE_NAMES } from './detect.js';
+export { detectFormat } from './detect.js';
 export { diffLockfiles, type LockfileChange } from './diff.js';
 export { LockfileError, type LockfileErrorCode, type Position } from './errors.js';
 export type { LockedEdge, LockedImporter, LockedPackage, Lockfile, LockfileFormat } from './model.js';
