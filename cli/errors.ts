@@ -1,5 +1,4 @@
-import { LockfileError } from '../diffing/lockfile/errors.js';
-import { TraceError } from '../tracer/errors.js';
+import { CodedError } from '../tracer/errors.js';
 import { inert } from '../report/untrusted.js';
 
 /** The tool's exit statuses (DESIGN.md, The report). `record` instead passes its command's status through. */
@@ -58,14 +57,12 @@ const STATUS = Object.freeze({
 
 export type CliErrorCode = keyof typeof STATUS;
 
-export class CliError extends Error {
-  readonly code: CliErrorCode;
+export class CliError extends CodedError {
+  declare readonly code: CliErrorCode;
   readonly status: number;
 
   constructor(code: CliErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'CliError';
-    this.code = code;
+    super(code, message, options);
     this.status = STATUS[code];
   }
 }
@@ -77,17 +74,15 @@ export interface Reported {
 }
 
 /**
- * The one place an error becomes output and an exit status. A trace the reader refuses is bad
- * input (its message already names the file and byte offset); anything that is neither a CliError
- * nor a TraceError is a bug, so it keeps its stack.
+ * The one place an error becomes output and an exit status. A coded error from below the CLI (a
+ * trace the reader refuses, a lockfile) is bad input, and its message already names the file and
+ * where in it; an error without a code is a bug, so it keeps its stack.
  */
 export function reportError(error: unknown): Reported {
-  if (error instanceof CliError) {
+  if (error instanceof CodedError) {
     const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage, 'detdrift COMMAND --help' for a command's options." : '';
-    return { status: error.status, text: `detdrift: ${error.code}: ${shown(error.message)}${hint}\n` };
-  }
-  if (error instanceof TraceError || error instanceof LockfileError) {
-    return { status: ExitStatus.usage, text: `detdrift: ${error.code}: ${shown(error.message)}\n` };
+    const status = error instanceof CliError ? error.status : ExitStatus.usage;
+    return { status, text: `detdrift: ${error.code}: ${shown(error.message)}${hint}\n` };
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return { status: ExitStatus.failure, text: `detdrift: ERR_INTERNAL: ${shown(detail)}\n` };

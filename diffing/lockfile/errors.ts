@@ -1,3 +1,5 @@
+import { CodedError } from '../../tracer/errors.js';
+
 /** Why a lockfile was refused. Each code is stable: tests, the CLI and users match on it. */
 export type LockfileErrorCode =
   /** the file does not exist */
@@ -17,8 +19,8 @@ export interface Position {
   readonly column?: number;
 }
 
-export class LockfileError extends Error {
-  readonly code: LockfileErrorCode;
+export class LockfileError extends CodedError {
+  declare readonly code: LockfileErrorCode;
   readonly file: string;
   /** 1-based; 0 when the error is about the whole file (missing, unreadable) */
   readonly line: number;
@@ -26,9 +28,7 @@ export class LockfileError extends Error {
 
   constructor(code: LockfileErrorCode, file: string, at: Position | null, reason: string, options?: ErrorOptions) {
     const where = at ? `:${at.line}${at.column === undefined ? '' : `:${at.column}`}` : '';
-    super(`${file}${where}: ${reason}`, options);
-    this.name = 'LockfileError';
-    this.code = code;
+    super(code, `${file}${where}: ${reason}`, options);
     this.file = file;
     this.line = at?.line ?? 0;
     this.column = at?.column ?? null;

@@ -5,6 +5,7 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { CodedError } from '../../tracer/errors.js';
 import { compareSites, failure, scanSource } from './source.js';
 import type { ScanError, ScanResult, ScanSite, ScanSkip } from './types.js';
 import { listFiles } from './walk.js';
@@ -25,14 +26,12 @@ export interface ScanOptions {
 export type RanCalls = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
 /** The directory to scan does not exist or is not a directory. */
-export class ScanDirectoryError extends Error {
-  readonly code = 'ERR_SCAN_DIR';
+export class ScanDirectoryError extends CodedError {
   readonly dir: string;
   /** what is wrong with `dir`, without naming it */
   readonly problem: string;
   constructor(dir: string, problem: string, options?: ErrorOptions) {
-    super(`${dir}: ${problem}`, options);
-    this.name = 'ScanDirectoryError';
+    super('ERR_SCAN_DIR', `${dir}: ${problem}`, options);
     this.dir = dir;
     this.problem = problem;
   }
