@@ -15,8 +15,10 @@
 import type { TraceWriter } from '../tracer/writer.js';
 import type { ContextTracker, ResourceWatch } from './context.js';
 import { HookError } from '../tracer/errors.js';
+import { MathMin } from '../tracer/primordials.js';
 import { VARS } from '../tracer/settings.js';
 import { real } from './real.js';
+import { diskFull, type WriteSync } from './sink.js';
 
 const FAULT_VAR = VARS.testFault;
 
@@ -31,7 +33,7 @@ export interface Faults {
   readonly contextAt: number | null;
 }
 
-export const NO_FAULTS: Faults = Object.freeze({ writeLimit: null, recordAt: null, installAt: null, contextAt: null });
+const NO_FAULTS: Faults = Object.freeze({ writeLimit: null, recordAt: null, installAt: null, contextAt: null });
 
 export function readFaults(env: NodeJS.ProcessEnv): Faults {
   const value = env[FAULT_VAR];
@@ -47,6 +49,21 @@ export function readFaults(env: NodeJS.ProcessEnv): Faults {
     else faults.contextAt = count;
   }
   return Object.freeze(faults);
+}
+
+/**
+ * write:N: the trace file's `writeSync` (sink.ts), which writes N bytes in all and then fails as
+ * on a full disk: a short write, then ENOSPC. Undefined without the fault: the sink's is the real one.
+ */
+export function limitedWrite(limit: number | null): WriteSync | undefined {
+  if (limit === null) return undefined;
+  let room = limit;
+  return (fd, bytes, offset, length) => {
+    if (room <= 0) throw diskFull();
+    const count = real.writeSync(fd, bytes, offset, MathMin(length, room));
+    room -= count;
+    return count;
+  };
 }
 
 /** record:N: the writer's N-th event throws, as a bug inside the writer would. */

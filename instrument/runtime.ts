@@ -27,7 +27,7 @@ import { Controller } from './control.js';
 import { Perturber } from './perturb.js';
 import { parsePerturbations, type Perturbation } from './perturb-dimensions.js';
 import { Replayer } from './replay.js';
-import { injectContextFault, injectRecordFault, installCounter, readFaults, type Faults } from './faults.js';
+import { injectContextFault, injectRecordFault, installCounter, limitedWrite, readFaults, type Faults } from './faults.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, installToStringMask, type Handle } from './patch.js';
 import { messageOf, real, readJsonFile } from './real.js';
@@ -100,7 +100,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
     const lockfile = settings.lockfile ?? digestLockfile(settings.root);
     const sites = sitePolicy(settings, claimed.lineage);
     const traceHeader = header(settings, claimed.lineage, lockfile, given.perturber ?? null, sites);
-    const writer = writeHeader(fileSink(claimed.fd, faults.writeLimit), traceHeader, claimed.file, claimed.mirror);
+    const writer = writeHeader(fileSink(claimed.fd, limitedWrite(faults.writeLimit)), traceHeader, claimed.file, claimed.mirror);
     if (claimed.mirror) arm(claimed.mirror, claimed.file);
     injectRecordFault(writer, faults.recordAt);
     const active = new Recorder(writer, settings.mode, {
