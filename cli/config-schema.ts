@@ -47,7 +47,7 @@ export interface Issue {
   readonly message: string;
 }
 
-export const KNOWN_KEYS = ['seeds', 'command', 'ignore', 'runners', 'controlled'] as const;
+const KNOWN_KEYS = ['seeds', 'command', 'ignore', 'runners', 'controlled'] as const;
 const IGNORE_KEYS = ['sites', 'packages'] as const;
 
 // A seed as `--seed` takes it: decimal or 0x hexadecimal, a safe integer.
@@ -163,7 +163,7 @@ const runnerEntry: Entry = (item) =>
 const packageEntry: Entry = (item) => (typeof item === 'string' && item.length <= 214 && PACKAGE.test(item) ? null : 'expected a package name without a version, e.g. "pino" or "@scope/name"');
 
 /** A value as an error message shows it: short, and never a walk of something deep. */
-export function describe(value: unknown): string {
+function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : `a list of ${value.length}`;
   if (value === null) return 'null';

@@ -38,7 +38,7 @@ export function checkInstalled(root: string, lock: Lockfile, wanted: ReadonlySet
  * and a version the lockfile does not list is. One package.json read per package checked; a Plug'n'Play
  * tree (yarn berry without node_modules) is not checked.
  */
-export function staleInstalls(root: string, lock: Lockfile, wanted: ReadonlySet<string>): Stale[] {
+function staleInstalls(root: string, lock: Lockfile, wanted: ReadonlySet<string>): Stale[] {
   if (!existsSync(join(root, 'node_modules')) && existsSync(join(root, '.pnp.cjs'))) return [];
   const direct = new Map(lock.importers.find((importer) => importer.id === '')?.edges.map((edge) => [edge.target, edge.name]));
   const listed = new Set([...lock.packages.values()].map((pkg) => `${pkg.name}@${pkg.version}`));

@@ -8,8 +8,8 @@ import { describeMapping } from '../report/describe.js';
 import { LineOutput } from './output.js';
 import { displayPath } from './render.js';
 
-export const SCAN_SCHEMA = 'detdrift.scan/1';
-export const SCAN_DIFF_SCHEMA = 'detdrift.scan-diff/1';
+const SCAN_SCHEMA = 'detdrift.scan/1';
+const SCAN_DIFF_SCHEMA = 'detdrift.scan-diff/1';
 
 /**
  * `detdrift scan DIR`: the clock and entropy call sites in a package's JavaScript, one line each

@@ -58,7 +58,7 @@ export interface Structural {
 }
 
 /** Which call of B each call of A was matched with: one number per call, not an object per pair. */
-export class Pairs {
+class Pairs {
   constructor(
     /** B's call index + 1 by A's call index; 0 when unmatched */
     private readonly partners: Int32Array,

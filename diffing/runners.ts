@@ -33,7 +33,7 @@ export interface RunnerProfile {
  * cache and report writes, and the transforms of the modules the test requires) do not. Markers are narrower than packages where a package is
  * also used outside tests (jest-worker, vite), so a build script that uses vite is not a vitest run.
  */
-export const RUNNERS: readonly RunnerProfile[] = Object.freeze([
+const RUNNERS: readonly RunnerProfile[] = Object.freeze([
   {
     name: 'jest',
     markers: ['jest-cli', '@jest/core', 'jest-runner', 'jest-circus', 'jest-runtime'],

@@ -9,7 +9,7 @@ import type { Slot } from './rows.js';
  * halves, anything else (text, listings, outputs) as an interned string. Values of unique draws
  * (clocks, randoms, digests) are never interned: ten million of them would not fit.
  */
-export const ValueType = Object.freeze({ none: 0, number: 1, bigint: 2, digest: 3, interned: 4 });
+const ValueType = Object.freeze({ none: 0, number: 1, bigint: 2, digest: 3, interned: 4 });
 
 const float = new Float64Array(1);
 const words = new Uint32Array(float.buffer);

@@ -78,7 +78,7 @@ export function imitate<T extends Native>(target: T, method: T, construct?: Cons
  * property lookups through it, so `target` becomes the prototype of a throwaway object. Nothing a
  * program can see changes: no property, no prototype of its own objects.
  */
-export function keepFast(target: object): void {
+function keepFast(target: object): void {
   real.setPrototypeOf({}, target);
 }
 

@@ -19,7 +19,7 @@ interface Spec {
   readonly summary: string;
 }
 
-export const DIMENSIONS: Readonly<Record<Dimension, Spec>> = Object.freeze({
+const DIMENSIONS: Readonly<Record<Dimension, Spec>> = Object.freeze({
   'dir-order': {
     variants: ['shuffle', 'reverse', 'case'],
     summary: 'directory listing order (readdir, opendir and Dir reads): shuffled by the seed, reversed, or case-insensitive as NTFS and HFS+ list',
@@ -44,7 +44,7 @@ export const DEFAULT_DIMENSIONS: readonly Dimension[] = Object.freeze(Object.key
 export const SKEW_STARTS: readonly string[] = ['2031-06-15T12:00:00.000Z', '2038-01-19T03:13:07.000Z', '2000-02-29T23:59:59.000Z', '2026-12-31T23:59:59.000Z'];
 /** `clock:dst`: one second before 2 a.m. EST turned into 3 a.m. EDT, in the zone the run gets. */
 export const DST_START = '2024-03-10T06:59:59.000Z';
-export const DST_ZONE = 'America/New_York';
+const DST_ZONE = 'America/New_York';
 const ZONES = ['Pacific/Chatham', 'Asia/Kathmandu', 'America/St_Johns', 'Australia/Lord_Howe', 'Pacific/Kiritimati'];
 const LOCALES = ['tr_TR.UTF-8', 'de_DE.UTF-8', 'ar_EG.UTF-8', 'hi_IN.UTF-8', 'fr_CA.UTF-8'];
 

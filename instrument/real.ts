@@ -35,15 +35,10 @@ export const real = Object.freeze({
   // globalThis.Error first, then this one (captureFrames checks they are the same)
   Error,
   Date,
-  dateNow: Date.now,
   dateGetTime: Date.prototype.getTime,
   dateToString: Date.prototype.toString,
-  mathRandom: Math.random,
   hrtime: process.hrtime,
-  hrtimeBigint: process.hrtime.bigint,
   pid: process.pid,
-  setTimeout: globalThis.setTimeout,
-  setImmediate: globalThis.setImmediate,
   openSync: fs.openSync,
   writeSync: fs.writeSync,
   closeSync: fs.closeSync,
@@ -56,7 +51,6 @@ export const real = Object.freeze({
   // the trace directory, listed when a process's name is taken many times (lineage.ts)
   readdirSync: fs.readdirSync,
   unlinkSync: fs.unlinkSync,
-  existsSync: fs.existsSync,
   hostname: os.hostname,
   executionAsyncId: asyncHooks.executionAsyncId,
   executionAsyncResource: asyncHooks.executionAsyncResource,

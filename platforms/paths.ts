@@ -41,7 +41,7 @@ function placed(path: string, { platform, root }: PathContext): string {
 }
 
 /** `path` relative to `dir` when it lies below it (or is it: `.`), else null. */
-export function below(path: string, dir: string, caseSensitive: boolean): string | null {
+function below(path: string, dir: string, caseSensitive: boolean): string | null {
   const [p, d] = caseSensitive ? [path, dir] : [path.toLowerCase(), dir.toLowerCase()];
   if (p === d) return '.';
   return p.startsWith(d.endsWith('/') ? d : d + '/') ? path.slice(d.length + (d.endsWith('/') ? 0 : 1)) : null;

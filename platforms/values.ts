@@ -44,6 +44,6 @@ export function comparableValue(event: TraceEvent, context: PathContext): TraceV
 }
 
 /** Text with `\r\n` read as `\n`; a head cut between the two loses its `\r` too. */
-export function lineEndings(text: string): string {
+function lineEndings(text: string): string {
   return text.replaceAll('\r\n', '\n').replace(/\r$/, '');
 }

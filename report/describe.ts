@@ -124,7 +124,7 @@ export function describeStackNote(cause: CauseView): string | null {
   return cause.stackNote?.detail ?? null;
 }
 
-export const RUN_NAMES: RunNames = Object.freeze({ a: 'run A', b: 'run B' });
+const RUN_NAMES: RunNames = Object.freeze({ a: 'run A', b: 'run B' });
 /** A dependency bump compares the base's dependency tree (run A) with head's (run B). */
 export const BUMP_RUN_NAMES: RunNames = Object.freeze({ a: 'base', b: 'head' });
 

@@ -33,6 +33,6 @@ const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', 
  * Text for an element or a quoted attribute, its characters `visible` (untrusted.ts): a one-line
  * cell stays one line, and a file name cannot reorder what is shown around it (Trojan Source).
  */
-export function escapeText(text: string): string {
+function escapeText(text: string): string {
   return visible(text).replace(/[&<>"']/g, (char) => ENTITIES[char]!);
 }

@@ -23,7 +23,7 @@ export function manifestLines(root: string): (name: string) => number | null {
 }
 
 /** The line of `"name":` inside the first section that lists it; keys are unique per object, so the first match after the section's key is it. */
-export function dependencyLine(text: string, name: string): number | null {
+function dependencyLine(text: string, name: string): number | null {
   let manifest: Record<string, unknown>;
   try {
     manifest = JSON.parse(text) as Record<string, unknown>;

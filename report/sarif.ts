@@ -11,7 +11,7 @@ import { describeBump, describeConfidence, describeContexts, describeFrame, desc
 import type { CauseView, FrameView, Report } from './types.js';
 import { jsonText } from './untrusted.js';
 
-export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
 export interface SarifOptions {
   /** detdrift's own version, for `tool.driver` */
@@ -41,7 +41,7 @@ export function renderSarif(report: Report, options: SarifOptions): string {
   return jsonText(buildSarif(report, options), 2) + '\n';
 }
 
-export function buildSarif(report: Report, options: SarifOptions): object {
+function buildSarif(report: Report, options: SarifOptions): object {
   return {
     $schema: SARIF_SCHEMA,
     version: '2.1.0',

@@ -186,7 +186,7 @@ function formatEvent(event: EventView | null): string {
   return `${event.api}${form} = ${formatValue(event.value)}${describeControl(event.controlledBy)}${site}`;
 }
 
-export function formatFrame(frame: FrameView): string {
+function formatFrame(frame: FrameView): string {
   return describeFrame(frame);
 }
 

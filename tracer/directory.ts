@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** Trace directories hold values that can be secrets (replay keeps raw crypto bytes): owner only. */
-export const TRACE_DIR_MODE = 0o700;
+const TRACE_DIR_MODE = 0o700;
 export const TRACE_FILE_MODE = 0o600;
 
 type Mkdir = (dir: string, mode: number) => unknown;

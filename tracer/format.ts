@@ -62,7 +62,6 @@ export const CHUNK_HEADER_BYTES = 9;
 export const Rec = Object.freeze({ run: 0xf0, site: 0xf1, context: 0xf2, source: 0xf3, end: 0xfe });
 /** The longest run record: a reader meets no run of derived values (no bytes each) longer than this. */
 export const MAX_RUN = 0xffff;
-export const MAX_API_ID = 0xef;
 
 /** How an event's value is stored. */
 export const Tag = Object.freeze({

@@ -29,8 +29,6 @@ export const StringToUpperCase = uncurryThis(String.prototype.toUpperCase);
 /** `test` would look `exec` up on the regexp: this is the built-in one. */
 export const RegExpExec = uncurryThis(RegExp.prototype.exec);
 export const ArrayIsArray = Array.isArray;
-/** `array.includes(value)`: reads the array's own elements, asks for no species. */
-export const ArrayIncludes = uncurryThis(Array.prototype.includes) as (array: readonly unknown[], value: unknown) => boolean;
 /** `array.sort(compare)`: sorts in place, asks for no species. */
 export const ArraySort = uncurryThis(Array.prototype.sort) as <T>(array: T[], compare: (x: T, y: T) => number) => T[];
 /** `value instanceof C` without asking `C` for a `Symbol.hasInstance` of the program's. */
@@ -110,8 +108,6 @@ export const TypedArraySet = uncurryThis(TypedArrayPrototype.set) as (target: Ar
 export const TypedArrayCopyWithin = uncurryThis(TypedArrayPrototype.copyWithin) as (target: Uint8Array, to: number, start: number, end?: number) => Uint8Array;
 export const TypedArrayIndexOf = uncurryThis(TypedArrayPrototype.indexOf) as (target: Uint8Array, value: number, from?: number) => number;
 export const DataViewSetUint32 = uncurryThis(DataView.prototype.setUint32);
-export const DataViewSetFloat64 = uncurryThis(DataView.prototype.setFloat64);
-export const DataViewSetBigInt64 = uncurryThis(DataView.prototype.setBigInt64);
 /** A URL's `href`, read with the getter as the hook found it. */
 export const URLHref = uncurryThis(Reflect.getOwnPropertyDescriptor(URL.prototype, 'href')!.get!) as (url: URL) => string;
 

@@ -92,8 +92,8 @@ export interface HookSettings {
   readonly perturb: string;
 }
 
-export const DEFAULT_TRACE_DIR = '.detdrift/trace';
-export const DEFAULT_SITES: SiteSampling = Object.freeze({ first: 64, every: 256, doubling: 64 });
+const DEFAULT_TRACE_DIR = '.detdrift/trace';
+const DEFAULT_SITES: SiteSampling = Object.freeze({ first: 64, every: 256, doubling: 64 });
 
 type Env = Readonly<Record<string, string | undefined>>;
 
