@@ -30,7 +30,8 @@ export function stopOnInterrupt(): void {
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const interrupt = (signal: NodeJS.Signals) => {
     if (!interruption.aborted) return controller.abort(new Interrupted(signal));
-    // Ours stay until then: execa's signal-exit re-raises a signal when its listeners are the only ones.
+    // The second: raised again without ours, it kills as it would have. Ours stay until then, as
+    // execa's signal-exit raises a signal again itself when its listeners are the only ones left.
     for (const each of signals) process.off(each, interrupt);
     process.kill(process.pid, signal);
   };

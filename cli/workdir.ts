@@ -3,6 +3,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 
+/** This host, shortly: another host's processes (a container sharing the folder) are never judged gone. */
+const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+const OWNED = /^detdrift-[a-z]+-([0-9a-f]{8})-(\d+)-[A-Za-z0-9]{6}$/;
+
 /**
  * The temporary directories a command records, replays and checks out in. Each is named for its
  * owner, `detdrift-<kind>-<host>-<pid>-XXXXXX`: a command deletes its own when it ends, however it
@@ -14,12 +18,10 @@ export function makeWorkDir(kind: string, parent = tmpdir()): string {
   return mkdtempSync(join(parent, `detdrift-${kind}-${HOST}-${process.pid}-`));
 }
 
-/** This host, shortly: another host's processes (a container sharing the folder) are never judged gone. */
-const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
-const OWNED = /^detdrift-[a-z]+-([0-9a-f]{8})-(\d+)-[A-Za-z0-9]{6}$/;
-
+/** The folders of `parent` already swept by this process: one look per folder is enough. */
 const swept = new Set<string>();
 
+/** Deletes the work folders in `parent` whose owner on this host is no longer running. */
 function sweepOnce(parent: string): void {
   if (swept.has(parent)) return;
   swept.add(parent);
