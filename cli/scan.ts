@@ -1,4 +1,4 @@
-import { diffScans, scanDirectory, ScanDirectoryError, type ScanDiff, type ScanResult, type ScanSite } from '../diffing/scan/index.js';
+import { diffScans, scanDirectory, ScanDirectoryError, type ListedSite, type ScanDiff, type ScanResult, type ScanSite } from '../diffing/scan/index.js';
 import { inert, jsonText } from '../report/untrusted.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
@@ -60,7 +60,8 @@ function scan(dir: string, options: ScanOptions): ScanResult {
 
 /** Removed sites (at their place in A) and added ones (in B), merged in file order. */
 function diffLines(diff: ScanDiff, rootA: string, rootB: string): Line[] {
-  const lines = [...diff.removed.map((site) => ({ sign: '-', site, root: rootA })), ...diff.added.map((site) => ({ sign: '+', site, root: rootB }))];
+  const line = (sign: string, root: string) => ({ copies, ...site }: ListedSite) => ({ sign, site, copies, root });
+  const lines = [...diff.removed.map(line('-', rootA)), ...diff.added.map(line('+', rootB))];
   return lines.sort((x, y) => {
     const { site: a } = x;
     const { site: b } = y;
@@ -73,6 +74,8 @@ function diffLines(diff: ScanDiff, rootA: string, rootB: string): Line[] {
 interface Line {
   readonly sign: string;
   readonly site: ScanSite;
+  /** the same site in the version's other builds, said after it */
+  readonly copies?: readonly ScanSite[];
   readonly root: string;
 }
 
@@ -81,10 +84,11 @@ async function printLines(lines: readonly Line[]): Promise<void> {
   const width = Math.max(0, ...lines.map(({ site }) => site.api.length));
   const out = new LineOutput(process.stdout);
   const originals = new Map<string, OriginalFrames>();
-  for (const { sign, site, root } of lines) {
+  for (const { sign, site, copies = [], root } of lines) {
     if (!originals.has(root)) originals.set(root, new OriginalFrames(root));
     const at = originals.get(root)!.frame({ file: site.file, line: site.line, column: site.column, fn: null, package: null });
-    const text = inert(`${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${at.file}:${at.line}:${at.column}${describeMapping(at)}`);
+    const builds = copies.length === 0 ? '' : `  (also in ${copies.map((copy) => `${copy.file}:${copy.line}:${copy.column}`).join(', ')})`;
+    const text = inert(`${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${at.file}:${at.line}:${at.column}${describeMapping(at)}${builds}`);
     if (out.line(text)) await out.flush();
     if (out.closed) return;
   }

@@ -43,8 +43,10 @@ export function attribute(
   const added: AddedSite[] = [];
   for (const [change, diff] of scans) {
     const pkg = `${change.name}@${change.to}`;
-    for (const site of diff.added) {
-      added.push({ ...site, package: pkg, reached: reached.has(`${pkg}/${site.file}:${site.line}:${site.column}`) });
+    // A site is listed once for all its builds: the one head ran, else the first.
+    for (const { copies, ...first } of diff.added) {
+      const ran = [first, ...copies].find((site) => reached.has(`${pkg}/${site.file}:${site.line}:${site.column}`));
+      added.push({ ...(ran ?? first), package: pkg, reached: ran !== undefined });
     }
   }
   return { cause, changes, added };

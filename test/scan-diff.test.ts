@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { diffScans, scanSource, type ScanDiff, type ScanSite } from '../diffing/scan/index.js';
+import { diffScans, scanSource, type ListedSite, type ScanDiff, type ScanSite } from '../diffing/scan/index.js';
 import { ULID_2, ULID_3 } from './ulid-fixture.js';
 
 /** A version of a package from its files' sources, scanned in memory. */
@@ -15,9 +15,11 @@ function version(files: Record<string, string>): { sites: ScanSite[] } {
 }
 
 const at = (site: ScanSite) => `${site.api} ${site.file}:${site.line}:${site.column}`;
+/** A listed site, and after `+` each of its copies in other builds. */
+const listed = ({ copies, ...site }: ListedSite) => [at(site), ...copies.map((copy) => `${copy.file}:${copy.line}:${copy.column}`)].join(' + ');
 const brief = (diff: ScanDiff) => ({
-  added: diff.added.map(at),
-  removed: diff.removed.map(at),
+  added: diff.added.map(listed),
+  removed: diff.removed.map(listed),
   changed: diff.changed.map(({ a, b, match }) => `${match}: ${at(a)} -> ${at(b)}`),
   unchanged: diff.unchanged,
 });
@@ -125,10 +127,10 @@ test('the same versions always give the same diff, and the diff is a copy', () =
   assert.deepEqual(diffScans(b, b), { added: [], removed: [], changed: [], unchanged: 3 });
 });
 
-test('a version that moves its files and ships them as two builds: only the really new call is added, once per build', () => {
+test('a version that moves its files and ships them as two builds: only the really new call is added, listed once for both builds', () => {
   const diff = diffScans(version(ULID_2), version(ULID_3));
   assert.deepEqual(brief(diff), {
-    added: ['crypto.getRandomValues dist/node/index.cjs:27:20', 'crypto.getRandomValues dist/node/index.js:26:20'],
+    added: ['crypto.getRandomValues dist/node/index.cjs:27:20 + dist/node/index.js:26:20'],
     removed: ['Math.random dist/index.umd.js:21:42'],
     changed: [
       'moved: crypto.randomBytes dist/index.umd.js:19:31 -> crypto.randomBytes dist/node/index.cjs:31:48',
@@ -161,10 +163,18 @@ test('a version that ships fewer builds: the copies it dropped are not removed',
   });
 });
 
-test('a copy stands for one matched call per file: a second new call beside it in each build is added', () => {
+test('a copy stands for one matched call per file: a second new call beside it in each build is added, once', () => {
   const a = version({ 'index.js': 'function stamp() {\n  return Date.now();\n}\n' });
   const twice = 'function stamp() {\n  const started = Date.now();\n  return Date.now() - started;\n}\n';
-  assert.deepEqual(brief(diffScans(a, version({ 'index.cjs': twice, 'index.mjs': twice }))).added, ['Date.now index.cjs:2:24', 'Date.now index.mjs:2:24']);
+  assert.deepEqual(brief(diffScans(a, version({ 'index.cjs': twice, 'index.mjs': twice }))).added, ['Date.now index.cjs:2:24 + index.mjs:2:24']);
+});
+
+test('an added site is listed once per code, not once per build: two new calls in two builds are two sites', () => {
+  const a = version({ 'index.js': 'function id() {\n  return 1;\n}\n' });
+  const code = 'function id() {\n  return Math.random();\n}\nfunction stamp() {\n  return Date.now();\n}\n';
+  const diff = diffScans(a, version({ 'cjs/index.js': code, 'esm/index.js': code, 'umd/index.js': code }));
+  assert.deepEqual(brief(diff).added, ['Math.random cjs/index.js:2:15 + esm/index.js:2:15 + umd/index.js:2:15', 'Date.now cjs/index.js:5:15 + esm/index.js:5:15 + umd/index.js:5:15']);
+  assert.deepEqual(brief(diffScans(version({ 'cjs/index.js': code, 'esm/index.js': code }), a)).removed, ['Math.random cjs/index.js:2:15 + esm/index.js:2:15', 'Date.now cjs/index.js:5:15 + esm/index.js:5:15']);
 });
 
 test('a function renamed by case and rewritten in a moved file keeps its call', () => {

@@ -19,10 +19,11 @@
  * as several builds (CommonJS and ESM, node and browser) has each site once per build, and a
  * version may ship more builds or fewer. A site left over that has the API and the masked code,
  * or the API and the named function, of a matched site in another file is a copy of it, at most
- * one per file (`copy`). What is still left is added (in B) or removed (in A).
+ * one per file (`copy`). What is still left is added (in B) or removed (in A), each site listed
+ * once with its copies in the version's other builds.
  */
 import { compareSites } from './source.js';
-import type { MatchKind, ScanDiff, ScanResult, ScanSite } from './types.js';
+import type { ListedSite, MatchKind, ScanDiff, ScanResult, ScanSite } from './types.js';
 
 type Key = (site: ScanSite) => string | null;
 type Pair = { a: ScanSite; b: ScanSite; match: MatchKind };
@@ -75,9 +76,10 @@ export function diffScans(a: Pick<ScanResult, 'sites'>, b: Pick<ScanResult, 'sit
   changed.sort((x, y) => compareSites(x.b, y.b) || compareSites(x.a, y.a));
   // Copies: what the caller does with the diff never reaches the scans it came from.
   const copy = (site: ScanSite): ScanSite => ({ ...site });
+  const listed = ({ site, copies }: { site: ScanSite; copies: ScanSite[] }): ListedSite => ({ ...site, copies: copies.map(copy) });
   return {
-    added: copiesB.rest.map(copy),
-    removed: copiesA.rest.map(copy),
+    added: buildsOf(copiesB.rest).map(listed),
+    removed: buildsOf(copiesA.rest).map(listed),
     changed: changed.map(({ a: x, b: y, match }) => ({ a: copy(x), b: copy(y), match })),
     unchanged,
   };
@@ -99,6 +101,28 @@ function copies(rest: readonly ScanSite[], matched: readonly { of: ScanSite; par
     }
   }
   return { found: [...found].map(([site, partner]) => ({ site, partner })), rest: rest.filter((site) => !found.has(site)) };
+}
+
+/**
+ * Unmatched sites grouped by the code they are a build of: each site in source order not yet in a
+ * group starts one, and takes from every other file its most alike copy.
+ */
+function buildsOf(rest: readonly ScanSite[]): { site: ScanSite; copies: ScanSite[] }[] {
+  const candidates = index(rest, COPY_KEYS);
+  const grouped = new Set<ScanSite>();
+  const groups: { site: ScanSite; copies: ScanSite[] }[] = [];
+  for (const site of rest) {
+    if (grouped.has(site)) continue;
+    grouped.add(site);
+    const open = [...new Set(COPY_KEYS.flatMap((keyOf) => candidates.get(keyOf(site) ?? '') ?? []))].filter((other) => other.file !== site.file && !grouped.has(other));
+    const copies = [...new Set(open.map((other) => other.file))].map((file) => {
+      const inFile = open.filter((other) => other.file === file);
+      return inFile[closest(site, inFile)]!;
+    });
+    for (const other of copies) grouped.add(other);
+    groups.push({ site, copies });
+  }
+  return groups;
 }
 
 /** Sites by each of their keys, in source order. */

@@ -79,11 +79,17 @@ export interface ScanResult {
  */
 export type MatchKind = 'function' | 'context' | 'masked' | 'file' | 'rebuilt' | 'moved' | 'copy';
 
+/** A site added or removed, listed once for every build of the package that has it. */
+export interface ListedSite extends ScanSite {
+  /** the same site in the version's other builds (the ESM beside the CommonJS), in source order */
+  readonly copies: readonly ScanSite[];
+}
+
 export interface ScanDiff {
   /** sites of B matched in A by nothing: what the new version added */
-  readonly added: readonly ScanSite[];
+  readonly added: readonly ListedSite[];
   /** sites of A matched in B by nothing */
-  readonly removed: readonly ScanSite[];
+  readonly removed: readonly ListedSite[];
   /** pairs matched by something weaker than file, function and code together */
   readonly changed: readonly { readonly a: ScanSite; readonly b: ScanSite; readonly match: MatchKind }[];
   /** pairs matched exactly (only their line or column moved) */
