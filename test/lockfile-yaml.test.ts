@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LockfileError } from '../diffing/lockfile/index.js';
-import { parseYaml } from '../diffing/lockfile/yaml.js';
+import { parseYaml, readPrecisely } from '../diffing/lockfile/yaml.js';
+import { lockfileText, SAMPLE } from './lockfile-fixtures.js';
 
 const read = (text: string) => JSON.parse(JSON.stringify(parseYaml(text, 'x.yaml').root));
 
@@ -79,4 +80,28 @@ test('what a lockfile never has is refused, and what the parser refuses is place
       JSON.stringify(text),
     );
   }
+});
+
+test('the quick reading and the precise one agree on lockfiles, and on what only the precise one may decide', () => {
+  const texts = [
+    lockfileText(SAMPLE, 'pnpm'),
+    lockfileText(SAMPLE, 'yarn-berry'),
+    'a:\n  __proto__: {polluted: yes}\n  constructor: x\n',
+    '? [a]\n: b\n',
+    "a: 'quoted'\nb: \"double\"\nc: plain\nd:\ne: []\n",
+  ];
+  for (const text of texts) {
+    let precise: unknown;
+    try {
+      precise = readPrecisely(text, 'x.yaml').root;
+    } catch (error) {
+      precise = error;
+    }
+    if (precise instanceof Error) assert.throws(() => parseYaml(text, 'x.yaml'), { message: precise.message }, text);
+    else assert.deepEqual(parseYaml(text, 'x.yaml').root, precise, text);
+  }
+  const root = parseYaml('a:\n  __proto__: {polluted: yes}\n', 'x.yaml').root as Record<string, Record<string, unknown>>;
+  assert.equal(Object.getPrototypeOf(root.a), null, 'a mapping has no prototype');
+  assert.deepEqual(Object.keys(root.a!), ['__proto__'], 'a key named __proto__ is data');
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
