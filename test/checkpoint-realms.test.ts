@@ -23,3 +23,18 @@ test('a checkpoint in a test file that Vitest runs in a vm context is recorded',
   const heads = [...readTraces(join(dir, 'trace')).values()].flatMap((trace) => eventsOf(trace, 'checkpoint').map((event) => (event.value as { head: string }).head));
   assert.deepEqual(heads, ['inside']);
 });
+
+test('a checkpoint in a CommonJS test file that Jest runs requires detdrift through its own module registry, and is recorded', () => {
+  const dir = project({
+    'package.json': { name: 'app', version: '1.0.0' },
+    'jest.config.json': '{ "transform": {} }\n',
+    'test/app.test.js': "const { checkpoint } = require('detdrift');\ntest('t', () => checkpoint('inside', { n: 1 }));\n",
+  });
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(join(REPO, 'node_modules', 'jest'), join(dir, 'node_modules', 'jest'), 'junction');
+  symlinkSync(REPO, join(dir, 'node_modules', 'detdrift'), 'junction');
+  const run = detdrift(['record', '--out', 'trace', '--', process.execPath, 'node_modules/jest/bin/jest.js'], dir);
+  assert.equal(run.code, 0, run.stderr);
+  const heads = [...readTraces(join(dir, 'trace')).values()].flatMap((trace) => eventsOf(trace, 'checkpoint').map((event) => (event.value as { head: string }).head));
+  assert.deepEqual(heads, ['inside']);
+});
