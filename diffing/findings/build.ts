@@ -1,16 +1,16 @@
-import type { Row, RowKind, LoadedTrace } from '../diffing/load.js';
-import type { Comparison, ProcessComparison } from '../diffing/compare.js';
-import type { BisectResult } from '../diffing/bisect.js';
-import type { Cause } from '../diffing/cause.js';
-import type { Divergence } from '../diffing/localize.js';
-import type { Attribution } from '../diffing/attribute.js';
-import type { LockfileChange } from '../diffing/lockfile/index.js';
-import { OriginalFrames } from '../diffing/source-maps/original.js';
-import { askFor, callKey, unaskable, type StackOutcome } from '../diffing/stacks.js';
-import type { Frame } from '../tracer/format.js';
-import { shownHeld } from '../tracer/held.js';
-import { encodeStacksAt, VARS } from '../tracer/settings.js';
-import { runNames } from './describe.js';
+import type { Row, RowKind, LoadedTrace } from '../load.js';
+import type { Comparison, ProcessComparison } from '../compare.js';
+import type { BisectResult } from '../bisect.js';
+import { confirmedCause, type Cause } from '../cause.js';
+import type { Divergence } from '../localize.js';
+import type { Attribution } from '../attribute.js';
+import type { LockfileChange } from '../lockfile/index.js';
+import { OriginalFrames } from '../source-maps/original.js';
+import { askFor, callKey, unaskable, type StackOutcome } from '../stacks.js';
+import type { Frame } from '../../tracer/format.js';
+import { shownHeld } from '../../tracer/held.js';
+import { encodeStacksAt, VARS } from '../../tracer/settings.js';
+import { runNames } from '../../report/text.js';
 import { sourceLines, sourceOf } from './source.js';
 import { buildTimeline } from './timeline.js';
 import {
@@ -24,10 +24,10 @@ import {
   type EventView,
   type FrameView,
   type OrderingView,
-  type PerturbationView,
   type Report,
   type AttemptView,
   type FailureView,
+  type PerturbationView,
   type RunNames,
   type RunView,
   type SeedView,
@@ -35,7 +35,7 @@ import {
   type SourceView,
   type StackNoteView,
   type ValueView,
-} from './types.js';
+} from '../../report/types.js';
 
 export interface BuildOptions {
   /** the project root on this disk, for code frames */
@@ -126,22 +126,6 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
       uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
     },
   };
-}
-
-/** The cause replay decided, when it did; else the heuristic one. */
-export function confirmedCause(process: ProcessComparison, confirmation: BisectResult | null | undefined): { cause: Cause | null; confirmed: boolean } {
-  if (confirmation?.status === 'confirmed' && process.a && confirmation.pinned !== null) {
-    const row = process.a.calls.replayable().at(confirmation.pinned - 1);
-    if (row) {
-      const rule = `replay: pinning run A's first ${confirmation.pinned} recorded values reproduces it, pinning ${confirmation.pinned - 1} does not`;
-      return { cause: { kind: 'call', row, side: 'a', rule }, confirmed: true };
-    }
-  }
-  if (confirmation?.status === 'outside') {
-    const rule = `replay: pinning all ${confirmation.total} recorded clock, random and crypto values does not reproduce run A`;
-    return { cause: { kind: 'outside', row: null, side: 'a', rule }, confirmed: true };
-  }
-  return { cause: process.cause, confirmed: false };
 }
 
 /** One reader of source maps per trace, for the project at `root`. */
