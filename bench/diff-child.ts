@@ -1,6 +1,6 @@
 /** One comparison, measured in its own process: `node diff-child.js A B` prints time, CPU time and peak memory. */
 import { compare } from '../diffing/compare.js';
-import { buildReport } from '../report/build.js';
+import { buildReport } from '../diffing/findings/build.js';
 
 const [a, b] = process.argv.slice(2) as [string, string];
 const start = process.hrtime.bigint();

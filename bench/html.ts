@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compare } from '../diffing/compare.js';
-import { buildReport } from '../report/build.js';
+import { buildReport } from '../diffing/findings/build.js';
 import { renderHtml } from '../report/html.js';
 import { table } from './common.js';
 import { writeSynthetic } from './diff.js';

@@ -8,7 +8,7 @@ import { diffScans, scanDirectory, type ScanDiff } from '../diffing/scan/index.j
 import type { BumpVerdict, SeedView } from '../report/types.js';
 import type { Frame } from '../tracer/format.js';
 import type { CommandContext } from './args.js';
-import { CliError } from './errors.js';
+import { CliError, ExitStatus } from './errors.js';
 import type { BumpOptions } from './options.js';
 import { Progress } from './progress.js';
 import { checkInstalled } from './installed.js';
@@ -16,7 +16,7 @@ import { LOCKFILE_NAMES } from '../tracer/settings.js';
 import { bumpLockfiles } from './lockfiles.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
-import { AGREE, DIVERGE, emitReport } from './report-output.js';
+import { emitReport } from './output.js';
 import { CauseStacks } from './stacks.js';
 import { prepareOutDir } from './traces.js';
 import { describeShare, seedList, seedView } from './seeds.js';
@@ -99,7 +99,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       seeds: seedList(options.seeds, checked, options.shard),
       shard: options.shard,
     });
-    return verdict === 'unchanged' && status === AGREE ? AGREE : DIVERGE;
+    return verdict === 'unchanged' && status === ExitStatus.ok ? ExitStatus.ok : ExitStatus.divergence;
   } finally {
     for (const worktree of trees) await worktree.remove();
     rmSync(work, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { confirmedCause } from '../diffing/cause.js';
 import { compare, type CompareOptions, type Comparison } from '../diffing/compare.js';
-import { confirmedCause } from '../report/build.js';
 import { encode } from '../tracer/settings.js';
 import type { CommandContext } from './args.js';
 import { confirmByReplay, replayCommand, shellQuote } from './confirm.js';
@@ -9,9 +9,9 @@ import type { CheckOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
-import { displayPath } from './render.js';
+import { displayPath } from './traces.js';
 import type { AttemptView, FailureView, SeedView } from '../report/types.js';
-import { AGREE, emitReport } from './report-output.js';
+import { emitReport } from './output.js';
 import { ExitStatus } from './errors.js';
 import { stopOnInterrupt } from './interrupt.js';
 import { prepareOutDir } from './traces.js';
@@ -70,7 +70,7 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
     });
     if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
     // Runs that agree in failing every time are no check: CI must not read them as a pass.
-    return status === AGREE && failure?.statuses.every((code) => code !== 0) ? ExitStatus.usage : status;
+    return status === ExitStatus.ok && failure?.statuses.every((code) => code !== 0) ? ExitStatus.usage : status;
   } finally {
     if (!kept) rmSync(base, { recursive: true, force: true });
   }

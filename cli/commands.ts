@@ -6,7 +6,8 @@
 import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_DIMENSIONS } from '../instrument/perturb-dimensions.js';
 import type { CommandContext } from './args.js';
-import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_FILE_VAR, LOG_FORMATS, LOG_LEVELS, RECORDABLE_MODES, REPORT_FORMATS } from './defaults.js';
+import { DEFAULTS, EXTRA_REPORT_FORMATS, LOG_FILE_VAR, LOG_FORMATS, LOG_LEVELS, RECORDABLE_MODES } from './defaults.js';
+import { REPORT_FORMATS } from '../report/render.js';
 import {
   normalizeBump,
   normalizeCheck,

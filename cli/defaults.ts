@@ -1,3 +1,4 @@
+import type { ReportFormat } from '../report/render.js';
 import type { Mode } from '../tracer/format.js';
 
 /** The one source of every option's default; `options.ts` builds each command's options from it. */
@@ -32,9 +33,6 @@ export const DEFAULTS = Object.freeze({
   reportFormat: 'terminal' as ReportFormat,
 });
 
-/** Every form a report renders to; `detdrift report --format` takes any of them. */
-export const REPORT_FORMATS = ['terminal', 'json', 'github', 'summary', 'sarif', 'comment', 'html'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
 /** The forms `check`, `diff` and `bump` write besides their own report (`--report`). */
 export const EXTRA_REPORT_FORMATS: readonly ReportFormat[] = ['github', 'summary', 'sarif', 'comment', 'json', 'html'];
 /** The forms `matrix` writes besides its own table (`--report`): the page with its platform × seed grid. */

@@ -5,8 +5,8 @@ import type { CommandContext } from './args.js';
 import type { DemoOptions } from './options.js';
 import { PACKAGE_ROOT } from './package.js';
 import { recordRun } from './record.js';
-import { BUMP_RUN_NAMES } from '../report/describe.js';
-import { emitReport } from './report-output.js';
+import { BUMP_RUN_NAMES } from '../report/text.js';
+import { emitReport } from './output.js';
 import { makeWorkDir } from './workdir.js';
 import { stopOnInterrupt } from './interrupt.js';
 

@@ -6,7 +6,7 @@ import { confirmByReplay, replayCommand } from './confirm.js';
 import type { DiffOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
-import { emitReport } from './report-output.js';
+import { emitReport } from './output.js';
 import { CauseStacks } from './stacks.js';
 import { assertTraces } from './traces.js';
 

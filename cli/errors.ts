@@ -12,6 +12,11 @@ export const ExitStatus = Object.freeze({
   failure: 3,
 });
 
+/** The status of a comparing command: its runs agree, or they diverge. */
+export function verdictStatus(verdict: 'agree' | 'diverge'): number {
+  return verdict === 'agree' ? ExitStatus.ok : ExitStatus.divergence;
+}
+
 /**
  * Every code the CLI raises, with the status it exits with. Codes are stable: users and CI match
  * on them, so one is never renamed or reused for something else.

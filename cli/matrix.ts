@@ -1,17 +1,18 @@
 import { statSync } from 'node:fs';
 import { compare, type Comparison } from '../diffing/compare.js';
 import { labelOf, planMatrix, readMatrix, referenceOf, type MatrixRun } from '../platforms/matrix.js';
-import { buildReport } from '../report/build.js';
+import { buildReport } from '../diffing/findings/build.js';
 import { relayUntrusted } from '../report/github.js';
 import { inertData, jsonText } from '../report/untrusted.js';
 import type { CommandContext } from './args.js';
 import { DEFAULTS } from './defaults.js';
-import { CliError } from './errors.js';
-import { renderMatrixHtml, type MatrixDetail } from './matrix-html.js';
-import { renderMatrixMarkdown, renderMatrixText, type MatrixReport, type MatrixRow } from './matrix-render.js';
+import { CliError, verdictStatus } from './errors.js';
+import { renderMatrixHtml, type MatrixDetail } from '../report/matrix-html.js';
+import { renderMatrixMarkdown, renderMatrixText } from '../report/matrix.js';
+import type { MatrixReport, MatrixRow } from '../report/types.js';
 import type { MatrixOptions } from './options.js';
 import { findProject } from './project.js';
-import { AGREE, DIVERGE, writeReportFile } from './report-output.js';
+import { writeReportFile } from './output.js';
 
 /**
  * `detdrift matrix DIR`: the traces a CI matrix uploaded, one directory per platform × Node × seed,
@@ -83,5 +84,5 @@ export async function run(options: MatrixOptions, { logger }: CommandContext): P
   for (const target of options.reports) {
     writeReportFile(target.file ?? DEFAULTS.reportFiles.html, page(), target.append);
   }
-  return result.verdict === 'agree' ? AGREE : DIVERGE;
+  return verdictStatus(result.verdict);
 }

@@ -6,7 +6,7 @@ import { mergedStatus, mergeReports } from './merge-reports.js';
 import type { MergeOptions } from './options.js';
 import { findProject } from './project.js';
 import { readReport } from './report.js';
-import { printReport } from './report-output.js';
+import { printReport } from './output.js';
 
 /**
  * `detdrift merge REPORT.json... | DIR...`: combines the reports that the shards of one seed list

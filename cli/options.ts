@@ -9,11 +9,10 @@ import {
   LOG_LEVELS,
   MATRIX_REPORT_FORMATS,
   RECORDABLE_MODES,
-  REPORT_FORMATS,
   type LogFormat,
   type LogLevel,
-  type ReportFormat,
 } from './defaults.js';
+import { REPORT_FORMATS, type ReportFormat } from '../report/render.js';
 import { CONFIG_FILE, projectConfig } from './config.js';
 import type { IgnoreRules, ProjectConfig } from './config-schema.js';
 import { CliError } from './errors.js';

@@ -12,7 +12,7 @@ import type { CheckOptions } from './options.js';
 import { Progress } from './progress.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
-import { emitReport, fencingCommands } from './report-output.js';
+import { emitReport, fencingCommands } from './output.js';
 import { listTraceFiles, prepareOutDir } from './traces.js';
 import { makeWorkDir } from './workdir.js';
 

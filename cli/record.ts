@@ -9,7 +9,8 @@ import type { RecordOptions } from './options.js';
 import { REGISTER } from './package.js';
 import { interruption, throwIfInterrupted } from './interrupt.js';
 import { findProject, type Project } from './project.js';
-import { describeEnding, displayPath } from './render.js';
+import { describeEnding } from '../report/trace.js';
+import { displayPath } from './traces.js';
 import { listTraceFiles, prepareOutDir } from './traces.js';
 
 /**

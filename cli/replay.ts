@@ -7,7 +7,8 @@ import type { CommandContext } from './args.js';
 import type { ReplayOptions } from './options.js';
 import { findProject } from './project.js';
 import { recordRun } from './record.js';
-import { AGREE, DIVERGE, emitReport } from './report-output.js';
+import { emitReport } from './output.js';
+import { ExitStatus } from './errors.js';
 import { prepareOutDir, recordedTraces } from './traces.js';
 import { makeWorkDir } from './workdir.js';
 import { stopOnInterrupt } from './interrupt.js';
@@ -30,7 +31,7 @@ export async function run(options: ReplayOptions, { logger }: CommandContext): P
     const comparison = compare(options.trace, out, { codeChanged: false });
     const reproduced = sameOutputs(options.trace, out, null, comparison.runners);
     await emitReport(comparison, findProject(options.cwd).root, options.json);
-    return reproduced ? AGREE : DIVERGE;
+    return reproduced ? ExitStatus.ok : ExitStatus.divergence;
   } finally {
     if (options.out === null) rmSync(out, { recursive: true, force: true });
   }

@@ -1,13 +1,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { compare } from '../diffing/compare.js';
-import { buildReport } from '../report/build.js';
+import { buildReport } from '../diffing/findings/build.js';
 import { REPORT_SCHEMA, type Report } from '../report/types.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
 import type { ReportOptions } from './options.js';
-import { LineOutput } from './output.js';
 import { findProject } from './project.js';
-import { forLog, render, renderContext, writeReportFile } from './report-output.js';
+import { LineOutput, renderContext, writeReportFile } from './output.js';
+import { forLog, render } from '../report/render.js';
 import { SEED_TEXT } from './seeds.js';
 import { assertTraces } from './traces.js';
 

@@ -6,7 +6,7 @@ import type { ScanOptions } from './options.js';
 import { OriginalFrames } from '../diffing/source-maps/original.js';
 import { describeMapping } from '../report/describe.js';
 import { LineOutput } from './output.js';
-import { displayPath } from './render.js';
+import { displayPath } from './traces.js';
 
 const SCAN_SCHEMA = 'detdrift.scan/1';
 const SCAN_DIFF_SCHEMA = 'detdrift.scan-diff/1';

@@ -8,7 +8,8 @@ import { CliError } from './errors.js';
 import type { ShowOptions } from './options.js';
 import { LineOutput } from './output.js';
 import { findRoot } from './project.js';
-import { describeEnding, displayPath, EMPTY_ENDING, eventJson, eventLine, headingJson, headingLine } from './render.js';
+import { describeEnding, EMPTY_ENDING, eventJson, eventLine, headingJson, headingLine } from '../report/trace.js';
+import { displayPath } from './traces.js';
 import { listTraceFiles } from './traces.js';
 
 /**

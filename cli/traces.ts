@@ -1,5 +1,5 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { makeDirectory } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { compareLineage } from '../tracer/lineage.js';
@@ -80,4 +80,11 @@ function createOutDir(dir: string): void {
   } catch (error) {
     throw new CliError('ERR_OUT_DIR', `--out ${dir} cannot be created: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** A path as the user can type it from the cwd: relative below it, absolute elsewhere. */
+export function displayPath(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+  return rel === '' || outside ? file : rel;
 }

@@ -1,6 +1,8 @@
 import type { Dimension } from '../instrument/perturb-dimensions.js';
 import type { ApiRow } from '../tracer/format.js';
 import type { Alignment } from './align.js';
+import type { BisectResult } from './bisect.js';
+import type { ProcessComparison } from './compare.js';
 import type { Divergence } from './localize.js';
 import type { LoadedTrace, Row } from './load.js';
 
@@ -89,4 +91,20 @@ const VARIES: Readonly<Partial<Record<Dimension, (spec: ApiRow) => boolean>>> = 
 function perturbedSources(trace: LoadedTrace): ((spec: ApiRow) => boolean) | null {
   const tests = (trace.header.perturb ?? []).map((entry) => VARIES[entry.dimension as Dimension]).filter((test) => test !== undefined);
   return tests.length === 0 ? null : (spec) => tests.some((test) => test(spec));
+}
+
+/** The cause replay decided, when it did; else the heuristic one. */
+export function confirmedCause(process: ProcessComparison, confirmation: BisectResult | null | undefined): { cause: Cause | null; confirmed: boolean } {
+  if (confirmation?.status === 'confirmed' && process.a && confirmation.pinned !== null) {
+    const row = process.a.calls.replayable().at(confirmation.pinned - 1);
+    if (row) {
+      const rule = `replay: pinning run A's first ${confirmation.pinned} recorded values reproduces it, pinning ${confirmation.pinned - 1} does not`;
+      return { cause: { kind: 'call', row, side: 'a', rule }, confirmed: true };
+    }
+  }
+  if (confirmation?.status === 'outside') {
+    const rule = `replay: pinning all ${confirmation.total} recorded clock, random and crypto values does not reproduce run A`;
+    return { cause: { kind: 'outside', row: null, side: 'a', rule }, confirmed: true };
+  }
+  return { cause: process.cause, confirmed: false };
 }

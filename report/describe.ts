@@ -13,8 +13,8 @@ import type {
   OrderingView,
   Report,
   RunNames,
-  ValueView,
 } from './types.js';
+import { RUN_NAMES } from './text.js';
 
 /** `file:line:column fn`, with where the code ran when a source map moved it, or why its map was not read */
 export function describeFrame(frame: FrameView): string {
@@ -25,23 +25,6 @@ export function describeFrame(frame: FrameView): string {
 export function describeMapping(frame: FrameView): string {
   if (frame.generated) return ` (generated: ${frame.generated.file}:${frame.generated.line}:${frame.generated.column})`;
   return frame.sourceMapError ? ` (source map not read: ${frame.sourceMapError})` : '';
-}
-
-/** A value as the terminal shows it: strings quoted, an output's head with its length and digest. */
-export function describeValue(value: ValueView, width = 60, headWidth = width): string {
-  if (value !== null && typeof value === 'object' && 'digest' in value) {
-    return `${clip(quoted(value.head), headWidth)} (${value.length} bytes, digest ${value.digest})`;
-  }
-  if (typeof value === 'string') return clip(quoted(value), width);
-  return clip(Array.isArray(value) ? `[${value.map(quoted).join(',')}]` : String(value), width);
-}
-
-/**
- * A string in double quotes, those inside it escaped. Not JSON.stringify: renderers are handed
- * strings already shown `inert` (untrusted.ts), whose escapes must not be escaped again.
- */
-function quoted(text: string): string {
-  return `"${text.replaceAll('"', '\\"')}"`;
 }
 
 /**
@@ -122,15 +105,6 @@ export function siteUnknown(cause: CauseView): boolean {
  */
 export function describeStackNote(cause: CauseView): string | null {
   return cause.stackNote?.detail ?? null;
-}
-
-const RUN_NAMES: RunNames = Object.freeze({ a: 'run A', b: 'run B' });
-/** A dependency bump compares the base's dependency tree (run A) with head's (run B). */
-export const BUMP_RUN_NAMES: RunNames = Object.freeze({ a: 'base', b: 'head' });
-
-/** The names a report's runs are shown with: its own, else base and head for a bump, else run A and run B. */
-export function runNames(report: { readonly runNames?: RunNames | null; readonly bump?: unknown }): RunNames {
-  return report.runNames ?? (report.bump ? BUMP_RUN_NAMES : RUN_NAMES);
 }
 
 const REASONS: Record<NonNullable<Report['firstDivergence']>['reason'], (names: RunNames) => string> = {
@@ -229,8 +203,4 @@ export function describeConfirmation(confirmation: ConfirmationView, { a }: RunN
 /** Calls per API whose counts differ between the runs, as `Math.random 0 → 197`. */
 export function changedCounts(report: Report): string[] {
   return report.differences.perApi.filter((row) => row.a !== row.b).map((row) => `${row.key} ${row.a} → ${row.b}`);
-}
-
-export function clip(text: string, width: number): string {
-  return text.length <= width ? text : text.slice(0, width - 1) + '…';
 }

@@ -8,7 +8,8 @@
  * or inject annotations, masks, outputs or environment changes.
  */
 import { randomUUID } from 'node:crypto';
-import { changedCounts, describeBump, describeChangedCode, describeConfidence, describeContexts, describeCulprit, describeDivergence, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, runNames, sameFrame } from './describe.js';
+import { changedCounts, describeBump, describeChangedCode, describeConfidence, describeContexts, describeCulprit, describeDivergence, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import { runNames } from './text.js';
 import type { CauseView, FrameView, Report } from './types.js';
 
 export interface GithubOptions {

@@ -6,7 +6,8 @@
 import { API_TABLE } from '../tracer/apis.js';
 import { FAMILIES } from './html-assets.js';
 import { html, type Markup } from './html-markup.js';
-import { capitalized, describeFrame, runNames } from './describe.js';
+import { capitalized, describeFrame } from './describe.js';
+import { runNames } from './text.js';
 import type { CountView, DivergenceView, FrameView, Report, RunNames } from './types.js';
 
 /** The CSS class of an API family; a trace names its own families, so an unknown one is `other`. */

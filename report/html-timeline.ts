@@ -3,7 +3,8 @@
  * step by step, colored by API family, with the first divergence highlighted. Stretches where the
  * runs agree, away from any difference, fold into a `<details>` that opens on click.
  */
-import { capitalized, describeValue, runNames } from './describe.js';
+import { capitalized } from './describe.js';
+import { describeValue, runNames } from './text.js';
 import { FAMILIES } from './html-assets.js';
 import { count, familyClass, familyOfApi, frame } from './html-evidence.js';
 import { html, type Markup } from './html-markup.js';

@@ -16,11 +16,10 @@ import {
   describeFailure,
   describeOrdering,
   describeStackNote,
-  describeValue,
-  runNames,
   sameFrame,
   siteUnknown,
 } from './describe.js';
+import { describeValue, runNames } from './text.js';
 import { codeFrameText } from './code-frame.js';
 import { SCRIPT, STYLE } from './html-assets.js';
 import { describeSeedCause, describeSeeds } from './seeds.js';

@@ -3,7 +3,7 @@
  * a link, an @mention or formatting. It is shown `inert` (untrusted.ts), so it can never start a
  * line (a heading, a table row, a workflow command); `<!--` gets a word joiner (see `unmarked`).
  */
-import { clip } from './describe.js';
+import { clip } from './text.js';
 import { inert } from './untrusted.js';
 
 /** An inline code span; `table: true` also escapes `|`, which GFM splits cells on even inside code. */

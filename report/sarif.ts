@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { API_TABLE, type Family } from '../tracer/apis.js';
-import { describeBump, describeConfidence, describeContexts, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, runNames, sameFrame } from './describe.js';
+import { describeBump, describeConfidence, describeContexts, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import { runNames } from './text.js';
 import type { CauseView, FrameView, Report } from './types.js';
 import { jsonText } from './untrusted.js';
 

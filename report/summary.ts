@@ -18,11 +18,10 @@ import {
   describeOrdering,
   describeFrame,
   describeStackNote,
-  describeValue,
-  runNames,
   sameFrame,
   siteUnknown,
 } from './describe.js';
+import { describeValue, runNames } from './text.js';
 import { codeFrameText } from './code-frame.js';
 import { code, codeBlock, count, table } from './markdown.js';
 import { describeSeeds } from './seeds.js';

@@ -1,6 +1,5 @@
 import pc from 'picocolors';
 import {
-  clip,
   describeBumpVerdict,
   describeChangedCode,
   describeConfidence,
@@ -13,10 +12,9 @@ import {
   describeFrame,
   describeOrdering,
   describeStackNote,
-  describeValue,
-  runNames,
   siteUnknown,
 } from './describe.js';
+import { clip, describeValue, runNames } from './text.js';
 import { codeFrameText } from './code-frame.js';
 import { describeSeedCause, describeSeeds } from './seeds.js';
 import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FailureView, FrameView, PerturbationView, Report, RunNames, SeedView, ValueView } from './types.js';

@@ -3,6 +3,8 @@
  * `schema`; add fields, never change the meaning of one.
  */
 
+import type { MatrixLabel } from '../platforms/matrix.js';
+
 export const REPORT_SCHEMA = 'detdrift.report/1';
 
 export interface FrameView {
@@ -360,4 +362,30 @@ export interface Report {
     /** matched calls whose values differ and that nothing controls (expected in observe mode), up to the first divergence */
     readonly uncontrolledValues: number;
   };
+}
+
+/** One run of the matrix against the reference run of its seed. */
+export interface MatrixRow {
+  readonly name: string;
+  readonly platform: string;
+  readonly node: string;
+  readonly seed: string | null;
+  /** the run it was compared with */
+  readonly reference: string;
+  readonly verdict: 'agree' | 'diverge';
+  readonly label: MatrixLabel;
+  /** as in the report (`detdrift.report/1`); run A is the reference, run B this run */
+  readonly firstDivergence: DivergenceView | null;
+  readonly cause: CauseView | null;
+}
+
+/** `detdrift matrix --json`: a stable contract, versioned by `schema`; add fields, never change one. */
+export interface MatrixReport {
+  readonly schema: 'detdrift.matrix/1';
+  readonly verdict: 'agree' | 'diverge';
+  /** the run named by --reference, or the first Linux run */
+  readonly reference: string;
+  readonly runs: readonly MatrixRow[];
+  /** runs of a seed the reference's platform and Node did not record: nothing to compare them with */
+  readonly unpaired: readonly string[];
 }

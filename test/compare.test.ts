@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { compare } from '../diffing/compare.js';
-import { buildReport } from '../report/build.js';
+import { buildReport } from '../diffing/findings/build.js';
 import { renderJson } from '../report/json.js';
 import { project, runHooked, tempDir } from './helpers.js';
 import { writeTrace, type SyntheticEvent } from './synthetic.js';

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { parseCommandLine } from '../cli/args.js';
 import { compare } from '../diffing/compare.js';
-import { buildReport } from '../report/build.js';
+import { buildReport } from '../diffing/findings/build.js';
 import { escapeData, escapeProperty, relayUntrusted, renderGithub } from '../report/github.js';
 import { renderTerminal } from '../report/terminal.js';
 import type { Report } from '../report/types.js';

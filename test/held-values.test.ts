@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { EventJson } from '../cli/render.js';
+import type { EventJson } from '../report/trace.js';
 import { lines } from './cli-fixtures.js';
 import { CLI, project, runPlain, tempDir } from './helpers.js';
 import { murmurReference } from './murmur-reference.js';

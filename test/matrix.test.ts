@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { MatrixReport } from '../cli/matrix-render.js';
+import type { MatrixReport } from '../report/types.js';
 import { detdrift } from './cli-fixtures.js';
 import { project, tempDir } from './helpers.js';
 import { program, writeRun, type Os, type Variant } from './platform-traces.js';

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { MatrixReport } from '../cli/matrix-render.js';
-import type { Report } from '../report/types.js';
+import type { MatrixReport, Report } from '../report/types.js';
 import { CLI, project, runPlain, tempDir, type Run } from './helpers.js';
 import { runnerReads } from './workflow-commands.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { locate } from '../diffing/locate.js';
-import type { FrameView, SourceView } from './types.js';
+import { locate } from '../locate.js';
+import type { FrameView, SourceView } from '../../report/types.js';
 
 const CONTEXT_LINES = 2;
 const MAX_LINE = 200;

@@ -1,10 +1,10 @@
-import { isAbsolute, relative, sep } from 'node:path';
+/** How `show` and `record` print a trace: each event (a line, or JSON), each file's heading, how it ended. */
 import { Tag, type Frame, type SiteDef, type TraceHeader } from '../tracer/format.js';
-import { inert } from '../report/untrusted.js';
+import { inert } from './untrusted.js';
 import { shownHeld } from '../tracer/held.js';
 import { EMPTY_TRACE, type TraceEnding, type TraceEvent, type TraceValue } from '../tracer/reader.js';
 import type { ShownFrame } from '../diffing/source-maps/original.js';
-import { describeMapping } from '../report/describe.js';
+import { describeMapping } from './describe.js';
 
 /** How `show` turns a recorded frame into the one it prints: at its original position, where a source map gives it. */
 export type FrameShown = (frame: Frame) => ShownFrame;
@@ -40,7 +40,7 @@ export function eventJson(recorded: TraceEvent, sites: ReadonlyMap<number, SiteD
 
 /**
  * `SEQ  API[ (FORM)]  VALUE  SITE  ctx=ID`, fields apart by two spaces (`new Date` holds one), the
- * whole line `inert` (report/untrusted.ts): its strings come from the trace.
+ * whole line `inert` (untrusted.ts): its strings come from the trace.
  */
 export function eventLine(recorded: TraceEvent, sites: ReadonlyMap<number, SiteDef>, shown = asRecorded): string {
   const event = shownHeld(recorded);
@@ -107,11 +107,4 @@ export function headingLine(display: string, header: TraceHeader): string {
 
 export function headingJson(display: string, header: TraceHeader): object {
   return { trace: display, lineage: header.lineage, command: header.command };
-}
-
-/** A path as the user can type it from the cwd: relative below it, absolute elsewhere. */
-export function displayPath(file: string, cwd: string): string {
-  const rel = relative(cwd, file);
-  const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-  return rel === '' || outside ? file : rel;
 }

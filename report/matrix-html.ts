@@ -3,11 +3,10 @@
  * verdict against the reference run of its seed, and below it the whole report of the first run
  * that diverges (its cause, timeline, stacks and counts).
  */
-import { describeCulprit } from '../report/describe.js';
-import { page, reportBody } from '../report/html.js';
-import { html, type Markup } from '../report/html-markup.js';
-import type { Report } from '../report/types.js';
-import type { MatrixReport, MatrixRow } from './matrix-render.js';
+import { describeCulprit } from './describe.js';
+import { page, reportBody } from './html.js';
+import { html, type Markup } from './html-markup.js';
+import type { MatrixReport, MatrixRow, Report } from './types.js';
 
 /** The first diverging run and its report, drawn under the grid. */
 export interface MatrixDetail {

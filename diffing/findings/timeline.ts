@@ -4,12 +4,12 @@
  * costs the report a few hundred steps; what lies before and after it is counted.
  */
 import { diffArrays } from 'diff';
-import { callMatcher } from '../diffing/align.js';
-import type { ProcessComparison } from '../diffing/compare.js';
-import { noRows, type Row, type Rows } from '../diffing/load.js';
-import { shouldAgree } from '../diffing/localize.js';
-import { describeValue } from './describe.js';
-import type { EventView, TimelineCall, TimelineOp, TimelineView } from './types.js';
+import { callMatcher } from '../align.js';
+import type { ProcessComparison } from '../compare.js';
+import { noRows, type Row, type Rows } from '../load.js';
+import { shouldAgree } from '../localize.js';
+import { describeValue } from '../../report/text.js';
+import type { EventView, TimelineCall, TimelineOp, TimelineView } from '../../report/types.js';
 
 /** Calls of each run kept before the first divergence: enough to see how the runs got there. */
 const BEFORE = 100;

@@ -1,34 +1,8 @@
-import type { MatrixLabel } from '../platforms/matrix.js';
+/** `detdrift matrix`: its table as text, and as the job summary's Markdown. */
 import { VARS } from '../tracer/settings.js';
-import { describeCulprit, describeDivergence, describeFrame } from '../report/describe.js';
-import { code, table } from '../report/markdown.js';
-import type { CauseView, DivergenceView, RunNames } from '../report/types.js';
-
-/** One run of the matrix against the reference run of its seed. */
-export interface MatrixRow {
-  readonly name: string;
-  readonly platform: string;
-  readonly node: string;
-  readonly seed: string | null;
-  /** the run it was compared with */
-  readonly reference: string;
-  readonly verdict: 'agree' | 'diverge';
-  readonly label: MatrixLabel;
-  /** as in the report (`detdrift.report/1`); run A is the reference, run B this run */
-  readonly firstDivergence: DivergenceView | null;
-  readonly cause: CauseView | null;
-}
-
-/** `detdrift matrix --json`: a stable contract, versioned by `schema`; add fields, never change one. */
-export interface MatrixReport {
-  readonly schema: 'detdrift.matrix/1';
-  readonly verdict: 'agree' | 'diverge';
-  /** the run named by --reference, or the first Linux run */
-  readonly reference: string;
-  readonly runs: readonly MatrixRow[];
-  /** runs of a seed the reference's platform and Node did not record: nothing to compare them with */
-  readonly unpaired: readonly string[];
-}
+import { describeCulprit, describeDivergence, describeFrame } from './describe.js';
+import { code, table } from './markdown.js';
+import type { CauseView, DivergenceView, MatrixReport, MatrixRow, RunNames } from './types.js';
 
 /** The table, then one paragraph per diverging run: where it parts from its reference, and why. */
 export function renderMatrixText(report: MatrixReport): string {

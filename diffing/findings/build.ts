@@ -1,0 +1,156 @@
+/** The report object, built from a comparison: everything it shows, found and read here (report/ renders it). */
+import type { Row, LoadedTrace } from '../load.js';
+import type { Comparison, ProcessComparison } from '../compare.js';
+import type { BisectResult } from '../bisect.js';
+import { confirmedCause } from '../cause.js';
+import type { Divergence } from '../localize.js';
+import type { Attribution } from '../attribute.js';
+import { OriginalFrames } from '../source-maps/original.js';
+import { callKey, type StackOutcome } from '../stacks.js';
+import { runNames } from '../../report/text.js';
+import {
+  REPORT_SCHEMA,
+  type AttemptView,
+  type BumpVerdict,
+  type DivergenceView,
+  type EventView,
+  type FailureView,
+  type OrderingView,
+  type PerturbationView,
+  type Report,
+  type RunNames,
+  type RunView,
+  type SeedView,
+  type ShardView,
+} from '../../report/types.js';
+import { bumpSection, causeView, withBump } from './cause-view.js';
+import { counts, siteLabel, uncontrolledValues } from './counts.js';
+import { eventView, originalsIn, type Originals, type Taken } from './events.js';
+import { buildTimeline } from './timeline.js';
+
+export interface BuildOptions {
+  /** the project root on this disk, for code frames */
+  readonly root: string;
+  /** replay bisection's result, which overrides the heuristic cause when it decides */
+  readonly confirmation?: BisectResult | null;
+  /** the one-line command that replays run A */
+  readonly replay?: string | null;
+  /** `detdrift bump`: the lockfile changes, their scanned sites, and the verdict over the runs */
+  readonly bump?: { readonly verdict: BumpVerdict; readonly seed: string | null; readonly attribution: Attribution } | null;
+  /** `detdrift check --perturb`: which perturbation run A had, and every one tried (cli/perturb.ts) */
+  readonly perturbation?: PerturbationView | null;
+  /** stacks a replay re-run took, or failed to take, for calls their runs did not sample (cli/stacks.ts) */
+  readonly stacks?: readonly StackOutcome[] | null;
+  /** `check --runs N` (N > 2): each later run compared with the first */
+  readonly attempts?: readonly AttemptView[] | null;
+  /** `check`: the command failed in at least one run */
+  readonly failure?: FailureView | null;
+  /** `check`, `bump`: the seeds checked in turn, and the shard of the seed list they are */
+  readonly seeds?: readonly SeedView[] | null;
+  readonly shard?: ShardView | null;
+  /** what the report calls its runs when neither run A and run B nor a bump's base and head fit (the demo's are base and head) */
+  readonly runNames?: RunNames | null;
+}
+
+const NEARBY = 8;
+
+const MAX_SITES = 20;
+
+/** Builds the one report object that every renderer draws. The same comparison gives the same report. */
+export function buildReport(comparison: Comparison, options: BuildOptions): Report {
+  const focus = comparison.diverging ?? comparison.processes[0] ?? null;
+  const names = comparison.interner.names;
+  const outcomes = (options.stacks ?? []).filter((outcome) => outcome.ask.lineage === focus?.lineage);
+  const taken: Taken = new Map(outcomes.flatMap((outcome) => (outcome.frames ? [[callKey(outcome.ask.side, outcome.ask.index), outcome.frames] as const] : [])));
+  const originals = originalsIn(options.root);
+  const view = (row: Row | null, side: 'a' | 'b'): EventView | null => {
+    const trace = side === 'a' ? focus?.a : focus?.b;
+    return row && trace ? eventView(row, trace, names, originals, taken.get(callKey(side, row.index))) : null;
+  };
+  const divergence = (found: Divergence | null): DivergenceView | null =>
+    found && focus
+      ? { process: focus.lineage, index: { a: found.indexA, b: found.indexB }, reason: found.reason, a: view(found.a, 'a'), b: view(found.b, 'b') }
+      : null;
+  // Runs that agree may have run in another order in any process: the first that did says how.
+  const ordered = comparison.diverging ? focus : (comparison.processes.find((process) => process.alignment?.ordering) ?? null);
+  const ordering = ordered?.alignment?.ordering;
+  const decided = focus ? confirmedCause(focus, options.confirmation) : null;
+  return {
+    schema: REPORT_SCHEMA,
+    verdict: comparison.verdict,
+    runs: { a: runView(focus?.a ?? null), b: runView(focus?.b ?? null) },
+    runNames: options.runNames ?? null,
+    firstDivergence: divergence(focus?.first ?? null),
+    outputDivergence: divergence(focus?.output ?? null),
+    cause: focus && decided ? withBump(causeView(focus, decided, names, { root: options.root, runs: runNames(options) }, originals, outcomes), options.bump?.attribution.cause ?? null) : null,
+    ordering: ordering ? orderingView(ordered!, names) : null,
+    confirmation: options.confirmation
+      ? { status: options.confirmation.status, pinned: options.confirmation.pinned, total: options.confirmation.total, runs: options.confirmation.runs }
+      : null,
+    nearby: decided?.cause?.kind === 'outside' ? nearbyEvents(focus, names, originals, taken) : [],
+    replay: options.replay ?? null,
+    bump: options.bump ? bumpSection(options.bump, new OriginalFrames(options.root)) : null,
+    perturbation: options.perturbation ?? null,
+    attempts: options.attempts ?? null,
+    failure: options.failure ?? null,
+    seeds: options.seeds ?? null,
+    shard: options.shard ?? null,
+    timeline: focus ? buildTimeline(focus, (row, side) => view(row, side)!) : null,
+    traceProblems: comparison.problems.map(({ lineage, side, file, code, from, to, message }) => ({
+      process: lineage,
+      run: side,
+      trace: file,
+      code,
+      bytes: { from, to },
+      message,
+    })),
+    differences: {
+      processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
+      perApi: counts(focus, (kind) => names[kind.api]!, Infinity),
+      perSite: counts(focus, (kind, trace) => siteLabel(kind, trace, originals), MAX_SITES),
+      uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
+    },
+  };
+}
+
+/** Run A's I/O, timer and fs calls nearest the first output divergence, nearest first (the earlier of two as near). */
+function nearbyEvents(process: ProcessComparison | null, names: readonly string[], originals: Originals, taken: Taken): EventView[] {
+  if (!process?.a || !process.first) return [];
+  const trace = process.a;
+  const at = process.first.indexA;
+  const nearby: EventView[] = [];
+  const take = (index: number) => {
+    const family = index >= 0 && index < trace.calls.length ? trace.calls.kind(index).spec.family : null;
+    if (nearby.length < NEARBY && (family === 'fs' || family === 'timers')) nearby.push(eventView(trace.calls.at(index)!, trace, names, originals, taken.get(`a:${index}`)));
+  };
+  for (let distance = 0; nearby.length < NEARBY && (at - distance >= 0 || at + distance < trace.calls.length); distance++) {
+    take(at - distance);
+    if (distance > 0) take(at + distance);
+  }
+  return nearby;
+}
+
+/** Where a process's two runs make the same calls in another order, and how many calls moved context. */
+function orderingView({ lineage, alignment }: ProcessComparison, names: readonly string[]): OrderingView {
+  const { index, a, b } = alignment!.ordering!;
+  return { index, contexts: [names[a.ctx]!, names[b.ctx]!], process: lineage, moved: alignment!.moved };
+}
+
+function runView(trace: LoadedTrace | null): RunView | null {
+  if (!trace) return null;
+  const { header, ending } = trace;
+  return {
+    trace: trace.file,
+    node: header.node,
+    platform: header.platform,
+    arch: header.arch,
+    mode: header.mode,
+    seed: header.seed,
+    command: header.command,
+    lockfile: header.lockfile ? `${header.lockfile.file}:${header.lockfile.sha256.slice(0, 12)}` : null,
+    calls: trace.calls.length,
+    outputs: trace.outputs.length,
+    complete: ending.complete,
+    exitCode: ending.exitCode,
+  };
+}
