@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eventsOf, project, runHooked, runPlain, siteOf } from './helpers.js';
+import { eventsOf, project, runHooked, runHookedOk, runPlain, siteOf } from './helpers.js';
 
 test('every clock API is recorded with its value and call site', () => {
   const dir = project({
@@ -19,8 +19,7 @@ test('every clock API is recorded with its value and call site', () => {
       'console.log(JSON.stringify(seen));',
     ].join('\n'),
   });
-  const run = runHooked(['app.mjs'], { cwd: dir });
-  assert.equal(run.code, 0, run.stderr);
+  const run = runHookedOk(['app.mjs'], { cwd: dir });
   assert.equal(run.stderr, '');
   const seen = JSON.parse(run.stdout);
   const trace = run.traces.get('0')!;

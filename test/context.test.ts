@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { eventsOf, project, runHooked, type Trace } from './helpers.js';
+import { eventsOf, project, runHookedOk, type Trace } from './helpers.js';
 
 /**
  * Two timers whose callbacks each start more work (an immediate, a promise, a nested timer) and
@@ -26,8 +26,7 @@ function keysOf(trace: Trace, api: string): string[] {
 test('a context is named by the context that created it and its ordinal there, whatever ran first', () => {
   const dir = project({ 'app.js': APP });
   const keys = (first: string) => {
-    const run = runHooked(['app.js', first], { cwd: dir });
-    assert.equal(run.code, 0, run.stderr);
+    const run = runHookedOk(['app.js', first], { cwd: dir });
     const trace = run.traces.get('0')!;
     return { a: keysOf(trace, 'Math.random'), b: keysOf(trace, 'Date.now') };
   };

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { lines } from './cli-fixtures.js';
-import { eventsOf, project, REPO, runHooked, runPlain, type HookedRun } from './helpers.js';
+import { eventsOf, project, REPO, runHookedOk, runPlain, type HookedRun } from './helpers.js';
 
 /**
  * What a program sees once the fakes are gone, written to seen.json. A clock that stays put makes
@@ -140,8 +140,7 @@ function sameAsPlain(dir: string, args: readonly string[]): HookedRun {
   assert.equal(plain.code, 0, plain.stdout + plain.stderr);
   const expected = JSON.parse(readFileSync(join(dir, 'seen.json'), 'utf8')) as Record<string, { clock: string[] }>;
   for (const [label, { clock }] of Object.entries(expected)) assert.equal(clock[0], 'moves', `${label}: without the hook`);
-  const hooked = runHooked(args, { cwd: dir });
-  assert.equal(hooked.code, 0, hooked.stdout + hooked.stderr);
+  const hooked = runHookedOk(args, { cwd: dir });
   assert.deepEqual(JSON.parse(readFileSync(join(dir, 'seen.json'), 'utf8')), expected);
   return hooked;
 }

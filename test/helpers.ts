@@ -99,6 +99,13 @@ export function runHooked(args: readonly string[], options: RunOptions): HookedR
   return { ...run, traceDir, traces: readTraces(traceDir) };
 }
 
+/** runHooked for a program expected to succeed: the test fails with its output unless it exits 0. */
+export function runHookedOk(args: readonly string[], options: RunOptions): HookedRun {
+  const run = runHooked(args, options);
+  assert.equal(run.code, 0, `exit ${run.code} (${run.signal ?? 'no signal'})\n${run.stderr}${run.stdout}`);
+  return run;
+}
+
 function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { project, readTrace, readTraces, REGISTER, runHooked, runPlain, tempDir, type Trace } from './helpers.js';
+import { project, readTrace, readTraces, REGISTER, runHooked, runHookedOk, runPlain, tempDir, type Trace } from './helpers.js';
 
 /** Every fixture process runs `child.mjs LABEL`: its trace then says who it is. */
 const CHILD = "Date.now();\nconsole.log(process.argv[2]);\n";
@@ -54,8 +54,7 @@ test('every way to start a child process names its trace by lineage, the same in
     '0.8': 'fork',
     '0.9': 'shell',
   };
-  const first = runHooked(['root.mjs'], { cwd: dir });
-  assert.equal(first.code, 0, first.stderr);
+  const first = runHookedOk(['root.mjs'], { cwd: dir });
   assert.deepEqual(labels(first.traces), expected);
   // The second run names its trace directory relatively: children in another cwd still find it.
   const second = runPlain(['root.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: 'trace' } });
@@ -81,8 +80,7 @@ test('children started in parallel, and their own children, are named by who sta
     for (const g of [1, 2, 3]) expected[`0.${c}.${g}`] = `c${c}-${g}`;
   }
   for (let run = 0; run < 2; run++) {
-    const hooked = runHooked(['root.mjs'], { cwd: dir });
-    assert.equal(hooked.code, 0, hooked.stderr);
+    const hooked = runHookedOk(['root.mjs'], { cwd: dir });
     assert.deepEqual(labels(hooked.traces), expected, `run ${run + 1}`);
   }
 });
@@ -132,8 +130,7 @@ test('node --test runs each test file in a child named by file order, and a reco
       test('b', () => { spawnSync(process.execPath, ['child.mjs', 'own'], { env }); spawnSync(process.execPath, ['child.mjs', 'ours']); });\n`,
   });
   for (let run = 0; run < 2; run++) {
-    const hooked = runHooked(['--test', 'a.test.mjs', 'b.test.mjs'], { cwd: dir });
-    assert.equal(hooked.code, 0, hooked.stdout + hooked.stderr);
+    const hooked = runHookedOk(['--test', 'a.test.mjs', 'b.test.mjs'], { cwd: dir });
     // The runner itself runs no --import hook: its files are named by file, their children by number.
     assert.deepEqual(labels(hooked.traces), { '0.@a_test_mjs': 'a.test.mjs', '0.@b_test_mjs': 'b.test.mjs', '0.@b_test_mjs.2': 'ours' });
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { eventsOf, project, REGISTER, REPO, runHooked, runPlain, siteOf } from './helpers.js';
+import { eventsOf, project, REGISTER, REPO, runHooked, runHookedOk, runPlain, siteOf } from './helpers.js';
 
 test('os.hostname, os.cpus and os.tmpdir are recorded with their values and call sites; process.pid reads are not', () => {
   const dir = project({
@@ -15,8 +15,7 @@ test('os.hostname, os.cpus and os.tmpdir are recorded with their values and call
       'console.log(JSON.stringify(seen));',
     ].join('\n'),
   });
-  const run = runHooked(['app.mjs'], { cwd: dir });
-  assert.equal(run.code, 0, run.stderr);
+  const run = runHookedOk(['app.mjs'], { cwd: dir });
   assert.equal(run.stderr, '');
   const seen = JSON.parse(run.stdout);
   assert.equal(seen.same, [seen.host, seen.tmp, seen.host].join('|'), 'the program gets the real values');

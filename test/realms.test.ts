@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertSameAsPlain, eventsOf, project, runHooked, siteOf } from './helpers.js';
+import { assertSameAsPlain, eventsOf, project, runHooked, runHookedOk, siteOf } from './helpers.js';
 
 /** Draws and clock reads inside contexts made every way a program (or a runner) makes them, one per line. */
 const CONTEXTS = `import vm from 'node:vm';
@@ -15,8 +15,7 @@ runInContext('Math.random()', vm.createContext(vm.createContext({})), { filename
 
 test('every vm context records its Math.random and Date as the main realm does, with the line inside it', () => {
   const dir = project({ 'app.mjs': CONTEXTS });
-  const run = runHooked(['app.mjs'], { cwd: dir });
-  assert.equal(run.code, 0, run.stderr);
+  const run = runHookedOk(['app.mjs'], { cwd: dir });
   const trace = run.traces.get('0')!;
   const sites = (api: string) => eventsOf(trace, api).map((event) => siteOf(trace, event)?.file);
   assert.deepEqual(sites('Math.random'), ['made.js', 'twice.js']);
@@ -81,8 +80,7 @@ for (let i = 0; i < 5000; i++) Math.random();
 vm.runInNewContext('Math.random()', {}, 'test.js');
 `,
   });
-  const run = runHooked(['app.mjs'], { cwd: dir });
-  assert.equal(run.code, 0, run.stderr);
+  const run = runHookedOk(['app.mjs'], { cwd: dir });
   const trace = run.traces.get('0')!;
   const draws = eventsOf(trace, 'Math.random');
   assert.equal(draws.length, 5001);

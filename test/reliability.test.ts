@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Control } from '../tracer/format.js';
 import type { Chunk } from '../tracer/reader.js';
-import { eventsOf, project, REGISTER, REPO, runHooked, runPlain, siteOf, tempDir, type Run, type Trace } from './helpers.js';
+import { eventsOf, project, REGISTER, REPO, runHooked, runHookedOk, runPlain, siteOf, tempDir, type Run, type Trace } from './helpers.js';
 
 const OUR_LINE = /^detdrift: (ERR_DETDRIFT_[A-Z_]+): .*\n/gm;
 
@@ -491,8 +491,7 @@ test('a trace holds no crypto bytes, environment values or file contents, unless
       values: found(Buffer.from(drawn.values, 'hex')),
     };
   };
-  const observed = runHooked(['app.mjs'], { cwd: dir, env });
-  assert.equal(observed.code, 0, observed.stderr);
+  const observed = runHookedOk(['app.mjs'], { cwd: dir, env });
   const trace = rootTrace(observed);
   assert.deepEqual(trace.header.holds, []);
   assert.deepEqual(secrets(readFileSync(trace.file)), { token: false, key: false, bytes: false, uuid: false, values: false });
@@ -512,8 +511,7 @@ test('trace files are written 0600, and the directories the hook or the CLI crea
   const dir = project({ 'app.mjs': 'Date.now();\n' });
   const base = tempDir('detdrift-modes-');
   const traceDir = join(base, 'made', 'by', 'hook');
-  const hooked = runHooked(['app.mjs'], { cwd: dir, env: { DETDRIFT_TRACE: traceDir } });
-  assert.equal(hooked.code, 0, hooked.stderr);
+  const hooked = runHookedOk(['app.mjs'], { cwd: dir, env: { DETDRIFT_TRACE: traceDir } });
   assert.deepEqual([join(base, 'made'), join(base, 'made', 'by'), traceDir].map(permissions), ['700', '700', '700']);
   assert.equal(permissions(rootTrace(hooked).file), '600');
   const out = join(base, 'made', 'by', 'cli');

@@ -9,7 +9,7 @@ import type { Recorder } from '../instrument/recorder.js';
 import { install } from '../instrument/timers.js';
 import { Api } from '../tracer/apis.js';
 import type { TraceEvent } from '../tracer/reader.js';
-import { project, REPO, runHooked, runPlain, siteOf, type Trace } from './helpers.js';
+import { project, REPO, runHooked, runHookedOk, runPlain, siteOf, type Trace } from './helpers.js';
 
 const OWN = join(REPO, 'dist', 'instrument');
 
@@ -59,8 +59,7 @@ test('every timer form is recorded with its delay, at its scheduling site, and e
     'node_modules/dep/package.json': { name: 'dep', version: '1.0.0' },
     'node_modules/dep/index.js': "exports.wait = function wait() {\n  return require('timers').promises.setTimeout(3);\n};\n",
   });
-  const run = runHooked(['app.mjs'], { cwd: dir });
-  assert.equal(run.code, 0, run.stderr);
+  const run = runHookedOk(['app.mjs'], { cwd: dir });
   assert.equal(run.stderr, '');
   const trace = run.traces.get('0')!;
   const fired = (api: string, where: string, times = 1) =>
@@ -137,8 +136,7 @@ test('fires are recorded in firing order, not scheduling order, and two runs agr
 
 test('a fire carries the site of its schedule even when that call was not sampled', () => {
   const dir = project({ 'sampled.cjs': 'for (let i = 0; i < 3; i++) setTimeout(() => {}, i + 1);\n' });
-  const run = runHooked(['sampled.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '1/2' } });
-  assert.equal(run.code, 0, run.stderr);
+  const run = runHookedOk(['sampled.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '1/2' } });
   const events = run.traces.get('0')!.events.filter((event) => event.family === 'timers');
   // calls 0 (the first) and 2 (one in two) are sampled, call 1 is not: its fire has no site either
   assert.deepEqual(events.map((event) => [event.form, event.value, event.site === 0]), [
@@ -158,8 +156,7 @@ test('a timer refreshed after it fired keeps its fires: node creates it again on
       "setTimeout(() => console.log('fired', fired), 80);",
     ].join('\n'),
   });
-  const run = runHooked(['refresh.cjs'], { cwd: dir });
-  assert.equal(run.code, 0, run.stderr);
+  const run = runHookedOk(['refresh.cjs'], { cwd: dir });
   assert.equal(run.stdout, 'fired 3\n');
   const fires = run.traces.get('0')!.events.filter((event) => event.family === 'timers' && event.form === 'fire' && siteOf(run.traces.get('0')!, event)?.line === 2);
   assert.deepEqual(fires.map((event) => event.value), [1, 2, 3]);
