@@ -4,7 +4,7 @@
  * the traces, and `check --perturb` for the platform stand-in).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BumpReport, DetdriftRun, RawRuns } from './score.js';
@@ -113,4 +113,26 @@ export function runPerturb(cli: string, dir: string, testPath: string, seed: num
   } catch {
     return { exitCode: result.status, verdict: `error (exit ${result.status})`, dimension: null, cause: result.stderr.slice(-300), ms: result.ms };
   }
+}
+
+/** What `runRaw` and `runBump` recorded under out/, read back for `--rescore` (no install, no run). */
+export function readRecorded(out: string, seed: number): { raw: RawRuns; bump: DetdriftRun } {
+  const times = JSON.parse(readFileSync(join(out, 'times.json'), 'utf8')) as { raw: number; bump: Omit<DetdriftRun, 'report'> };
+  const log = (name: string) => readFileSync(join(out, 'raw', `${name}.log`), 'utf8');
+  let report: BumpReport | null = null;
+  try {
+    report = JSON.parse(readFileSync(join(out, `seed-${seed}`, 'bump.json'), 'utf8')) as BumpReport;
+  } catch {
+    report = null;
+  }
+  return {
+    raw: { base: [log('base-1'), log('base-2')], head: [log('head-1'), log('head-2')], ms: times.raw },
+    bump: { ...times.bump, report },
+  };
+}
+
+/** The times and exit status `readRecorded` needs besides the logs and the report. */
+export function writeTimes(out: string, raw: RawRuns, bump: DetdriftRun): void {
+  const { report: _report, ...rest } = bump;
+  writeFileSync(join(out, 'times.json'), `${JSON.stringify({ raw: raw.ms, bump: rest }, null, 2)}\n`);
 }

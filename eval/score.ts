@@ -116,12 +116,6 @@ export function scoreRaw(raw: RawRuns, truth: Truth): Row['raw'] {
   return { verdict, firstLine, names: firstLine ? namesIn(firstLine, truth.firstCall) : NONE, ms: raw.ms };
 }
 
-/** The package name of `name@version` (scoped names keep their scope). */
-function packageName(spec: string): string {
-  const at = spec.lastIndexOf('@');
-  return at > 0 ? spec.slice(0, at) : spec;
-}
-
 export function scoreDetdrift(run: DetdriftRun, truth: Truth): Row['detdrift'] {
   const report = run.report;
   const verdict = report?.bump?.verdict ?? (run.error ? `error (exit ${run.exitCode})` : 'no report');
@@ -134,12 +128,12 @@ export function scoreDetdrift(run: DetdriftRun, truth: Truth): Row['detdrift'] {
     cause && call
       ? {
           api: cause.api === call.api,
-          package: cause.package !== null && packageName(cause.package) === call.package,
+          // the version too: a call in base's copy of the package is not the call head added
+          package: cause.package === `${call.package}@${call.version}`,
           fileLine:
             cause.site !== null &&
             cause.site.line === call.line &&
-            cause.site.file.endsWith(`/${call.file}`) &&
-            cause.site.file.startsWith(`${call.package}@`),
+            cause.site.file === `${call.package}@${call.version}/${call.file}`,
         }
       : NONE;
   return { verdict, flagged, cause: described, names, ms: run.ms };

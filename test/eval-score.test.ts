@@ -71,6 +71,12 @@ test('a cause in another package or on another line is detected but not localize
   const row = scoreUpgrade('x', HRTIME, raw, bump('changed', elsewhere));
   assert.deepEqual(row.detdrift.names, { api: true, package: true, fileLine: false });
   assert.equal(row.outcome.raw, 'missed', 'equal head logs flag nothing');
+  const base = { ...AT_TEST_64, package: 'tap@0.4.13', site: { file: 'tap@0.4.13/lib/test.js', line: 64 } };
+  assert.deepEqual(scoreUpgrade('x', HRTIME, raw, bump('changed', base)).detdrift.names, {
+    api: true,
+    package: false,
+    fileLine: false,
+  }, "base's copy of the package is not where head's call lives");
   const other = { ...AT_TEST_64, package: 'tap-parser@1.0.0', site: { file: 'tap-parser@1.0.0/lib/test.js', line: 64 } };
   assert.deepEqual(scoreUpgrade('x', HRTIME, raw, bump('changed', other)).detdrift.names, {
     api: true,
