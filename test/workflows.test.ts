@@ -168,3 +168,19 @@ test('the seeds workflow checks one share of the seed list per matrix job, uploa
   assert.ok(String(page.uses).startsWith('actions/upload-artifact@'));
   assert.equal(map(page.with).path, 'detdrift-report.html');
 });
+
+test('the eval workflow runs npm run eval on Linux and macOS by hand, and uploads the tables of each platform', () => {
+  const file = '.github/workflows/eval.yml';
+  assertHygiene(file);
+  const { root } = workflow(file);
+  assert.deepEqual(Object.keys(map(root.on)), ['workflow_dispatch'], 'never on a push or a pull request: it installs from the registry');
+  const job = map(map(root.jobs).eval);
+  assert.deepEqual(plain(map(map(job.strategy).matrix).os), ['ubuntu-latest', 'macos-latest']);
+  const run = steps(job).find((step) => step.name === 'npm run eval')!;
+  assert.match(String(run.run), /^npm run eval -- /);
+  assert.equal(map(run.env).ONLY, '${{ inputs.only }}');
+  const tables = steps(job).find((step) => String(step.uses).startsWith('actions/upload-artifact@'))!;
+  assert.equal(tables.if, '${{ !cancelled() }}');
+  assert.equal(map(tables.with).name, 'eval-tables-${{ matrix.os }}');
+  assert.match(String(map(tables.with).path), /eval\/README\.md\neval\/results\//);
+});
