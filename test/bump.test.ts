@@ -191,3 +191,17 @@ test('a bump that adds a Date.now late in a loop, on a call the sampling skips: 
   assert.equal(report.firstDivergence.b?.site?.file, 'ticker@2.0.0/index.js', 'the first divergence is the same call, with the same stack');
   assert.match(run.stderr, /taking the stack of Date\.now call #5000 of process 0 \(not sampled\) by replaying run B/);
 });
+
+test('a bump that drops an old call and adds a new one elsewhere blames the call the new version adds, not the one that went with the old version', () => {
+  // v1 sets a timer in the read's callback (the first call base makes); v2 drops it and reads the clock at load, in a context base never ran a call in.
+  const app = "const runner = require('runner');\nrequire('node:fs').readFile(__filename, () => runner.tick());\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('runner', '1.0.0'), packages: { 'runner@1.0.0': 'exports.tick = function tick() {\n  setTimeout(() => {}, 0);\n};\n' } },
+    { tree: direct('runner', '2.0.0'), packages: { 'runner@2.0.0': "const started = Date.now();\nexports.tick = function tick() {\n  console.log('ticked', started > 0);\n};\n" } });
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'changed');
+  assert.equal(report.firstDivergence.a?.api, 'setTimeout', 'the runs part first where base set its timer');
+  assert.deepEqual([report.cause.api, report.cause.run, report.cause.site.file, report.cause.site.line], ['Date.now', 'b', 'runner@2.0.0/index.js', 1]);
+  assert.equal(report.cause.rule, 'the first call the new version of a changed package makes and the old tree does not');
+  assert.deepEqual(report.cause.bump, { name: 'runner', from: '1.0.0', to: '2.0.0', kind: 'major', path: ['runner'] });
+});
