@@ -205,3 +205,13 @@ test('a bump that drops an old call and adds a new one elsewhere blames the call
   assert.equal(report.cause.rule, 'the first call the new version of a changed package makes and the old tree does not');
   assert.deepEqual(report.cause.bump, { name: 'runner', from: '1.0.0', to: '2.0.0', kind: 'major', path: ['runner'] });
 });
+
+test("a program that prints its own path runs in base's worktree and in head's folder: the paths differ, the bump changed nothing, and the verdict says so", () => {
+  const app = "const { answer } = require('quiet');\nconsole.log(answer(), 'from', __filename);\nconsole.error(new Error('a failing test').stack.split('\\n')[1]);\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('quiet', '1.0.0'), packages: { 'quiet@1.0.0': 'exports.answer = () => 42;\n' } },
+    { tree: direct('quiet', '1.0.1'), packages: { 'quiet@1.0.1': '// faster now\nexports.answer = () => 42;\n' } });
+  const report = json(bump(dir), 0);
+  assert.equal(report.bump.verdict, 'unchanged');
+  assert.equal(report.cause, null);
+});
