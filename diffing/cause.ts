@@ -50,10 +50,10 @@ export function findCause(
   const added = edits.find((edit) => edit.kind === 'added');
   const removed = edits.find((edit) => edit.kind === 'removed');
   const brought = codeChanged && changed.size > 0 ? firstBrought(alignment, b, changed) : null;
-  if (brought) return { kind: 'call', row: brought, side: 'b', rule: 'the first call the new version of a changed package makes and the old tree does not' };
+  if (brought) return { kind: 'call', row: brought, side: 'b', rule: NEW_CALL };
   if (codeChanged && (added || removed)) {
     const edit = added ?? removed!;
-    const rule = added ? 'a call the new dependency tree makes and the old one does not' : 'a call the old dependency tree makes and the new one does not';
+    const rule = added ? NEW_CALL : 'a call the old dependency tree makes and the new one does not';
     return { kind: 'call', row: edit.row, side: added ? 'b' : 'a', rule };
   }
 
@@ -80,6 +80,7 @@ export function findCause(
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+const NEW_CALL = 'a call the new dependency tree makes and the old one does not';
 
 /**
  * B's first call made by the code of a changed package (its site's first frame: the package that

@@ -24,8 +24,12 @@ export class RootMask {
   }
 
   text(text: string): string {
+    // Indexed: the program may have replaced Array.prototype[Symbol.iterator] by now.
     let masked = text;
-    for (const form of this.forms) if (StringIncludes(masked, form)) masked = StringReplaceAll(masked, form, ROOT_TOKEN);
+    for (let i = 0; i < this.forms.length; i++) {
+      const form = this.forms[i]!;
+      if (StringIncludes(masked, form)) masked = StringReplaceAll(masked, form, ROOT_TOKEN);
+    }
     return masked;
   }
 

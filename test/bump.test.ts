@@ -202,7 +202,7 @@ test('a bump that drops an old call and adds a new one elsewhere blames the call
   assert.equal(report.bump.verdict, 'changed');
   assert.equal(report.firstDivergence.a?.api, 'setTimeout', 'the runs part first where base set its timer');
   assert.deepEqual([report.cause.api, report.cause.run, report.cause.site.file, report.cause.site.line], ['Date.now', 'b', 'runner@2.0.0/index.js', 1]);
-  assert.equal(report.cause.rule, 'the first call the new version of a changed package makes and the old tree does not');
+  assert.equal(report.cause.rule, 'a call the new dependency tree makes and the old one does not');
   assert.deepEqual(report.cause.bump, { name: 'runner', from: '1.0.0', to: '2.0.0', kind: 'major', path: ['runner'] });
 });
 
