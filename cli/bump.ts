@@ -74,7 +74,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       const base = baseRoot ? [await recordAt(`${prefix}-base-1`, baseRoot, seed), await recordAt(`${prefix}-base-2`, baseRoot, seed)] : [];
       const head = [await recordAt(`${prefix}-head-1`, headRoot, seed), await recordAt(`${prefix}-head-2`, headRoot, seed)];
       progress.clear();
-      const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true, sources: { a: baseRoot, b: headRoot } });
+      const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true, changed: versions('to'), sources: { a: baseRoot, b: headRoot } });
       const baseTwice = base[1] ? compare(base[0]!, base[1]) : null;
       const verdict = bumpVerdict(comparison, baseTwice, compare(head[0]!, head[1]!));
       if (verdict === 'already-nondeterministic' && options.mode === 'observe') progress.phase(observeHint(baseTwice!));

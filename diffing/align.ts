@@ -85,6 +85,11 @@ export interface Alignment {
   readonly ordering: { readonly index: number; readonly a: Row; readonly b: Row } | null;
   /** calls paired with the same call made in another context of the other run (Moves), before the divergence */
   readonly moved: number;
+  /**
+   * B's first call, in call order, of a kind `accept`s and that no call of A matches anywhere in A:
+   * a call only B's code makes (a bump's new code), wherever the alignment stopped
+   */
+  readonly firstOnlyInB: (accept: (kind: RowKind) => boolean) => Row | null;
 }
 
 /**
@@ -105,7 +110,20 @@ export function align(callsA: Rows, callsB: Rows, identify?: Identify): Alignmen
   // The call where its context parted was passed over, or paired after B's extra calls: as before, it is unpaired.
   if (structural?.a) partners[structural.a.index] = 0;
   const ordering = firstReordering(callsA, callsB, structural, sameCall, pass.inStep);
-  return { pairs: new Pairs(partners, end), structural, ordering, moved: pass.moves.movedBefore(end) };
+  const firstOnlyInB = (accept: (kind: RowKind) => boolean) => firstOnly(callsA, callsB, sameCall, accept);
+  return { pairs: new Pairs(partners, end), structural, ordering, moved: pass.moves.movedBefore(end), firstOnlyInB };
+}
+
+/** B's first call of a kind `accept`s and no kind of A matches; each kind judged once. */
+function firstOnly(callsA: Rows, callsB: Rows, sameCall: SameCall, accept: (kind: RowKind) => boolean): Row | null {
+  const judged = new Map<RowKind, boolean>();
+  for (let position = 0; position < callsB.length; position++) {
+    const kind = callsB.kind(position);
+    let only = judged.get(kind);
+    if (only === undefined) judged.set(kind, (only = accept(kind) && !callsA.kinds.some((kindA) => sameCall(kindA, kind))));
+    if (only) return callsB.at(position)!;
+  }
+  return null;
 }
 
 /** The earliest hunk with calls that found no match in another context, its edits cut to those. */

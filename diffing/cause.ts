@@ -1,9 +1,9 @@
 import type { Dimension } from '../instrument/perturb-dimensions.js';
-import type { ApiRow } from '../tracer/format.js';
 import type { Alignment } from './align.js';
 import type { BisectResult } from './bisect.js';
 import type { ProcessComparison } from './compare.js';
 import type { Divergence } from './localize.js';
+import { Control, type ApiRow } from '../tracer/format.js';
 import type { LoadedTrace, Row } from './load.js';
 
 export type CauseKind = 'call' | 'ordering' | 'outside';
@@ -23,8 +23,11 @@ export interface Cause {
 /**
  * The first uncontrolled call that explains the divergence. The rules, in order:
  *
- * 1. When the code differs (the lockfiles do: a bump), a call only one run makes is the cause:
- *    the first call the new tree adds, else the first it no longer makes.
+ * 1. When the code differs (the lockfiles do: a bump), a call only one run makes is the cause: the
+ *    first call B makes from the new version of a changed package (`changed`, head's `name@version`
+ *    of each package the bump moved) that A does not, wherever the alignment met it: a bump that
+ *    also drops calls of the old version parts the runs there first, but what it brought is the new
+ *    call. Else the first call of the first hunk the new tree adds, else the first it no longer makes.
  * 2. When run A was perturbed (`check --perturb`), the last call before the divergence of a source
  *    the perturbation varies (a directory listing for `dir-order`) whose value differs: what
  *    the perturbation changed, and the way it reached the divergence.
@@ -37,13 +40,22 @@ export interface Cause {
  *
  * Replay (`confidence: "replay-confirmed"`) can later prove or overturn the heuristic.
  */
-export function findCause(alignment: Alignment, first: Divergence, codeChanged: boolean, a: LoadedTrace, b: LoadedTrace): Cause {
+export function findCause(
+  alignment: Alignment,
+  first: Divergence,
+  codeChanged: boolean,
+  a: LoadedTrace,
+  b: LoadedTrace,
+  changed: ReadonlySet<string> = EMPTY,
+): Cause {
   const edits = alignment.structural?.edits ?? [];
   const added = edits.find((edit) => edit.kind === 'added');
   const removed = edits.find((edit) => edit.kind === 'removed');
+  const brought = codeChanged && changed.size > 0 ? firstBrought(alignment, b, changed) : null;
+  if (brought) return { kind: 'call', row: brought, side: 'b', rule: NEW_CALL };
   if (codeChanged && (added || removed)) {
     const edit = added ?? removed!;
-    const rule = added ? 'a call the new dependency tree makes and the old one does not' : 'a call the old dependency tree makes and the new one does not';
+    const rule = added ? NEW_CALL : 'a call the old dependency tree makes and the new one does not';
     return { kind: 'call', row: edit.row, side: added ? 'b' : 'a', rule };
   }
 
@@ -67,6 +79,21 @@ export function findCause(alignment: Alignment, first: Divergence, codeChanged: 
     return { kind: 'call', row: edit.row, side: added ? 'b' : 'a', rule: 'a call only one run makes' };
   }
   return { kind: 'outside', row: null, side: 'a', rule: 'no intercepted call explains the divergence' };
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+const NEW_CALL = 'a call the new dependency tree makes and the old one does not';
+
+/**
+ * B's first call made by the code of a changed package (its site's first frame: the package that
+ * calls, not one its stack passes through, such as a test runner calling the project's test) that
+ * no call of A matches, and whose value the program does not decide itself.
+ */
+function firstBrought(alignment: Alignment, b: LoadedTrace, changed: ReadonlySet<string>): Row | null {
+  return alignment.firstOnlyInB((kind) => {
+    const pkg = b.sites.get(kind.site)?.frames[0]?.package;
+    return pkg != null && changed.has(pkg) && kind.control !== Control.program;
+  });
 }
 
 /** A's last call before `before` that `counts` and whose value differs from its partner's in B. */

@@ -73,6 +73,11 @@ export interface CompareOptions {
    * is gone from the other run is then matched by its identity across versions (diffing/identity.ts)
    */
   readonly sources?: SourceRoots;
+  /**
+   * a bump's changed packages as head has them (`name@version`): a call B makes from one of them
+   * and A does not is the cause before any other (diffing/cause.ts, rule 1)
+   */
+  readonly changed?: ReadonlySet<string>;
   /** stacks replays took for calls their runs did not sample, by `takenKey` (cli/stacks.ts) */
   readonly taken?: ReadonlyMap<string, TakenStacks>;
 }
@@ -150,7 +155,7 @@ function compareProcess(
   const shown = (trace: LoadedTrace): LoadedTrace => ({ ...trace, outputs: keptOutputs(trace, runners) });
   const output = firstOutputDivergence(shown(left), shown(right));
   const first = firstDivergence(alignment, output, left, right);
-  const cause = first ? findCause(alignment, first, codeChanged, left, right) : null;
+  const cause = first ? findCause(alignment, first, codeChanged, left, right, options.changed) : null;
   return { lineage, a, b, alignment, output, first, cause, verdict: first ? 'diverge' : 'agree' };
 }
 

@@ -6,6 +6,7 @@ import { filePathOf } from '../tracer/stack.js';
 import { family, type Native } from './patch.js';
 import { absolutePath, real, SafeWeakMap, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
+import { RootMask } from './root-mask.js';
 
 /** How much of a write the trace keeps as text; the digest covers all of it. */
 const HEAD = 64;
@@ -19,14 +20,15 @@ interface OutputSettings {
  * What the program shows the world, so a divergence in what it did can be told from one in what
  * it drew: stdout and stderr writes, files written whole (`writeFile`, `appendFile` in every
  * form), checkpoints, and (in the recorder) the exit code. Streams to files and `fs.write` on a
- * descriptor are not followed.
+ * descriptor are not followed. What is recorded names the project root as ROOT_TOKEN (root-mask.ts).
  */
 export const install = family<OutputSettings>('output', (patcher, { recorder, root }) => {
   /** process.stdout and process.stderr, once created, and the API their writes are recorded as */
   const streams = new SafeWeakMap<object, number>();
   /** where their `write` comes from: patched once, for both streams */
   const owners = new SafeWeakSet<object>();
-  const recordWrites = recordWrite(recorder, streams);
+  const mask = new RootMask(root);
+  const recordWrites = recordWrite(recorder, streams, mask);
   // process.stdout is created on first access; patch it then, so the hook does not create it early.
   for (const [name, api] of [['stdout', Api.stdout], ['stderr', Api.stderr]] as const) {
     patcher.getter(process, name, {
@@ -46,7 +48,7 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ro
       },
     });
   }
-  const fileHandler = recordFile(recorder, root);
+  const fileHandler = recordFile(recorder, root, mask);
   for (const name of ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync'] as const) {
     patcher.method(fs, name, fileHandler);
   }
@@ -61,15 +63,16 @@ function ownerOf(target: object, key: PropertyKey): object | null {
   return null;
 }
 
-function recordWrite(recorder: Recorder, streams: WeakMap<object, number>): ProxyHandler<Native> {
+function recordWrite(recorder: Recorder, streams: WeakMap<object, number>, mask: RootMask): ProxyHandler<Native> {
   return {
     apply(target, thisArg, args) {
       const api = streams.get(thisArg as object);
       const chunk = ArgAt(args, 0);
       if (api !== undefined && recorder.on && (typeof chunk === 'string' || ArrayBufferIsView(chunk))) {
         try {
-          const head = typeof chunk === 'string' ? StringSlice(chunk, 0, HEAD) : textHead(chunk);
-          recorder.chunk(api, recorder.site(api), chunk as string | ArrayBufferView, head);
+          const shown = typeof chunk === 'string' ? mask.text(chunk) : mask.bytes(chunk as ArrayBufferView);
+          const head = typeof shown === 'string' ? StringSlice(shown, 0, HEAD) : textHead(shown);
+          recorder.chunk(api, recorder.site(api), shown, head);
         } catch (error) {
           recorder.fail('ERR_DETDRIFT_OUTPUT', error); // a bug of ours: the write itself is Node's to judge
         }
@@ -84,7 +87,7 @@ function recordWrite(recorder: Recorder, streams: WeakMap<object, number>): Prox
  * `appendFile` and `appendFileSync` write through `fs.writeFile` and `fs.writeFileSync`, the
  * patched exports: a write inside a recorded one, of the same file and data, is the same write.
  */
-function recordFile(recorder: Recorder, root: string): ProxyHandler<Native> {
+function recordFile(recorder: Recorder, root: string, mask: RootMask): ProxyHandler<Native> {
   let outerFile: unknown;
   let outerData: unknown;
   let writing = false;
@@ -96,7 +99,8 @@ function recordFile(recorder: Recorder, root: string): ProxyHandler<Native> {
       if (recorder.on && (typeof file === 'string' || FunctionHasInstance(URL, file)) && (typeof data === 'string' || ArrayBufferIsView(data))) {
         try {
           const path = displayPath(file as string | URL, root);
-          if (path !== null) recorder.chunk(Api.fileWrite, recorder.site(Api.fileWrite), data as string | ArrayBufferView, path);
+          const shown = typeof data === 'string' ? mask.text(data) : mask.bytes(data as ArrayBufferView);
+          if (path !== null) recorder.chunk(Api.fileWrite, recorder.site(Api.fileWrite), shown, path);
         } catch (error) {
           recorder.fail('ERR_DETDRIFT_OUTPUT', error);
         }

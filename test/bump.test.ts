@@ -191,3 +191,27 @@ test('a bump that adds a Date.now late in a loop, on a call the sampling skips: 
   assert.equal(report.firstDivergence.b?.site?.file, 'ticker@2.0.0/index.js', 'the first divergence is the same call, with the same stack');
   assert.match(run.stderr, /taking the stack of Date\.now call #5000 of process 0 \(not sampled\) by replaying run B/);
 });
+
+test('a bump that drops an old call and adds a new one elsewhere blames the call the new version adds, not the one that went with the old version', () => {
+  // v1 sets a timer in the read's callback (the first call base makes); v2 drops it and reads the clock at load, in a context base never ran a call in.
+  const app = "const runner = require('runner');\nrequire('node:fs').readFile(__filename, () => runner.tick());\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('runner', '1.0.0'), packages: { 'runner@1.0.0': 'exports.tick = function tick() {\n  setTimeout(() => {}, 0);\n};\n' } },
+    { tree: direct('runner', '2.0.0'), packages: { 'runner@2.0.0': "const started = Date.now();\nexports.tick = function tick() {\n  console.log('ticked', started > 0);\n};\n" } });
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'changed');
+  assert.equal(report.firstDivergence.a?.api, 'setTimeout', 'the runs part first where base set its timer');
+  assert.deepEqual([report.cause.api, report.cause.run, report.cause.site.file, report.cause.site.line], ['Date.now', 'b', 'runner@2.0.0/index.js', 1]);
+  assert.equal(report.cause.rule, 'a call the new dependency tree makes and the old one does not');
+  assert.deepEqual(report.cause.bump, { name: 'runner', from: '1.0.0', to: '2.0.0', kind: 'major', path: ['runner'] });
+});
+
+test("a program that prints its own path runs in base's worktree and in head's folder: the paths differ, the bump changed nothing, and the verdict says so", () => {
+  const app = "const { answer } = require('quiet');\nconsole.log(answer(), 'from', __filename);\nconsole.error(new Error('a failing test').stack.split('\\n')[1]);\n";
+  const dir = repository('npm-v3', app,
+    { tree: direct('quiet', '1.0.0'), packages: { 'quiet@1.0.0': 'exports.answer = () => 42;\n' } },
+    { tree: direct('quiet', '1.0.1'), packages: { 'quiet@1.0.1': '// faster now\nexports.answer = () => 42;\n' } });
+  const report = json(bump(dir), 0);
+  assert.equal(report.bump.verdict, 'unchanged');
+  assert.equal(report.cause, null);
+});

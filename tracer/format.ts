@@ -80,11 +80,20 @@ export const Tag = Object.freeze({
   digest: 6,
   /** a list of strings: a directory listing in the order the program saw it */
   list: 7,
-  /** what the program showed the world: a digest of the bytes (`\r\n` read as `\n`, tracer/digest.ts digestLines), their length, and a head (text or a path) */
+  /**
+   * what the program showed the world: a digest of the bytes (`\r\n` read as `\n`, tracer/digest.ts
+   * digestLines; the project root as ROOT_TOKEN), their length, and a head (text or a path)
+   */
   chunk: 8,
   /** raw bytes, only in traces made for replay (the header's `holds` says so: they can be secrets; held.ts) */
   bytes: 9,
 });
+
+/**
+ * What the project root becomes in a recorded output (instrument/root-mask.ts): a bump's base runs
+ * in a worktree and head in the project, and a stack trace the program prints names either.
+ */
+export const ROOT_TOKEN = '<root>';
 
 /** Who decided an event's value: the real source, detdrift's control mode, or the program's own stub. */
 export const Control = Object.freeze({ none: 0, detdrift: 1, program: 2, replay: 3 });
