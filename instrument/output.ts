@@ -21,7 +21,7 @@ interface OutputSettings {
  * form), checkpoints, and (in the recorder) the exit code. Streams to files and `fs.write` on a
  * descriptor are not followed.
  */
-export const install = family<OutputSettings>('output', (patcher, { recorder, root }) => {
+export const install = family<OutputSettings>('output', (patcher, { recorder }) => {
   /** process.stdout and process.stderr, once created, and the API their writes are recorded as */
   const streams = new SafeWeakMap<object, number>();
   /** where their `write` comes from: patched once, for both streams */
@@ -46,11 +46,17 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ro
       },
     });
   }
+});
+
+/** The files written whole: the output family's half that waits for the program's fs (deferred.ts). */
+export const installFiles = family<OutputSettings>('output files', (patcher, { recorder, root }) => {
   const fileHandler = recordFile(recorder, root);
-  for (const name of ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync'] as const) {
-    patcher.method(fs, name, fileHandler);
+  // index loops: the family may install in the program's time (deferred.ts), under its built-ins
+  const names = ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync'] as const;
+  for (let i = 0; i < names.length; i++) {
+    patcher.method(fs, names[i]!, fileHandler);
+    if (i % 2 === 0) patcher.method(fs.promises, names[i]!, fileHandler); // the promise forms of the two
   }
-  for (const name of ['writeFile', 'appendFile'] as const) patcher.method(fs.promises, name, fileHandler);
 });
 
 /** The object in `target`'s prototype chain, itself first, that holds `key`; null when none does. */
