@@ -7,7 +7,9 @@
  * does anything, and of one that loads the builtins the hook must patch before the program runs.
  * `node -e 0` is also measured, in the same alternation, without the hook's code cache (its first
  * start on a machine: DETDRIFT_CODE_CACHE=off), and under the hook's code as tsc emits it, module
- * by module: what the cache and bundling the code into one file save.
+ * by module: what the cache and bundling the code into one file save. `node -e` loads node:crypto
+ * as it starts and a file does not: an empty module file is measured too, which pays for any
+ * builtin the hook loads. Last, the CLI: `detdrift --version` against `node -e 0`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -21,6 +23,8 @@ const RUNS_PER_ROUND = 6;
 const EVAL_ZERO = ['-e', '0'];
 const IMPORTS = [join(BENCH_FIXTURES, 'startup-imports.mjs')];
 const UNBUNDLED = join(BENCH_FIXTURES, 'unbundled.mjs');
+const EMPTY_FILE = [join(BENCH_FIXTURES, 'empty.mjs')];
+const CLI_VERSION = [join(REPO, 'dist', 'cli', 'main.js'), '--version'];
 
 /** What any hook pays: `node --import` of a module that does nothing, and of one that loads what ours patches. */
 const FLOORS: ReadonlyArray<readonly [string, string]> = [
@@ -44,7 +48,9 @@ export function benchStartup(rounds: number): void {
       row('node -e 0, no code cache (the first start)', [plain!, uncached!]),
       row("node -e 0, the hook unbundled (tsc's modules)", [plain!, unbundled!]),
     );
+    rows.push(row('node empty.mjs (a file: no node:crypto at start)', measure(runs, [['plain', EMPTY_FILE], ['hooked', ['--import', REGISTER, ...EMPTY_FILE]]], traceDir)));
     rows.push(row('ESM importing child_process, fs, crypto', measure(runs, [['plain', IMPORTS], ['hooked', ['--import', REGISTER, ...IMPORTS]]], traceDir)));
+    rows.push(row('cli: detdrift --version, against node -e 0', measure(runs, [['plain', EVAL_ZERO], ['cli', CLI_VERSION]], traceDir)));
     console.log(`\nStart-up (observe mode, cwd ${REPO}, median of ${runs} alternating runs)`);
     console.log(table(['program', 'plain ms', 'with --import ms', 'ratio'], rows));
   } finally {

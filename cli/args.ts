@@ -1,9 +1,7 @@
 import { parseArgs } from 'node:util';
-import { COMMANDS, parseTable, type Command } from './commands.js';
+import type { Command } from './commands.js';
 import { CliError } from './errors.js';
-import { commandHelp, toolHelp } from './help.js';
 import type { Logger } from './logger.js';
-import { nearest } from './nearest.js';
 import type { CommonOptions, RawInvocation } from './options.js';
 import { MANIFEST } from './package.js';
 
@@ -19,28 +17,33 @@ export type Invocation =
 /**
  * `detdrift <command> [options] [-- CMD...]`: the tool's own flags stay before `--`, the traced
  * command after it, which is never parsed (so `-- node --inspect app.js` reaches node intact).
+ * The command table, help and suggestions load when a command line needs them: `--version`
+ * starts in about the time Node does.
  */
-export function parseCommandLine(argv: readonly string[], cwd: string): Invocation {
+export async function parseCommandLine(argv: readonly string[], cwd: string): Promise<Invocation> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') return { kind: 'print', text: `${MANIFEST.version}\n` };
+  const { COMMANDS } = await import('./commands.js');
   const names = Object.keys(COMMANDS);
   if (name === undefined) throw new CliError('ERR_USAGE', `no command given; commands: ${names.join(', ')}`);
-  if (name === '--help' || name === '-h') return { kind: 'print', text: toolHelp(COMMANDS) };
-  if (name === 'help') return { kind: 'print', text: rest[0] !== undefined ? commandHelp(rest[0], commandNamed(rest[0])) : toolHelp(COMMANDS) };
-  if (name === '--version' || name === '-v') return { kind: 'print', text: `${MANIFEST.version}\n` };
-  const command = commandNamed(name);
-  const raw = parse(name, rest, command);
-  if (raw.values.help === true) return { kind: 'print', text: commandHelp(name, command) };
+  if (name === '--help' || name === '-h' || (name === 'help' && rest[0] === undefined)) return { kind: 'print', text: (await import('./help.js')).toolHelp(COMMANDS) };
+  if (name === 'help') return { kind: 'print', text: (await import('./help.js')).commandHelp(rest[0]!, await commandNamed(rest[0]!, COMMANDS)) };
+  const command = await commandNamed(name, COMMANDS);
+  const raw = await parse(name, rest, command);
+  if (raw.values.help === true) return { kind: 'print', text: (await import('./help.js')).commandHelp(name, command) };
   return { kind: 'run', ...command.prepare(raw, cwd) };
 }
 
-function commandNamed(name: string): Command {
+async function commandNamed(name: string, COMMANDS: Readonly<Record<string, Command>>): Promise<Command> {
   if (Object.hasOwn(COMMANDS, name)) return COMMANDS[name]!;
+  const { nearest } = await import('./nearest.js');
   const near = nearest(name, Object.keys(COMMANDS));
   const commands = `commands: ${Object.keys(COMMANDS).join(', ')}`;
   throw new CliError('ERR_USAGE', `unknown command ${JSON.stringify(name)}${near ? `: did you mean "${near}"? (${commands})` : `; ${commands}`}`);
 }
 
-function parse(name: string, args: readonly string[], command: Command): RawInvocation {
+async function parse(name: string, args: readonly string[], command: Command): Promise<RawInvocation> {
+  const { parseTable } = await import('./commands.js');
   const options = { ...parseTable(command.options), help: { type: 'boolean', short: 'h' } } as const;
   const given = withOptionalValues(args);
   let parsed;
@@ -50,7 +53,7 @@ function parse(name: string, args: readonly string[], command: Command): RawInvo
     // util.parseArgs reports bad usage as ERR_PARSE_ARGS_*; anything else is ours to fail on.
     const code = String((error as { code?: unknown }).code);
     if (!code.startsWith('ERR_PARSE_ARGS_')) throw error;
-    const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOption(given, Object.keys(options)) : null;
+    const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? await unknownOption(given, Object.keys(options)) : null;
     throw new CliError('ERR_USAGE', unknown ? `${unknown} (detdrift ${name})` : (error as Error).message, { cause: error });
   }
   const { values, positionals, tokens } = parsed;
@@ -61,10 +64,11 @@ function parse(name: string, args: readonly string[], command: Command): RawInvo
 }
 
 /** `unknown option --sed; did you mean --seed?`: the first option the command does not take, and the one nearest it. */
-function unknownOption(args: readonly string[], known: readonly string[]): string | null {
+async function unknownOption(args: readonly string[], known: readonly string[]): Promise<string | null> {
   const { tokens } = parseArgs({ args: [...args], strict: false, allowPositionals: true, tokens: true });
   const token = tokens.find((candidate) => candidate.kind === 'option' && !known.includes(candidate.name));
   if (token?.kind !== 'option') return null;
+  const { nearest } = await import('./nearest.js');
   const near = nearest(token.name, known);
   return `unknown option ${token.rawName}${near ? `: did you mean --${near}?` : ''}`;
 }

@@ -9,7 +9,7 @@ async function main(argv: readonly string[]): Promise<number> {
   let logger: Logger | undefined;
   try {
     checkNodeVersion(process.versions.node);
-    const invocation = parseCommandLine(argv, process.cwd());
+    const invocation = await parseCommandLine(argv, process.cwd());
     if (invocation.kind === 'print') {
       process.stdout.write(invocation.text);
       return 0;

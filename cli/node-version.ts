@@ -1,4 +1,5 @@
-import semver from 'semver';
+// the one function, not semver's index: that loads all of semver, twice the start-up of `node -e 0`
+import satisfies from 'semver/functions/satisfies.js';
 import { CliError } from './errors.js';
 import { MANIFEST } from './package.js';
 
@@ -8,6 +9,6 @@ import { MANIFEST } from './package.js';
  * and V8 call-site details whose behaviour was only checked on those lines.
  */
 export function checkNodeVersion(version: string, range: string = MANIFEST.engines.node): void {
-  if (semver.satisfies(version, range)) return;
+  if (satisfies(version, range)) return;
   throw new CliError('ERR_NODE_VERSION', `Node.js ${version} is not supported: detdrift needs Node.js ${range}`);
 }

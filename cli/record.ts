@@ -98,6 +98,10 @@ function readEnding(file: string): string {
   let reader: TraceReader | undefined;
   try {
     reader = TraceReader.open(file);
+    // a trace that ended well is told from its end record: decoding a million events costs the
+    // run half a second more
+    const quick = reader.quickEnding();
+    if (quick !== null) return describeEnding(quick);
     for (const _event of reader.events());
     return describeEnding(reader.ending);
   } catch (error) {

@@ -1,10 +1,10 @@
-import childProcess, { ChildProcess } from 'node:child_process';
-import workerThreads from 'node:worker_threads';
+import type ChildProcesses from 'node:child_process';
+import type WorkerThreads from 'node:worker_threads';
 import { createMirror } from '../tracer/mirror.js';
 import { encode, HOOK_VARIABLES, VARS, type HookSettings } from '../tracer/settings.js';
-import { MIRROR_KEY, WORKER_KEY } from './lineage.js';
+import { LINEAGE_KEY, MIRROR_KEY, WORKER_KEY } from './lineage.js';
 import { family, wrap, type Patcher } from './patch.js';
-import { real } from './real.js';
+import { builtin, real } from './real.js';
 import type { TraceHeader } from '../tracer/format.js';
 import { ArgAt, ArrayCopy, ArrayIsArray, ObjectAssign, ObjectCreate, ObjectHasOwn, StringIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
 import { watchWorker } from './workers.js';
@@ -22,8 +22,25 @@ interface Session {
   readonly lockfile: TraceHeader['lockfile'];
 }
 
+/** What children get, read from the environment as the program starts (the family may install later). */
+export interface Children {
+  readonly lineage: string;
+  /** the hook variables a child gets, but its spawn name */
+  readonly vars: Readonly<Record<string, string>>;
+  /** their names, and the spawn name's */
+  readonly keys: readonly string[];
+  /** DETDRIFT_TRACE as the program started */
+  readonly traceDir: string | undefined;
+}
+
+/** The session as children get it: call it before the program runs. */
+export function childrenOf({ lineage, settings, lockfile }: Session): Children {
+  const vars = sessionVars(settings, lockfile);
+  return { lineage, vars, keys: [...Object.keys(vars), SPAWN_VAR], traceDir: process.env[TRACE_VAR] };
+}
+
 /**
- * Gives every child process and worker thread its lineage name, so its hook (carried by
+ * Gives every child process (and, through installWorkers, worker thread) its lineage name, so its hook (carried by
  * NODE_OPTIONS) names its trace the same in every run: `<parent>.<n>` for the parent's n-th child
  * process, `<parent>.w<n>` for its n-th `new Worker` (eval workers count, though the hook does not
  * run in them). Numbers follow the order of the calls, not of the children's start or end.
@@ -33,16 +50,14 @@ interface Session {
  * this process's settings with the trace directory and project root made absolute, so a child in
  * another cwd writes to the same place.
  */
-export const install = family<Session>('children', (patcher, { lineage, settings, lockfile }) => {
+export const install = family<Children>('children', (patcher, { lineage, vars: session, keys, traceDir: original }) => {
+  const childProcess = builtin<typeof ChildProcesses>('node:child_process');
   let spawned = 0;
-  const session = sessionVars(settings, lockfile);
-  const original = process.env[TRACE_VAR];
   const ours = (trace: string | undefined) => trace === undefined || trace === original;
   const childVars = () => ({ ...session, [SPAWN_VAR]: `${lineage}.${++spawned}` });
-  const keys = [...Object.keys(session), SPAWN_VAR];
 
   // spawn, fork, exec and execFile all pass here with normalized options: the env as `envPairs`.
-  patcher.method(ChildProcess.prototype, 'spawn', {
+  patcher.method(childProcess.ChildProcess.prototype, 'spawn', {
     apply(target, thisArg, args: unknown[]) {
       const options = ArgAt(args, 0) as { envPairs?: unknown } | undefined;
       const vars = childVars();
@@ -65,7 +80,11 @@ export const install = family<Session>('children', (patcher, { lineage, settings
   };
   // spawnSync(file, args?, options?), execFileSync likewise, execSync(command, options?)
   const at = (args: unknown[]) => (ArgAt(args, 1) == null || ArrayIsArray(ArgAt(args, 1)) ? 2 : 1);
-  for (const [name, index] of [['spawnSync', at], ['execFileSync', at], ['execSync', () => 1]] as const) {
+  // an index loop: the family may install in the program's time (deferred.ts), under its built-ins
+  const forms = [['spawnSync', at], ['execFileSync', at], ['execSync', () => 1]] as const;
+  for (let form = 0; form < forms.length; form++) {
+    const name = forms[form]![0];
+    const index = forms[form]![1];
     patcher.method(childProcess, name, {
       apply(target, thisArg, args: unknown[]) {
         const copy = ArrayCopy(args);
@@ -75,7 +94,16 @@ export const install = family<Session>('children', (patcher, { lineage, settings
       },
     });
   }
-  nameWorkers(patcher, lineage);
+});
+
+/**
+ * The worker threads' half of the children family: `new Worker` names its thread, and any worker
+ * learns this thread's lineage (claimTraceFile says it where worker_threads was loaded already).
+ */
+export const installWorkers = family<Children>('workers', (patcher, { lineage }) => {
+  const threads = builtin<typeof WorkerThreads>('node:worker_threads');
+  threads.setEnvironmentData(LINEAGE_KEY, lineage);
+  nameWorkers(patcher, threads, lineage);
 });
 
 /** The value of `key` among `KEY=value` pairs, undefined when it is not there. */
@@ -101,24 +129,24 @@ function withPairs(pairs: readonly string[], vars: Record<string, string>, keys:
  * Wraps `Worker` so each construction passes its name to the new thread as environment data, with
  * the shared memory its writer builds chunks in, which is watched here for the worker's end.
  */
-function nameWorkers(patcher: Patcher, lineage: string): void {
-  const Worker = workerThreads.Worker;
+function nameWorkers(patcher: Patcher, workerThreads: typeof WorkerThreads, lineage: string): void {
+  const { Worker, getEnvironmentData, setEnvironmentData } = workerThreads;
   let started = 0;
   const named: typeof Worker = wrap(Worker, {
     construct(target, args, newTarget) {
-      const before = real.getEnvironmentData(WORKER_KEY);
-      const beforeMirror = real.getEnvironmentData(MIRROR_KEY);
+      const before = getEnvironmentData(WORKER_KEY);
+      const beforeMirror = getEnvironmentData(MIRROR_KEY);
       const mirror = createMirror();
-      real.setEnvironmentData(WORKER_KEY, `${lineage}.w${++started}`);
-      real.setEnvironmentData(MIRROR_KEY, mirror);
+      setEnvironmentData(WORKER_KEY, `${lineage}.w${++started}`);
+      setEnvironmentData(MIRROR_KEY, mirror);
       try {
         const worker = real.construct(target, args, newTarget === named ? target : newTarget) as object;
         watchWorker(worker, mirror);
         return worker;
       } finally {
         // undefined deletes the keys again
-        real.setEnvironmentData(WORKER_KEY, before as string);
-        real.setEnvironmentData(MIRROR_KEY, beforeMirror as object | undefined);
+        setEnvironmentData(WORKER_KEY, before as string);
+        setEnvironmentData(MIRROR_KEY, beforeMirror as object | undefined);
       }
     },
   });

@@ -3,24 +3,21 @@ import { Tag } from '../tracer/format.js';
 import { ArrayIsArray, BigInt, MathFloor } from '../tracer/primordials.js';
 import { Controller } from './control.js';
 import { family, imitate, type Patcher } from './patch.js';
-import { real } from './real.js';
+import { builtin, real } from './real.js';
+import type PerfHooks from 'node:perf_hooks';
 import { CONTROLLED, REPLAYED, numberSource, type Recorder, type Sampling } from './recorder.js';
 
 /**
  * The clocks: `Date` (constructed without arguments, called as a function, `Date.now`),
- * `performance.now` and `timeOrigin` (on `Performance.prototype`, which covers `perf_hooks`),
- * `process.hrtime`, `process.hrtime.bigint` and `process.uptime`. In control mode every one reads
- * the virtual clock (control.ts), and in replay the recorded value. Each stays the kind of property
+ * `process.hrtime`, `process.hrtime.bigint` and `process.uptime`; `performance.now` and
+ * `timeOrigin` are installPerformance's. In control mode every one reads the virtual clock
+ * (control.ts), and in replay the recorded value. Each stays the kind of property
  * it was: a `Date.now` the program assigns itself is its own, and goes unrecorded.
  */
 export const install = family<Recorder>('clock', (patcher, recorder) => {
   const clock = recorder.controller;
   const { wallMs, monoNs, flags } = clockOf(recorder);
   patchDate(patcher, recorder, globalThis, null, { wallMs, flags });
-
-  const performancePrototype = Object.getPrototypeOf(performance) as object;
-  patcher.method(performancePrototype, 'now', numberSource(recorder, Api.performanceNow, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e6 : undefined, flags));
-  patcher.getter(performancePrototype, 'timeOrigin', numberSource(recorder, Api.performanceTimeOrigin, Tag.f64, clock ? () => wallMs(0) : undefined, flags));
   patcher.method(process, 'uptime', numberSource(recorder, Api.uptime, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e9 : undefined, flags));
 
   patcher.method(real.hrtime, 'bigint', (target) => {
@@ -51,6 +48,19 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
     }.hrtime;
     return imitate(target, hrtime);
   });
+});
+
+/**
+ * `performance.now` and `timeOrigin`, on `Performance.prototype`: apart from the other clocks, for
+ * `globalThis.performance` and perf_hooks load a dozen modules that a program may never need
+ * (deferred.ts).
+ */
+export const installPerformance = family<Recorder>('performance', (patcher, recorder) => {
+  const clock = recorder.controller;
+  const { wallMs, monoNs, flags } = clockOf(recorder);
+  const performancePrototype = real.getPrototypeOf(builtin<typeof PerfHooks>('node:perf_hooks').performance) as object;
+  patcher.method(performancePrototype, 'now', numberSource(recorder, Api.performanceNow, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e6 : undefined, flags));
+  patcher.getter(performancePrototype, 'timeOrigin', numberSource(recorder, Api.performanceTimeOrigin, Tag.f64, clock ? () => wallMs(0) : undefined, flags));
 });
 
 /** What the clocks show of the virtual clock's nanoseconds, and the tag flags of what they show. */

@@ -1,9 +1,9 @@
-import cryptoModule from 'node:crypto';
+import type cryptoTypes from 'node:crypto';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { ArgAt, ArrayBufferIsView, ArrayCopy, bytesOf, FunctionHasInstance, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
 import { family, wrapPlain, type Call, type Native, type Patcher } from './patch.js';
-import { callerFile, dataValue, real } from './real.js';
+import { builtin, callerFile, dataValue, real } from './real.js';
 import type { Stream } from './control.js';
 import * as substitutes from './crypto-control.js';
 import type { Substitute } from './crypto-control.js';
@@ -23,6 +23,8 @@ import { CONTROLLED, REPLAYED, type Recorder } from './recorder.js';
  * are not re-derived here), `randomInt` the size of its range (max - min).
  */
 export const install = family<Recorder>('crypto', (patcher, recorder) => {
+  // loaded here, not when the hook starts: the family may wait for the program's first load of it
+  const cryptoModule = builtin<typeof cryptoTypes>('node:crypto');
   const control = recorder.controller;
   flags = control ? CONTROLLED : 0;
   const substitute = (api: string, make: (stream: Stream) => Substitute) => (control ? make(control.stream(api)) : undefined);
@@ -33,10 +35,10 @@ export const install = family<Recorder>('crypto', (patcher, recorder) => {
   patcher.method(cryptoModule, 'randomFillSync', observe(recorder, digestOf(Api.randomFillSync), substitute('crypto.randomFillSync', substitutes.fillSync)));
   patcher.method(cryptoModule, 'randomInt', observe(recorder, recordRandomInt, substitute('crypto.randomInt', substitutes.randomInt)));
   // The module's getRandomValues is a non-configurable getter whose function calls this method.
-  const web = Object.getPrototypeOf(cryptoModule.webcrypto) as object;
+  const web = real.getPrototypeOf(cryptoModule.webcrypto) as object;
   patcher.method(web, 'randomUUID', observe(recorder, digestOf(Api.randomUUIDWeb), uuid));
   patcher.method(web, 'getRandomValues', observe(recorder, recordGetRandomValues, substitute('crypto.getRandomValues', substitutes.fillSync)));
-  patchAliases(patcher, randomBytes, cryptoModule.randomBytes);
+  patchAliases(patcher, cryptoModule, randomBytes, cryptoModule.randomBytes);
 });
 
 /** CONTROLLED while control mode supplies the values, else 0; set once by install. */
@@ -166,8 +168,10 @@ function calledFromModule(wrapper: Native): boolean {
  * Under --pending-deprecation they yield a deprecate() wrapper that calls Node's internal
  * randomBytes; that is left alone (unrecorded), and the hook never reads them itself.
  */
-function patchAliases(patcher: Patcher, original: Native, wrapper: Native): void {
-  for (const key of ['pseudoRandomBytes', 'prng', 'rng']) {
+function patchAliases(patcher: Patcher, cryptoModule: object, original: Native, wrapper: Native): void {
+  const keys = ['pseudoRandomBytes', 'prng', 'rng'];
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const descriptor = real.getOwnPropertyDescriptor(cryptoModule, key);
     if (descriptor && 'value' in descriptor && descriptor.value === original) {
       patcher.value(cryptoModule, key, wrapper);

@@ -60,7 +60,10 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
     if (stats === undefined) recorder.number(api, Tag.none, site, 0);
     else recorder.number(api, Tag.f64, site, Number((stats as fs.Stats | fs.BigIntStats).mtimeMs));
   };
-  for (const name of ['stat', 'lstat', 'fstat']) {
+  // index loops: the family may install in the program's time (deferred.ts), under its built-ins
+  const stats = ['stat', 'lstat', 'fstat'];
+  for (let i = 0; i < stats.length; i++) {
+    const name = stats[i]!;
     patch(exports, name, 'callback', Api.stat, mtime(Api.stat));
     patch(exports, `${name}Sync`, 'sync', Api.statSync, mtime(Api.statSync));
     if (name !== 'fstat') patch(promises, name, 'promise', Api.statPromise, mtime(Api.statPromise));

@@ -1,16 +1,15 @@
 import { join, relative, sep } from 'node:path';
-import { isMainThread, threadId } from 'node:worker_threads';
 import { makeDirectory, TRACE_FILE_MODE } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { isMirror, type ChunkMirror } from '../tracer/mirror.js';
 import { VARS } from '../tracer/settings.js';
-import { real } from './real.js';
+import { loadedThreads, real, type Threads } from './real.js';
 import { StringCharCodeAt, StringEndsWith, StringIncludes, StringLastIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
 
 const MathMax = Math.max;
 
 /** This thread's own lineage, for workers whose constructor did not pass through our wrapper. */
-const LINEAGE_KEY = 'detdrift.lineage';
+export const LINEAGE_KEY = 'detdrift.lineage';
 /** The name the parent gave a worker it constructed (children.ts sets it around `new Worker`). */
 export const WORKER_KEY = 'detdrift.worker';
 /** The memory the parent reads a worker's unwritten events from (tracer/mirror.ts), set with the name. */
@@ -42,8 +41,10 @@ const MAX_TRIES = 1000;
  * created exclusively, so processes that race for one each get their own.
  */
 export function claimTraceFile(traceDir: string, spawn: string | null): Claimed {
-  const wanted = isMainThread ? processName(spawn) : workerName(spawn);
-  const mirror = isMainThread ? null : takeMirror();
+  const threads = loadedThreads();
+  const worker = threads !== null && !threads.isMainThread ? threads : null;
+  const wanted = worker ? workerName(worker, spawn) : processName(spawn);
+  const mirror = worker ? takeMirror(worker) : null;
   makeDirectory(traceDir, (dir, mode) => real.mkdirSync(dir, mode));
   let suffix = 1;
   for (let tries = 1; ; tries++) {
@@ -51,7 +52,8 @@ export function claimTraceFile(traceDir: string, spawn: string | null): Claimed 
     const file = join(traceDir, lineage + TRACE_EXTENSION);
     try {
       const fd = real.openSync(file, 'wx', TRACE_FILE_MODE);
-      real.setEnvironmentData(LINEAGE_KEY, lineage);
+      // without worker_threads yet, the workers family says it when the program loads them
+      threads?.setEnvironmentData(LINEAGE_KEY, lineage);
       return { lineage, file, fd, mirror };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= MAX_TRIES) throw error;
@@ -107,20 +109,20 @@ function processName(spawn: string | null): string {
  * Node itself, or by an `eval` worker, where the hook does not run) falls back to the thread id:
  * `<parent>.t<threadId>`, stable only while workers start in the same order.
  */
-function workerName(spawn: string | null): string {
-  const given = real.getEnvironmentData(WORKER_KEY);
+function workerName(threads: Threads, spawn: string | null): string {
+  const given = threads.getEnvironmentData(WORKER_KEY);
   if (typeof given === 'string') {
-    real.setEnvironmentData(WORKER_KEY, undefined);
+    threads.setEnvironmentData(WORKER_KEY, undefined);
     return given;
   }
-  const parent = real.getEnvironmentData(LINEAGE_KEY);
-  return `${typeof parent === 'string' ? parent : spawn ?? '0'}.t${threadId}`;
+  const parent = threads.getEnvironmentData(LINEAGE_KEY);
+  return `${typeof parent === 'string' ? parent : spawn ?? '0'}.t${threads.threadId}`;
 }
 
 /** The mirror our Worker wrapper passed, taken out of this thread's environment data as the name is. */
-function takeMirror(): ChunkMirror | null {
-  const given = real.getEnvironmentData(MIRROR_KEY);
+function takeMirror(threads: Threads): ChunkMirror | null {
+  const given = threads.getEnvironmentData(MIRROR_KEY);
   if (given === undefined) return null;
-  real.setEnvironmentData(MIRROR_KEY, undefined);
+  threads.setEnvironmentData(MIRROR_KEY, undefined);
   return isMirror(given) ? given : null;
 }

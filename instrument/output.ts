@@ -48,11 +48,17 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ro
       },
     });
   }
-  const fileHandler = recordFile(recorder, root, mask);
-  for (const name of ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync'] as const) {
-    patcher.method(fs, name, fileHandler);
+});
+
+/** The files written whole: the output family's half that waits for the program's fs (deferred.ts). */
+export const installFiles = family<OutputSettings>('output files', (patcher, { recorder, root }) => {
+  const fileHandler = recordFile(recorder, root, new RootMask(root));
+  // index loops: the family may install in the program's time (deferred.ts), under its built-ins
+  const names = ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync'] as const;
+  for (let i = 0; i < names.length; i++) {
+    patcher.method(fs, names[i]!, fileHandler);
+    if (i % 2 === 0) patcher.method(fs.promises, names[i]!, fileHandler); // the promise forms of the two
   }
-  for (const name of ['writeFile', 'appendFile'] as const) patcher.method(fs.promises, name, fileHandler);
 });
 
 /** The object in `target`'s prototype chain, itself first, that holds `key`; null when none does. */

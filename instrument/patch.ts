@@ -56,7 +56,10 @@ export function wrapPlain<T extends Native>(target: T, call: Call): T {
 export function imitate<T extends Native>(target: T, method: T, construct?: Construct): T {
   if (isConstructor(method)) throw new HookError('ERR_DETDRIFT_PATCH', `cannot imitate ${target.name} with a constructor`);
   const wrapper = isConstructor(target) ? constructible(target, method, construct) : method;
-  for (const key of Reflect.ownKeys(target)) {
+  // index loops and saved built-ins: a family deferred.ts installs runs in the program's time, under its built-ins
+  const keys = real.ownKeys(target);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     if (!real.defineProperty(wrapper, key, real.getOwnPropertyDescriptor(target, key)!)) {
       throw new HookError('ERR_DETDRIFT_PATCH', `cannot imitate ${target.name}: its ${String(key)} cannot be copied`);
     }
@@ -200,6 +203,28 @@ export class Patcher {
     }
     this.define(target, key, descriptor, { ...descriptor, get: wrapWith(descriptor.get, wrapping) });
     return descriptor.get;
+  }
+
+  /**
+   * Runs `action` once, right before the first read of `target[key]` through its getter (a lazy
+   * global of Node's, which loads a builtin then), or now where the property already holds its
+   * value. A lazy interface (`globalThis.Crypto`) turns itself into a data property on its first
+   * read; restore then leaves that one as it is.
+   */
+  firstRead(target: object, key: PropertyKey, action: () => void): void {
+    const descriptor = real.getOwnPropertyDescriptor(target, key);
+    if (descriptor === undefined) return; // not on this Node, or turned off by a flag
+    if (descriptor.get === undefined) return void action();
+    const get = wrap(descriptor.get, {
+      apply(original, thisArg, args) {
+        action();
+        return real.apply(original, thisArg, args);
+      },
+    });
+    this.define(target, key, () => {
+      const own = real.getOwnPropertyDescriptor(target, key);
+      return own?.get === get ? descriptor : own!;
+    }, { ...descriptor, get });
   }
 
   restore(): void {

@@ -21,7 +21,11 @@ export const install = family<Recorder>('process', (patcher, recorder) => {
     hostname: perturber?.variant('hostname') ? (value: string) => perturber.hostname(value) : undefined,
     tmpdir: perturber?.variant('tmpdir') ? (value: string) => perturber.tmpdir(value) : undefined,
   };
-  for (const [name, api] of [['hostname', Api.hostname], ['tmpdir', Api.tmpdir]] as const) {
+  // index loops: the family may install in the program's time (deferred.ts), under its built-ins
+  const named = [['hostname', Api.hostname], ['tmpdir', Api.tmpdir]] as const;
+  for (let i = 0; i < named.length; i++) {
+    const name = named[i]![0];
+    const api = named[i]![1];
     const original = patcher.method(os, name, recordString(recorder, api, perturbs[name]));
     if (real.getOwnPropertyDescriptor(original, Symbol.toPrimitive) !== undefined) {
       patcher.method(original, Symbol.toPrimitive, recordString(recorder, api, perturbs[name]));

@@ -9,10 +9,10 @@ import fs from 'node:fs';
 import type { RawFrame } from '../tracer/stack.js';
 import os from 'node:os';
 import asyncHooks from 'node:async_hooks';
-import workerThreads from 'node:worker_threads';
 import path from 'node:path';
 import { types } from 'node:util';
-import { ArrayBuffer, ArrayIsArray, ObjectHasOwn, String, TypedArraySet, Uint8Array, Utf8Decode } from '../tracer/primordials.js';
+import type WorkerThreads from 'node:worker_threads';
+import { ArrayBuffer, ArrayIncludes, ArrayIsArray, ObjectHasOwn, String, TypedArraySet, Uint8Array, Utf8Decode } from '../tracer/primordials.js';
 
 const { defineProperty, setPrototypeOf } = Reflect;
 
@@ -66,11 +66,35 @@ export const real = Object.freeze({
   isAbsolute: path.isAbsolute,
   // path.resolve and path.relative call process.cwd for a relative path: the program's, if it mocked it
   cwd: process.cwd,
-  // lineage and children: naming workers
-  getEnvironmentData: workerThreads.getEnvironmentData,
-  setEnvironmentData: workerThreads.setEnvironmentData,
   stderrFd: 2,
 });
+
+const getBuiltinModule = process.getBuiltinModule;
+
+/**
+ * A builtin the hook loads only when a family needs it (deferred.ts), through the real
+ * `process.getBuiltinModule`: the hook's own loads never install a deferred family.
+ */
+export function builtin<T>(id: string): T {
+  return real.apply(getBuiltinModule, process, [id]) as T;
+}
+
+/** What lineage and the workers family use of worker_threads: naming threads. */
+export type Threads = Pick<typeof WorkerThreads, 'isMainThread' | 'threadId' | 'getEnvironmentData' | 'setEnvironmentData'>;
+
+/**
+ * worker_threads where this thread has loaded it already, else null: a worker thread loads it as
+ * it boots, the main thread only when asked, and then it loads the streams too (a sixth of Node's
+ * own start-up). Null means the main thread, whose environment data nothing has set yet. Without
+ * a list of loaded modules to ask (not every Node may keep one), it is loaded.
+ */
+export function loadedThreads(): Threads | null {
+  const loaded = (process as { moduleLoadList?: unknown }).moduleLoadList;
+  if (ArrayIsArray(loaded) && !ArrayIncludes(loaded, 'NativeModule worker_threads')) return null;
+  const threads = builtin<typeof WorkerThreads>('node:worker_threads');
+  const { isMainThread, threadId, getEnvironmentData, setEnvironmentData } = threads;
+  return { isMainThread, threadId, getEnvironmentData, setEnvironmentData };
+}
 
 // The hook's collections live with the other saved built-ins that tracer/ code uses too.
 export { SafeMap, SafeWeakMap, SafeWeakSet } from '../tracer/primordials.js';

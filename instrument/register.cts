@@ -10,8 +10,10 @@
  * cache's bytecode, made once per bundle, Node version and set of flags, saves most of it. The
  * cache is a file in DETDRIFT_CODE_CACHE (an absolute path; `off`: none), by default a directory of
  * this user's own in the system's temporary directory; a directory or file another user could
- * write to is never read. The bundle's SHA-256 names the file: V8 checks a cache against the length
- * of its source only, and would run the bytecode of a same-length bundle from before a rebuild.
+ * write to is never read. The bundle file's identity (inode, size, modification and change times)
+ * names the file: V8 checks a cache against the length of its source only, and would run the
+ * bytecode of a same-length bundle from before a rebuild, which writes the file anew. Nothing here
+ * loads node:crypto: a program that never does would pay a quarter of Node's own start-up for it.
  *
  * Everything here runs before the program and takes Node's built-ins as they are then; the cache is
  * written after the hook patched them, with functions and values read at the top: nothing of it is
@@ -21,7 +23,6 @@ import type { Stats } from 'node:fs';
 import type { VARS } from '../tracer/settings.js';
 
 const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } = process.getBuiltinModule('node:fs');
-const { hash } = process.getBuiltinModule('node:crypto');
 const { tmpdir } = process.getBuiltinModule('node:os');
 const { isAbsolute, join } = process.getBuiltinModule('node:path');
 const { pathToFileURL } = process.getBuiltinModule('node:url');
@@ -31,16 +32,24 @@ const { Script } = process.getBuiltinModule('node:vm');
 const CACHE_VAR: typeof VARS.codeCache = 'DETDRIFT_CODE_CACHE';
 const BUNDLE = pathToFileURL(join(__dirname, 'bundle.js'));
 /**
- * A cache file starts with the SHA-256 of the rest: a release V8 checks a cache's header, not its
+ * A cache file starts with a checksum of the rest: a release V8 checks a cache's header, not its
  * bytes, and runs one whose bytes changed (a torn write, a bad disk) into a crash.
  */
-const DIGEST_BYTES = 32;
+const CHECKSUM_BYTES = 8;
+/** Every CHECKSUM_STRIDE-th 32-bit word of a cache is summed, and all of its last ones. */
+const CHECKSUM_STRIDE = 16;
 // Read before the hook patches the process family: a read after it would be recorded.
 const PID = process.pid;
 const UID = process.getuid?.();
 
 /** What bundle.js evaluates to: given its own URL, it hands back the hook's `start`. */
 type Bundle = (url: string) => () => unknown;
+
+/** The bundle's text, and what tells this file apart from any other bundle.js that was ever there. */
+interface BundleFile {
+  readonly source: Buffer;
+  readonly identity: string;
+}
 
 try {
   load();
@@ -55,29 +64,37 @@ try {
 }
 
 function load(): void {
-  const source = readBundle();
-  if (source === null) {
+  const bundle = readBundle();
+  if (bundle === null) {
     // tsc alone built dist/: its modules, one by one, as hook.ts imports them (require(esm))
     const require = process.getBuiltinModule('node:module').createRequire(__filename);
     (require('./hook.js') as { start: () => unknown }).start();
     return;
   }
-  const cacheFile = cachePath(source);
+  const cacheFile = cachePath(bundle.identity);
   const cachedData = cacheFile === null ? undefined : readCache(cacheFile);
-  const script = new Script(source.toString('utf8'), { filename: BUNDLE.href, cachedData });
+  const script = new Script(bundle.source.toString('utf8'), { filename: BUNDLE.href, cachedData });
   const start = (script.runInThisContext() as Bundle)(BUNDLE.href);
   start();
   // made after start-up, the cache holds the bytecode of every function start-up compiled too
   if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true)) writeCache(cacheFile, script.createCachedData());
 }
 
-/** The bundle's bytes, or null where `npm run build` has not made one. */
-function readBundle(): Buffer | null {
+/** The bundle, or null where `npm run build` has not made one. */
+function readBundle(): BundleFile | null {
+  let fd: number;
   try {
-    return readFileSync(BUNDLE);
+    fd = openSync(BUNDLE, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
+  }
+  try {
+    // every write of the file moves its change time, which no program can set back
+    const { ino, size, mtimeMs, ctimeMs } = fstatSync(fd);
+    return { source: readFileSync(fd), identity: `${ino}-${size}-${mtimeMs}-${ctimeMs}` };
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -87,7 +104,7 @@ function readBundle(): Buffer | null {
  * a directory safe to use. A relative DETDRIFT_CODE_CACHE is not used: each process would find it
  * in its own working directory, and make it there, where the program would see it.
  */
-function cachePath(bundle: Buffer): string | null {
+function cachePath(bundle: string): string | null {
   const setting = process.env[CACHE_VAR];
   if (setting === 'off' || (setting && !isAbsolute(setting))) return null;
   const dir = setting || join(tmpdir(), UID === undefined ? 'detdrift-code-cache' : `detdrift-code-cache-${UID}`);
@@ -102,8 +119,8 @@ function cachePath(bundle: Buffer): string | null {
   } catch {
     return null;
   }
-  const flags = hash('sha256', `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`).slice(0, 8);
-  return join(dir, `${hash('sha256', bundle).slice(0, 32)}-${flags}-${process.version}-${process.arch}.cache`);
+  const flags = fnv1a(`${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`);
+  return join(dir, `${fnv1a(bundle)}-${flags}-${process.version}-${process.arch}.cache`);
 }
 
 /**
@@ -118,7 +135,7 @@ function ours(stats: Stats, directory: boolean): boolean {
 
 /**
  * The cache's V8 data, or undefined when there is none yet or it cannot be trusted: not a regular
- * file of ours (opened without following a link or waiting on a FIFO), or not the bytes its digest
+ * file of ours (opened without following a link or waiting on a FIFO), or not the bytes its checksum
  * says. The next start then compiles and writes it again.
  */
 function readCache(file: string): Buffer | undefined {
@@ -130,11 +147,11 @@ function readCache(file: string): Buffer | undefined {
   }
   try {
     const stats = fstatSync(fd);
-    if (!ours(stats, false) || stats.size <= DIGEST_BYTES) return undefined;
+    if (!ours(stats, false) || stats.size <= CHECKSUM_BYTES) return undefined;
     const bytes = Buffer.alloc(stats.size);
     for (let at = 0, read = -1; at < bytes.length && read !== 0; at += read) read = readSync(fd, bytes, at, bytes.length - at, at);
-    const data = bytes.subarray(DIGEST_BYTES);
-    return hash('sha256', data, 'buffer').equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+    const data = bytes.subarray(CHECKSUM_BYTES);
+    return checksum(data).equals(bytes.subarray(0, CHECKSUM_BYTES)) ? data : undefined;
   } catch {
     return undefined;
   } finally {
@@ -143,9 +160,9 @@ function readCache(file: string): Buffer | undefined {
 }
 
 /**
- * Writes the cache, its digest first, under a name of this process's, then renames it into place:
+ * Writes the cache, its checksum first, under a name of this process's, then renames it into place:
  * processes starting together each write a whole file, and a reader never sees half of one (a
- * torn one fails its digest). A cache that cannot be written is left unwritten: the next start
+ * torn one fails its checksum). A cache that cannot be written is left unwritten: the next start
  * compiles again.
  */
 function writeCache(file: string, data: Buffer): void {
@@ -153,7 +170,7 @@ function writeCache(file: string, data: Buffer): void {
   try {
     const fd = openSync(partial, 'w', 0o600);
     try {
-      writeAll(fd, hash('sha256', data, 'buffer'));
+      writeAll(fd, checksum(data));
       writeAll(fd, data);
     } finally {
       closeSync(fd);
@@ -172,3 +189,34 @@ function writeAll(fd: number, bytes: Buffer): void {
   for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }
 
+
+/** FNV-1a of a string's UTF-16 code units, as 8 hex digits: tells flags and bundles apart in a file name. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * A checksum of a cache in CHECKSUM_BYTES: its length, and two FNV-style sums over a sample of its
+ * words. A disk damages a block at a time, hundreds of bytes, which the sample cannot miss; summing
+ * every word would cost a sixth of Node's own start-up in code that has not warmed up, and SHA-256
+ * needs node:crypto.
+ */
+function checksum(data: Buffer): Buffer {
+  const aligned = data.byteOffset % 4 === 0 ? data : Buffer.from(data); // an Int32Array starts at a multiple of 4
+  const words = new Int32Array(aligned.buffer, aligned.byteOffset, aligned.length >>> 2);
+  let a = 0x811c9dc5 ^ data.length;
+  let b = data.length;
+  const add = (word: number) => {
+    a = Math.imul(a ^ word, 0x01000193);
+    b = (b + a) | 0;
+  };
+  for (let i = 0; i < words.length; i += CHECKSUM_STRIDE) add(words[i]!);
+  for (let i = Math.max(0, words.length - CHECKSUM_STRIDE); i < words.length; i++) add(words[i]!);
+  for (let i = words.length * 4; i < data.length; i++) add(data[i]!);
+  const sum = Buffer.alloc(CHECKSUM_BYTES);
+  sum.writeInt32LE(a, 0);
+  sum.writeInt32LE(b, 4);
+  return sum;
+}

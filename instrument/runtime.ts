@@ -12,18 +12,19 @@ import { JSONStringify, String } from '../tracer/primordials.js';
 import { HookError } from '../tracer/errors.js';
 import { decode, digestLockfile, VARS, type HookSettings } from '../tracer/settings.js';
 import { RUNTIME_CHANNEL, type RuntimeAsk } from './channel.js';
-import { install as installChildren } from './children.js';
-import { install as installClock } from './clock.js';
+import { childrenOf, install as installChildren, installWorkers, type Children } from './children.js';
+import { install as installClock, installPerformance } from './clock.js';
 import { install as installCrypto } from './crypto.js';
 import { install as installFs } from './fs.js';
 import { install as installGenerated } from './generated.js';
 import { install as installLifecycle } from './lifecycle.js';
-import { install as installOutput } from './output.js';
+import { install as installOutput, installFiles } from './output.js';
 import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
 import { Controller } from './control.js';
+import { canDefer, installDeferred, type Deferred } from './deferred.js';
 import { Perturber } from './perturb.js';
 import { parsePerturbations, type Perturbation } from './perturb-dimensions.js';
 import { Replayer } from './replay.js';
@@ -40,7 +41,47 @@ import { fileSink } from './sink.js';
  * depth tsc gives this module, so both find the same directory.
  */
 const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-const FAMILIES = [installClock, installRandom, installCrypto, installTimers, installFs, installProcess, installRealms, installGenerated];
+
+/**
+ * A family, and what the program must load or read before it can reach what the family patches:
+ * where that can wait (deferred.ts), it waits. Listed in the order Node 20 installs them all.
+ */
+interface Family {
+  readonly install: () => Handle;
+  readonly modules?: readonly string[];
+  readonly globals?: readonly string[];
+}
+
+/** The families, in the order they install where none waits. */
+function families(recorder: Recorder, children: Children, root: string): Family[] {
+  const output = { recorder, root };
+  return [
+    { install: () => installToStringMask(undefined) },
+    { install: () => installLifecycle(recorder) },
+    // Node's own cluster and test runner spawn through child_process without the program loading it
+    { install: () => installChildren(children), modules: spawnsAtStart() ? undefined : ['child_process', 'cluster', 'test'] },
+    { install: () => installWorkers(children), modules: ['worker_threads'] },
+    { install: () => installClock(recorder) },
+    // The classes (`Performance`, `Crypto`) are no way in: their methods need the instance, which only
+    // these globals and the modules hand out. They are lazy data properties on Node 22 and 24,
+    // which even a look at their descriptors would load.
+    { install: () => installPerformance(recorder), modules: ['perf_hooks'], globals: ['performance'] },
+    { install: () => installRandom(recorder) },
+    { install: () => installCrypto(recorder), modules: ['crypto'], globals: ['crypto'] },
+    { install: () => installTimers(recorder) },
+    { install: () => installFs(recorder), modules: ['fs', 'fs/promises'] },
+    { install: () => installProcess(recorder), modules: ['os'] },
+    { install: () => installRealms(recorder) },
+    { install: () => installGenerated(recorder) },
+    { install: () => installOutput(output) },
+    { install: () => installFiles(output), modules: ['fs', 'fs/promises'] },
+  ];
+}
+
+/** `node --test` and `--watch` start children before the program loads anything. */
+function spawnsAtStart(): boolean {
+  return process.execArgv.some((arg) => /^--(test|watch)(?:$|[-=])/.test(arg));
+}
 
 export interface Runtime {
   readonly recorder: Recorder;
@@ -111,18 +152,23 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
     }, sites, given);
     recorder = active;
     const step = installCounter(faults.installAt);
-    const installs = [
-      () => installToStringMask(undefined),
-      () => installLifecycle(active),
-      () => installChildren({ lineage: claimed.lineage, settings, lockfile }),
-      ...FAMILIES.map((install) => () => install(active)),
-      () => installOutput({ recorder: active, root: settings.root }),
-    ];
+    const all = families(active, childrenOf({ lineage: claimed.lineage, settings, lockfile }), settings.root);
+    const waiting: Deferred[] = [];
     batched(() => {
-      for (const install of installs) {
+      for (const { install, modules, globals } of all) {
+        if (canDefer && modules !== undefined) {
+          waiting.push({ install, modules, globals });
+          continue;
+        }
         step();
         handles.push(install());
       }
+      if (waiting.length === 0) return;
+      step();
+      handles.push(installDeferred(waiting, {
+        installed: (handle) => void (handles[handles.length] = handle), // at the program's time: no Array.prototype of its
+        failed: (error) => active.fail('ERR_DETDRIFT_PATCH', error),
+      }));
     });
     injectContextFault(active.contexts, faults.contextAt);
   } catch (error) {

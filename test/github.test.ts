@@ -86,27 +86,27 @@ test('detdrift report --format github annotates a saved report, paths relative t
   assert.match(bad.stderr, /ERR_REPORT_FILE: .*bad\.json is not a detdrift report \(detdrift\.report\/1\): schema is "other\/9"/);
 });
 
-test('--report takes FORMAT[=FILE], repeated or comma-separated, and names what it allows', () => {
+test('--report takes FORMAT[=FILE], repeated or comma-separated, and names what it allows', async () => {
   const saved = process.env.GITHUB_STEP_SUMMARY;
   delete process.env.GITHUB_STEP_SUMMARY;
   try {
-    const invocation = parseCommandLine(['diff', 'a', 'b', '--report', 'github,sarif=out/x.sarif', '--report', 'comment'], '/w');
+    const invocation = await parseCommandLine(['diff', 'a', 'b', '--report', 'github,sarif=out/x.sarif', '--report', 'comment'], '/w');
     assert.equal(invocation.kind, 'run');
     assert.deepEqual((invocation.options as unknown as { reports: unknown }).reports, [
       { format: 'github', file: null, append: false },
       { format: 'sarif', file: '/w/out/x.sarif', append: false },
       { format: 'comment', file: '/w/detdrift-comment.md', append: false },
     ]);
-    assert.throws(() => parseCommandLine(['diff', 'a', 'b', '--report', 'xml'], '/w'), {
+    await assert.rejects(() => parseCommandLine(['diff', 'a', 'b', '--report', 'xml'], '/w'), {
       code: 'ERR_OPTION_VALUE',
       message: '--report got "xml"; allowed: github, summary, sarif, comment, json, html, each optionally =FILE',
     });
-    const matrix = parseCommandLine(['matrix', 'runs', '--report', 'html'], '/w');
+    const matrix = await parseCommandLine(['matrix', 'runs', '--report', 'html'], '/w');
     assert.equal(matrix.kind, 'run');
     assert.deepEqual((matrix.options as unknown as { reports: unknown }).reports, [{ format: 'html', file: '/w/detdrift-report.html', append: false }]);
-    assert.throws(() => parseCommandLine(['matrix', 'runs', '--report', 'sarif'], '/w'), { code: 'ERR_OPTION_VALUE', message: '--report got "sarif"; allowed: html, each optionally =FILE' });
-    assert.throws(() => parseCommandLine(['check', '--report', 'summary', '--', 'node', 'x.js'], '/w'), { code: 'ERR_OPTION_VALUE', message: /\$GITHUB_STEP_SUMMARY is not set.*summary=FILE/ });
-    assert.throws(() => parseCommandLine(['report', 'r.json', '--format', 'xml'], '/w'), {
+    await assert.rejects(() => parseCommandLine(['matrix', 'runs', '--report', 'sarif'], '/w'), { code: 'ERR_OPTION_VALUE', message: '--report got "sarif"; allowed: html, each optionally =FILE' });
+    await assert.rejects(() => parseCommandLine(['check', '--report', 'summary', '--', 'node', 'x.js'], '/w'), { code: 'ERR_OPTION_VALUE', message: /\$GITHUB_STEP_SUMMARY is not set.*summary=FILE/ });
+    await assert.rejects(() => parseCommandLine(['report', 'r.json', '--format', 'xml'], '/w'), {
       message: '--format got "xml"; allowed: terminal, json, github, summary, sarif, comment, html',
     });
   } finally {

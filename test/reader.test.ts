@@ -147,6 +147,42 @@ test('scan tells every event events() gives, without an object per event, and ev
   }
 });
 
+/** quickEnding of `bytes`, written to a file of their own. */
+function quickEnding(bytes: Uint8Array, name: string): unknown {
+  const file = join(dir, name);
+  writeFileSync(file, bytes);
+  const reader = TraceReader.open(file);
+  try {
+    return reader.quickEnding();
+  } finally {
+    reader.close();
+  }
+}
+
+test('quickEnding tells what reading every event tells of a trace that ended well, and nothing of one cut, damaged or written twice', () => {
+  // values control mode leaves out, in the last chunk too; then late events after the end record
+  const bytes = sample();
+  assert.deepEqual(quickEnding(bytes, 'quick.ddtrace'), readBytes(bytes).ending);
+  const late = write(4, (writer) => {
+    writer.number(Api.dateNow, Tag.f64, 0, 0, 1);
+    writer.end(-2);
+    if (writer.number(Api.dateNow, Tag.f64, 0, 0, 2)) writer.end(-2);
+  });
+  assert.deepEqual(quickEnding(late, 'quick-late.ddtrace'), readBytes(late).ending);
+  const unended = write(4, (writer) => {
+    writer.number(Api.dateNow, Tag.f64, 0, 0, 1);
+    writer.flush();
+  });
+  assert.equal(quickEnding(unended, 'quick-unended.ddtrace'), null, 'no end record');
+  const { chunks } = chunksOf(bytes);
+  assert.equal(quickEnding(bytes.subarray(0, bytes.length - 1), 'quick-cut.ddtrace'), null, 'a torn last chunk');
+  const damaged = bytes.slice();
+  damaged[chunks[1]! + CHUNK_HEADER_BYTES]! ^= 0x40;
+  assert.equal(quickEnding(damaged, 'quick-damaged.ddtrace'), null, 'a chunk that does not check out');
+  const twice = Buffer.concat([bytes.subarray(0, chunks[2]!), bytes.subarray(chunks[1]!)]);
+  assert.equal(quickEnding(twice, 'quick-twice.ddtrace'), null, 'a chunk written twice');
+});
+
 test('events after the end record (late exit listeners) land, and the trace stays complete', () => {
   const trace = readBytes(
     write(4, (writer) => {

@@ -12,15 +12,15 @@ import { project } from './helpers.js';
 
 const dir = project({ 'package.json': { name: 'app', version: '1.0.0' } });
 
-function options<O extends CommonOptions>(args: readonly string[]): O {
-  const invocation = parseCommandLine(args, dir);
+async function options<O extends CommonOptions>(args: readonly string[]): Promise<O> {
+  const invocation = await parseCommandLine(args, dir);
   assert.ok(invocation.kind === 'run');
   return invocation.options as O;
 }
 
-const refusal = (args: readonly string[]) => {
+const refusal = async (args: readonly string[]) => {
   try {
-    parseCommandLine(args, dir);
+    await parseCommandLine(args, dir);
   } catch (error) {
     assert.ok(error instanceof CliError, String(error));
     return `${error.code}: ${error.message}`;
@@ -46,22 +46,22 @@ test('a bad seed list is refused with what is wrong, before a range is expanded'
   assert.equal(problem(['5', `1..${MAX_SEEDS}`]), `more than ${MAX_SEEDS} seeds`);
 });
 
-test('check and bump take --seeds; --seed still works; both at once is a usage error', () => {
+test('check and bump take --seeds; --seed still works; both at once is a usage error', async () => {
   const cmd = ['--', 'node', 'app.js'];
-  assert.deepEqual(options<CheckOptions>(['check', '--seeds', '1..3,42', ...cmd]).seeds, ['1', '2', '3', '42']);
-  assert.deepEqual(options<CheckOptions>(['check', '--seed', '7', ...cmd]).seeds, ['7']);
-  assert.deepEqual(options<CheckOptions>(['check', ...cmd]).seeds, [null]);
+  assert.deepEqual((await options<CheckOptions>(['check', '--seeds', '1..3,42', ...cmd])).seeds, ['1', '2', '3', '42']);
+  assert.deepEqual((await options<CheckOptions>(['check', '--seed', '7', ...cmd])).seeds, ['7']);
+  assert.deepEqual((await options<CheckOptions>(['check', ...cmd])).seeds, [null]);
   const bump = ['bump', '--base', 'main'];
-  assert.deepEqual(options<BumpOptions>([...bump, '--seeds', '5,1..2', ...cmd]).seeds, ['5', '1', '2']);
-  assert.deepEqual(options<BumpOptions>([...bump, '--seed', '1', '--seed', '0x2a', ...cmd]).seeds, ['1', '0x2a']);
-  assert.deepEqual(options<BumpOptions>([...bump, ...cmd]).seeds, [null]);
-  assert.equal(refusal(['check', '--seed', '1', '--seeds', '2..3', ...cmd]), 'ERR_USAGE: give --seed or --seeds, not both');
+  assert.deepEqual((await options<BumpOptions>([...bump, '--seeds', '5,1..2', ...cmd])).seeds, ['5', '1', '2']);
+  assert.deepEqual((await options<BumpOptions>([...bump, '--seed', '1', '--seed', '0x2a', ...cmd])).seeds, ['1', '0x2a']);
+  assert.deepEqual((await options<BumpOptions>([...bump, ...cmd])).seeds, [null]);
+  assert.equal(await refusal(['check', '--seed', '1', '--seeds', '2..3', ...cmd]), 'ERR_USAGE: give --seed or --seeds, not both');
   assert.equal(
-    refusal(['bump', '--base', 'main', '--seeds', '1..10,5', ...cmd]),
+    await refusal(['bump', '--base', 'main', '--seeds', '1..10,5', ...cmd]),
     'ERR_OPTION_VALUE: --seeds got "1..10,5": seed 5 is named twice; allowed: seeds and ranges of decimal seeds, comma-separated (1..1000, 1,5,9, 1..10,42)',
   );
-  assert.match(refusal(['check', '--seeds', '9..1', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "9\.\.1": 9\.\.1 runs backwards; write 1\.\.9; allowed: /);
-  assert.match(refusal(['check', '--seeds', '1,,2', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "1,,2": "" is neither a seed/);
+  assert.match(await refusal(['check', '--seeds', '9..1', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "9\.\.1": 9\.\.1 runs backwards; write 1\.\.9; allowed: /);
+  assert.match(await refusal(['check', '--seeds', '1,,2', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "1,,2": "" is neither a seed/);
 });
 
 test('--shard I/N takes contiguous shares, the first ones a seed longer, as Playwright does: in order, they are the list', () => {
@@ -74,20 +74,20 @@ test('--shard I/N takes contiguous shares, the first ones a seed longer, as Play
   assert.equal(describeShare({ index: 2, total: 4, seeds: 10 }, shares[1]!), 'shard 2/4: 3 of 10 seeds, 4 to 6');
 });
 
-test('check and bump run their shard of the seeds; a bad shard, or one with no seed to run, is refused', () => {
+test('check and bump run their shard of the seeds; a bad shard, or one with no seed to run, is refused', async () => {
   const cmd = ['--', 'node', 'app.js'];
-  const check = options<CheckOptions>(['check', '--seeds', '1..10', '--shard', '2/4', ...cmd]);
+  const check = await options<CheckOptions>(['check', '--seeds', '1..10', '--shard', '2/4', ...cmd]);
   assert.deepEqual([check.seeds, check.seed, check.shard], [['4', '5', '6'], '4', { index: 2, total: 4, seeds: 10 }]);
-  const bump = options<BumpOptions>(['bump', '--base', 'main', '--seeds', '1..10,42', '--shard', '4/4', ...cmd]);
+  const bump = await options<BumpOptions>(['bump', '--base', 'main', '--seeds', '1..10,42', '--shard', '4/4', ...cmd]);
   assert.deepEqual([bump.seeds, bump.shard], [['10', '42'], { index: 4, total: 4, seeds: 11 }]);
-  assert.equal(options<CheckOptions>(['check', '--seeds', '1..3', ...cmd]).shard, null);
+  assert.equal((await options<CheckOptions>(['check', '--seeds', '1..3', ...cmd])).shard, null);
   for (const shard of ['0/4', '5/4', '2/', '/4', 'a/b', '2 of 4', '1/0', '1.5/4']) {
     assert.equal(
-      refusal(['check', '--seeds', '1..8', '--shard', shard, ...cmd]),
+      await refusal(['check', '--seeds', '1..8', '--shard', shard, ...cmd]),
       `ERR_OPTION_VALUE: --shard got ${JSON.stringify(shard)}; allowed: I/N, the I-th of N shares of the seeds (1 <= I <= N), e.g. 3/8`,
     );
   }
-  assert.equal(refusal(['check', '--seeds', '1..4', '--shard', '1/8', ...cmd]), 'ERR_OPTION_VALUE: --shard got "1/8": 4 seeds cannot fill 8 shards; allowed: at most 4 shards');
-  assert.equal(refusal(['check', '--shard', '1/2', ...cmd]), 'ERR_USAGE: --shard needs seeds to share out: give --seeds');
-  assert.equal(refusal(['check', '--perturb', '--seeds', '1..4', ...cmd]), 'ERR_USAGE: --perturb tries one seed: give it with --seed N, not --seeds or --shard');
+  assert.equal(await refusal(['check', '--seeds', '1..4', '--shard', '1/8', ...cmd]), 'ERR_OPTION_VALUE: --shard got "1/8": 4 seeds cannot fill 8 shards; allowed: at most 4 shards');
+  assert.equal(await refusal(['check', '--shard', '1/2', ...cmd]), 'ERR_USAGE: --shard needs seeds to share out: give --seeds');
+  assert.equal(await refusal(['check', '--perturb', '--seeds', '1..4', ...cmd]), 'ERR_USAGE: --perturb tries one seed: give it with --seed N, not --seeds or --shard');
 });

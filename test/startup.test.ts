@@ -136,6 +136,9 @@ test('a hook whose bundle cannot be read or compiled says so once, with its code
   }
 });
 
+/** What a disk damages at once. */
+const SECTOR = 512;
+
 test("the hook's code cache is written once, used after, replaced when unreadable, never shared by two bundles, and never recorded", () => {
   const register = loneHook();
   const cache = tempDir('detdrift-code-cache-');
@@ -159,15 +162,16 @@ test("the hook's code cache is written once, used after, replaced when unreadabl
   assert.equal(statSync(path).ino, made.ino, 'a cache V8 takes is not written again');
 
   // Release builds of V8 check a cache's header, not its bytes: one changed in the middle would
-  // run, and crash the process. The file's digest catches it, and the run compiles afresh.
+  // run, and crash the process. The file's checksum catches a damaged block of the disk (a sector,
+  // 512 bytes), and the run compiles afresh.
   for (const where of ['first', 'middle', 'last']) {
-    // each written cache has the size of its own bytecode: the byte is found in the file as it is now
+    // each written cache has the size of its own bytecode: the block is found in the file as it is now
     const bytes = readFileSync(path);
-    const at = where === 'first' ? 0 : where === 'middle' ? bytes.length >> 1 : bytes.length - 1;
-    bytes[at] ^= 0x5a;
+    const at = where === 'first' ? 0 : where === 'middle' ? bytes.length >> 1 : bytes.length - SECTOR;
+    for (let i = at; i < at + SECTOR; i++) bytes[i]! ^= 0x5a;
     writeFileSync(path, bytes);
     recorded(run());
-    assert.notDeepEqual(readFileSync(path), bytes, `a cache changed in its ${where} byte is replaced`);
+    assert.notDeepEqual(readFileSync(path), bytes, `a cache changed in its ${where} block is replaced`);
   }
 
   // V8 rejects a cache made under other flags: they get a file of their own.

@@ -75,7 +75,7 @@ test("detdrift's CI runs the tests on Linux, macOS and Windows under Node 20, 22
   assert.deepEqual(uses(root).map((use) => use.split('@')[0]), ['actions/checkout', 'actions/setup-node']);
 });
 
-test('the example workflow records the seeds on Linux and macOS when a lockfile changes, then compares them with detdrift matrix', () => {
+test('the example workflow records the seeds on Linux and macOS when a lockfile changes, then compares them with detdrift matrix', async () => {
   const { root } = workflow(EXAMPLE);
   assertHygiene(EXAMPLE);
   assert.deepEqual(Object.keys(map(root.on)), ['pull_request']);
@@ -105,14 +105,14 @@ test('the example workflow records the seeds on Linux and macOS when a lockfile 
   assert.equal(comparing.run, 'npx detdrift matrix traces --summary "$GITHUB_STEP_SUMMARY" --report html=detdrift-report.html');
   assert.equal(comparing.shell, 'bash');
   const argv = String(comparing.run).split(' ').slice(2).map((arg) => arg.replace('"$GITHUB_STEP_SUMMARY"', 'summary.md'));
-  assert.equal(parseCommandLine(argv, REPO).kind, 'run', `detdrift accepts ${argv.join(' ')}`);
+  assert.equal((await parseCommandLine(argv, REPO)).kind, 'run', `detdrift accepts ${argv.join(' ')}`);
   const page = steps(compare).at(-1)!;
   assert.ok(String(page.uses).startsWith('actions/upload-artifact@'));
   assert.equal(page.if, '${{ !cancelled() }}', 'the page is kept when the runs diverge (matrix exits 1)');
   assert.equal(map(page.with).path, 'detdrift-report.html');
 });
 
-test('the seeds workflow checks one share of the seed list per matrix job, uploads each report, and merges them in a last job', () => {
+test('the seeds workflow checks one share of the seed list per matrix job, uploads each report, and merges them in a last job', async () => {
   const file = 'examples/workflows/detdrift-seeds.yml';
   const { root } = workflow(file);
   assertHygiene(file);
@@ -133,13 +133,14 @@ test('the seeds workflow checks one share of the seed list per matrix job, uploa
   assert.equal(step.run, 'npx detdrift check --seeds "$SEEDS" --shard "$SHARD" --out "$OUT/traces" --report json="$OUT/report.json" -- $TEST_COMMAND');
   assert.deepEqual(plain(step.env), { SHARD: '${{ matrix.shard }}/${{ matrix.shards }}', OUT: 'detdrift-shard-${{ matrix.shard }}' });
   // What each job runs, with the workflow's values in place of the shell's variables.
-  const shares = list(matrix.shard).map((shard) => {
+  const shares = [];
+  for (const shard of list(matrix.shard)) {
     const out = `detdrift-shard-${shard}`;
     const argv = ['check', '--seeds', String(env.SEEDS), '--shard', `${shard}/${total}`, '--out', `${out}/traces`, '--report', `json=${out}/report.json`, '--', ...String(env.TEST_COMMAND).split(' ')];
-    const invocation = parseCommandLine(argv, REPO);
+    const invocation = await parseCommandLine(argv, REPO);
     assert.ok(invocation.kind === 'run', `detdrift accepts ${argv.join(' ')}`);
-    return (invocation.options as CheckOptions).seeds;
-  });
+    shares.push((invocation.options as CheckOptions).seeds);
+  }
   assert.deepEqual(shares.flat(), expandSeeds(String(env.SEEDS).split(',')).seeds, 'the shares are the list, each seed once');
   const [report, traces] = steps(check).filter((entry) => String(entry.uses).startsWith('actions/upload-artifact@'));
   assert.equal(report!.if, '${{ !cancelled() }}', "a diverging shard's report is uploaded too (check exits 1)");
@@ -159,7 +160,7 @@ test('the seeds workflow checks one share of the seed list per matrix job, uploa
   const saved = process.env.GITHUB_STEP_SUMMARY;
   process.env.GITHUB_STEP_SUMMARY = 'summary.md';
   try {
-    assert.equal(parseCommandLine(argv, REPO).kind, 'run', `detdrift accepts ${argv.join(' ')}`);
+    assert.equal((await parseCommandLine(argv, REPO)).kind, 'run', `detdrift accepts ${argv.join(' ')}`);
   } finally {
     if (saved === undefined) delete process.env.GITHUB_STEP_SUMMARY;
     else process.env.GITHUB_STEP_SUMMARY = saved;

@@ -31,6 +31,7 @@ export const RegExpExec = uncurryThis(RegExp.prototype.exec);
 export const ArrayIsArray = Array.isArray;
 /** `array.sort(compare)`: sorts in place, asks for no species. */
 export const ArraySort = uncurryThis(Array.prototype.sort) as <T>(array: T[], compare: (x: T, y: T) => number) => T[];
+export const ArrayIncludes = uncurryThis(Array.prototype.includes) as (array: readonly unknown[], value: unknown) => boolean;
 /** `value instanceof C` without asking `C` for a `Symbol.hasInstance` of the program's. */
 export const FunctionHasInstance = uncurryThis(Function.prototype[Symbol.hasInstance]) as (C: abstract new (...args: never[]) => unknown, value: unknown) => boolean;
 export const ArrayBufferIsView = ArrayBuffer.isView;

@@ -208,6 +208,32 @@ export class TraceReader {
     this.checkCount();
   }
 
+  /**
+   * The ending as a reading of every event would tell it, for a summary of a long trace (record's),
+   * from the chunks' checksums and the last chunk alone: every chunk checks out, none repeats the
+   * one before it, and the last record is an end record, whose count and exit code are then the
+   * trace's. Null when that cannot tell (damage, a torn end, a chunk written twice, a run that
+   * ended without its record): `events()` or `scan` then reads it all and says what is wrong. The
+   * end record's count is taken on trust: a lost chunk, which only `scan` would find, goes untold.
+   */
+  quickEnding(): TraceEnding | null {
+    this.pass = this.fromStart();
+    let last: ChunkCursor | null = null;
+    // chunks() reads every chunk into one buffer: the last one's view is whole once the loop ends
+    for (const chunk of this.chunks(this.dataStart)) last = chunk;
+    if (last === null || this.ending.problems.length > 0 || this.pass.repeated !== null) return null;
+    // The records before the end record, read for their lengths: a value left out for the seed to
+    // give has none, so no generator is run.
+    this.pass = new Pass(null, 0, this.ending);
+    this.pass.lengthsOnly = true;
+    this.ending.complete = false;
+    while (this.next(last)) this.ending.complete = false;
+    const end = this.pass.end;
+    if (!this.ending.complete || end === null) return null;
+    this.ending.events = end.count;
+    return this.ending;
+  }
+
   /** The events of the one chunk `scan` told of, as they were decoded then: a row read again. A pass in progress is left where it was. */
   eventsAt(start: ChunkStart): TraceEvent[] {
     if (start.offset < this.dataStart || start.offset >= this.size) this.fail(start.offset, `a chunk between bytes ${this.dataStart} and ${this.size}`);
@@ -324,7 +350,7 @@ export class TraceReader {
         const count = chunk.varint();
         if (chunk.runTagByte < 0) this.fail(at, 'an event before a run record in its chunk');
         if (count < 1 || count > MAX_RUN) this.fail(at, `a run of 1 to ${MAX_RUN} events, found ${count}`);
-        if (chunk.runTagByte & DERIVED && this.pass.derivation === null) return this.outOfStep(chunk, at);
+        if (chunk.runTagByte & DERIVED && this.pass.derivation === null && !this.pass.lengthsOnly) return this.outOfStep(chunk, at);
         chunk.runLeft = count - 1;
         this.decodeEvent(chunk, chunk.runApi, chunk.runTagByte, 0, chunk.runCtx);
         return true;
@@ -355,7 +381,7 @@ export class TraceReader {
         const tagByte = chunk.u8();
         const site = chunk.varint();
         const ctx = chunk.varint();
-        if (tagByte & DERIVED && this.pass.derivation === null) return this.outOfStep(chunk, at);
+        if (tagByte & DERIVED && this.pass.derivation === null && !this.pass.lengthsOnly) return this.outOfStep(chunk, at);
         chunk.runApi = kind;
         chunk.runTagByte = tagByte;
         chunk.runCtx = ctx;
@@ -382,6 +408,7 @@ export class TraceReader {
   /** A controlled event's value is drawn again whether it was written or left out, to keep the generators in step. */
   private decodeValue(cursor: Cursor, kind: number, tagByte: number, control: number): TraceValue {
     const tag = tagByte & TAG_MASK;
+    if (this.pass.lengthsOnly) return tagByte & DERIVED ? null : cursor.value(tag);
     const derived = control === Control.detdrift && this.pass.derivation !== null ? this.pass.derivation.next(kind, tag) : NaN;
     if (!(tagByte & DERIVED)) return cursor.value(tag);
     if (Number.isNaN(derived)) this.fail(cursor.at(), `a value: the event is marked derived, but ${this.apis[kind]!.api} under tag ${tag} does not follow from the seed`);
@@ -574,6 +601,8 @@ class Pass {
   end: { at: number; count: number; read: number } | null = null;
   /** the first chunk that repeats the one before it byte for byte */
   repeated: number | null = null;
+  /** records read for their lengths alone (quickEnding): a derived value is not drawn */
+  lengthsOnly = false;
 
   constructor(
     derivation: Derivation | null,

@@ -4,7 +4,7 @@
  * read back (`decode`, the hook). Node builtins only: the hook's bundle holds it, and so do the CLI
  * and the report, which name a variable in what they print.
  */
-import { createHash } from 'node:crypto';
+import type { createHash as CreateHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { HookError } from './errors.js';
@@ -195,7 +195,10 @@ function decodeLimit(value: string | undefined): HookSettings['replayLimit'] {
 export function digestLockfile(root: string): TraceHeader['lockfile'] {
   for (const file of LOCKFILE_NAMES) {
     const path = join(root, file);
-    if (existsSync(path)) return { file, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+    if (!existsSync(path)) continue;
+    // node:crypto loaded here, not with this module: the hook starts without it (instrument/deferred.ts)
+    const { createHash } = process.getBuiltinModule('node:crypto') as { createHash: typeof CreateHash };
+    return { file, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
   }
   return null;
 }

@@ -28,7 +28,7 @@ function argv(random: Random): string[] {
 
 const CASES = caseCount(1000);
 
-test(`${CASES} random command lines: a parsed invocation, or a CliError with exit status 2`, () => {
+test(`${CASES} random command lines: a parsed invocation, or a CliError with exit status 2`, async () => {
   const random = seeded(30);
   const cwd = tempDir('detdrift-fuzz-args-');
   const saved = process.env.GITHUB_STEP_SUMMARY;
@@ -39,7 +39,7 @@ test(`${CASES} random command lines: a parsed invocation, or a CliError with exi
       if (random() < 0.5) process.env.GITHUB_STEP_SUMMARY = '/tmp/summary.md';
       else delete process.env.GITHUB_STEP_SUMMARY;
       try {
-        parseCommandLine(args, cwd);
+        await parseCommandLine(args, cwd);
         outcomes.parsed++;
       } catch (error) {
         if (!(error instanceof CliError)) assert.fail(`${caseName('args', i)}: ${JSON.stringify(args)}: ${error instanceof Error ? error.stack : String(error)}`);

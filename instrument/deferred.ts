@@ -1,0 +1,106 @@
+import { Module } from 'node:module';
+import { SafeMap, StringSlice, StringStartsWith } from '../tracer/primordials.js';
+import { Patcher, type Handle } from './patch.js';
+import { real, SafeWeakSet } from './real.js';
+
+/**
+ * A family the program reaches only through builtins it loads (`require('node:crypto')`,
+ * `import 'node:child_process'`, `process.getBuiltinModule('os')`) or through globals Node itself
+ * defines lazily (`globalThis.crypto`, `performance`). Where in-thread module hooks exist
+ * (`module.registerHooks`: Node 22.15 and 24) it is installed when the program first loads one of
+ * them, before Node hands the builtin out: a program that never does pays nothing for it, neither
+ * the patching nor the loading (crypto, child_process and Web Crypto cost tens of milliseconds of
+ * start-up). On Node 20 every family is installed up front, in the same order.
+ */
+export interface Deferred {
+  readonly install: () => Handle;
+  /** the builtins, without `node:`, whose first load installs it */
+  readonly modules: readonly string[];
+  /** accessors on `globalThis` whose first read installs it: Node's lazy globals over those builtins */
+  readonly globals?: readonly string[];
+}
+
+interface ModuleHooks {
+  resolve(specifier: string, context: unknown, nextResolve: (specifier: string, context: unknown) => { url?: unknown }): unknown;
+}
+type RegisterHooks = (hooks: ModuleHooks) => { deregister?(): void };
+
+const registerHooks = (Module as unknown as { registerHooks?: RegisterHooks }).registerHooks;
+
+/** Whether this Node lets a family wait for the program's first load of its builtins. */
+export const canDefer = typeof registerHooks === 'function';
+
+interface Listeners {
+  /** each family's handle, as it is installed */
+  readonly installed: (handle: Handle) => void;
+  /** an install that threw: the program goes on, since what set it off is the program's own `require` */
+  readonly failed: (error: unknown) => void;
+}
+
+/**
+ * Installs each of `deferred` when the program first reaches it (canDefer must hold). The handle
+ * stops listening and puts back what was wrapped to listen (lazy globals' getters,
+ * `process.getBuiltinModule`); the families' own handles go to `installed`, the caller's to undo.
+ */
+export function installDeferred(deferred: readonly Deferred[], { installed, failed }: Listeners): Handle {
+  const waiting = new SafeMap<string, Deferred[]>();
+  const done = new SafeWeakSet<Deferred>();
+  let left = deferred.length;
+  let hooks: { deregister?(): void } | null = null;
+  const stop = () => {
+    hooks?.deregister?.();
+    hooks = null;
+  };
+  const run = (entry: Deferred) => {
+    // marked first: a load its own install makes does not run it again
+    if (done.has(entry)) return;
+    done.add(entry);
+    if (--left === 0) stop(); // nothing left to wait for: module loads cost nothing again
+    try {
+      installed(entry.install());
+    } catch (error) {
+      failed(error);
+    }
+  };
+  const loaded = (specifier: string) => {
+    const entries = waiting.get(StringStartsWith(specifier, 'node:') ? StringSlice(specifier, 5) : specifier);
+    for (let i = 0; entries !== undefined && i < entries.length; i++) run(entries[i]!);
+  };
+  for (const entry of deferred) {
+    for (const name of entry.modules) waiting.set(name, [...(waiting.get(name) ?? []), entry]);
+  }
+  const patcher = new Patcher();
+  try {
+    for (const entry of deferred) {
+      for (const name of entry.globals ?? []) patcher.firstRead(globalThis, name, () => run(entry));
+    }
+    patcher.method(process, 'getBuiltinModule', {
+      apply(target, thisArg, args) {
+        if (typeof args[0] === 'string') loaded(args[0]);
+        return real.apply(target, thisArg, args);
+      },
+    });
+    // Resolving, not loading: Node loads a builtin for ESM once, and a preload before the hook (tsx)
+    // may have imported it, but resolves each module's import of it, and each require. Either way
+    // before the program gets it; a facade built before is brought up to date by the family's
+    // install (patch.ts family: syncBuiltinESMExports).
+    hooks = registerHooks!({
+      resolve(specifier, context, nextResolve) {
+        const resolved = nextResolve(specifier, context);
+        const url = resolved?.url;
+        if (typeof url === 'string' && StringStartsWith(url, 'node:')) loaded(url);
+        return resolved;
+      },
+    });
+  } catch (error) {
+    stop();
+    patcher.restore();
+    throw error;
+  }
+  return {
+    uninstall() {
+      stop();
+      patcher.restore();
+    },
+  };
+}
