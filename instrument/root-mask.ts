@@ -17,10 +17,16 @@ export class RootMask {
   private readonly forms: readonly string[];
 
   constructor(root: string) {
-    const forms = new Set([root, realPath(root)]);
-    if (sep === '\\') for (const form of [...forms]) forms.add(StringReplaceAll(form, '\\', '/'));
+    // Indexed, without Set or spread: a family may make its mask in the program's time (deferred.ts).
+    const forms = [root];
+    const resolved = realPath(root);
+    if (resolved !== root) forms[forms.length] = resolved;
+    for (let i = 0, given = forms.length; sep === '\\' && i < given; i++) {
+      const slashed = StringReplaceAll(forms[i]!, '\\', '/');
+      if (slashed !== forms[i]) forms[forms.length] = slashed;
+    }
     // The longest first: `/var/x` is inside `/private/var/x`.
-    this.forms = ArraySort([...forms], (x, y) => y.length - x.length);
+    this.forms = ArraySort(forms, (x, y) => y.length - x.length);
   }
 
   text(text: string): string {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { LockfileError } from '../diffing/lockfile/index.js';
 import { parseYaml, readPrecisely } from '../diffing/lockfile/yaml.js';
@@ -104,4 +105,19 @@ test('the quick reading and the precise one agree on lockfiles, and on what only
   assert.equal(Object.getPrototypeOf(root.a), null, 'a mapping has no prototype');
   assert.deepEqual(Object.keys(root.a!), ['__proto__'], 'a key named __proto__ is data');
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('a lockfile with nothing to refuse is read by js-yaml alone: the yaml package is not loaded', () => {
+  const yamlModule = JSON.stringify(new URL('../diffing/lockfile/yaml.js', import.meta.url).href);
+  const text = JSON.stringify(lockfileText(SAMPLE, 'pnpm'));
+  const script = [
+    `const { parseYaml } = await import(${yamlModule});`,
+    `parseYaml(${text}, 'pnpm-lock.yaml');`,
+    "const { createRequire } = await import('node:module');",
+    'const cache = createRequire(import.meta.url).cache;',
+    "console.log(JSON.stringify(Object.keys(cache).filter((file) => /node_modules[\\\\/](yaml|js-yaml)[\\\\/]/.test(file)).map((file) => file.match(/node_modules[\\\\/]((?:js-)?yaml)[\\\\/]/)[1]).filter((name, i, all) => all.indexOf(name) === i)));",
+  ].join('\n');
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout), ['js-yaml']);
 });
