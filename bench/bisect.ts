@@ -13,7 +13,17 @@ export function benchBisect(sizes: readonly number[]): void {
     const started = process.hrtime.bigint();
     const child = spawnSync(
       process.execPath,
-      [join(REPO, 'dist', 'cli', 'main.js'), 'check', '--runs', '2', '--json', '--', process.execPath, join(BENCH_FIXTURES, 'draws.cjs'), String(size)],
+      [
+        join(REPO, 'dist', 'cli', 'main.js'),
+        'check',
+        '--runs',
+        '2',
+        '--json',
+        '--',
+        process.execPath,
+        join(BENCH_FIXTURES, 'draws.cjs'),
+        String(size),
+      ],
       { encoding: 'utf8', maxBuffer: 1 << 26 },
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;

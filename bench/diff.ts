@@ -34,17 +34,37 @@ export function benchDiff(sizes: readonly number[]): void {
       for (const size of sizes) {
         const a = writeSynthetic(join(dir, `a-${size}.ddtrace`), size, shape, 0);
         const b = writeSynthetic(join(dir, `b-${size}.ddtrace`), size, shape, 1);
-        const child = spawnSync(process.execPath, [join(REPO, 'dist', 'bench', 'diff-child.js'), a, b], { encoding: 'utf8' });
+        const child = spawnSync(process.execPath, [join(REPO, 'dist', 'bench', 'diff-child.js'), a, b], {
+          encoding: 'utf8',
+        });
         rmSync(a);
         rmSync(b);
         if (child.status !== 0) {
-          rows.push([shape, size.toExponential(0), 'failed', child.stderr.split('\n').find((line) => line.includes('Error')) ?? `exit ${child.status}`, '', '', '', '']);
+          rows.push([
+            shape,
+            size.toExponential(0),
+            'failed',
+            child.stderr.split('\n').find((line) => line.includes('Error')) ?? `exit ${child.status}`,
+            '',
+            '',
+            '',
+            '',
+          ]);
           previous = null;
           continue;
         }
         const { seconds, cpuSeconds, peakMiB, verdict, at } = JSON.parse(child.stdout) as Measured;
         const ratio = previous ? `${(seconds / previous).toFixed(1)}x` : '';
-        rows.push([shape, size.toExponential(0), seconds.toFixed(2), cpuSeconds.toFixed(2), peakMiB.toFixed(0), verdict, at ?? '', ratio]);
+        rows.push([
+          shape,
+          size.toExponential(0),
+          seconds.toFixed(2),
+          cpuSeconds.toFixed(2),
+          peakMiB.toFixed(0),
+          verdict,
+          at ?? '',
+          ratio,
+        ]);
         previous = seconds;
       }
     }
@@ -52,7 +72,12 @@ export function benchDiff(sizes: readonly number[]): void {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log('\nComparison of two traces and its report (fresh process per size; target at 1e7: < 10 s, < 512 MiB)');
-  console.log(table(['differences', 'events', 'seconds', 'cpu s', 'peak MiB', 'verdict', 'first divergence', 'vs 10x fewer'], rows));
+  console.log(
+    table(
+      ['differences', 'events', 'seconds', 'cpu s', 'peak MiB', 'verdict', 'first divergence', 'vs 10x fewer'],
+      rows,
+    ),
+  );
 }
 
 /**
@@ -63,7 +88,10 @@ export function writeSynthetic(file: string, size: number, shape: Shape, run: nu
   const fd = openSync(file, 'w');
   const writer = new TraceWriter({ write: (bytes) => void writeSync(fd, bytes) }, header());
   for (let site = 1; site <= 8; site++) {
-    writer.defineSite(site, { frames: [{ file: `sim.js`, line: site * 10, column: 5, fn: null, package: null }], skipped: 0 });
+    writer.defineSite(site, {
+      frames: [{ file: `sim.js`, line: site * 10, column: 5, fn: null, package: null }],
+      skipped: 0,
+    });
   }
   const differAt = shape === 'once-near-end' ? size - 101 : -1;
   for (let i = 0; i < size; i++) {
@@ -72,7 +100,14 @@ export function writeSynthetic(file: string, size: number, shape: Shape, run: nu
     if (i % 1000 === 999) full = writer.object(Api.stdout, Tag.string, 8, 0, differs ? 'other\n' : `line ${i}\n`);
     else if (i % 10 === 0) full = writer.number(Api.dateNow, Tag.f64, 2, 0, 1e12 + i + run);
     else if (differs) full = writer.number(Api.hrtime, Tag.hrtime, 3, 0, i);
-    else full = writer.number(Api.mathRandom, Tag.f64 | (1 << 4), i < 64 || i % 256 === 0 ? 1 : 0, 0, (i * 2654435761) % 1000 / 1000);
+    else
+      full = writer.number(
+        Api.mathRandom,
+        Tag.f64 | (1 << 4),
+        i < 64 || i % 256 === 0 ? 1 : 0,
+        0,
+        ((i * 2654435761) % 1000) / 1000,
+      );
     if (full) writer.flush();
   }
   writer.end(0);

@@ -30,7 +30,7 @@ export function benchHtml(sizes: readonly number[]): void {
         compared.seconds.toFixed(2),
         (rendered.seconds * 1000).toFixed(1),
         (bytes / 1024).toFixed(0),
-        `${(rendered.seconds / compared.seconds * 100).toFixed(2)}%`,
+        `${((rendered.seconds / compared.seconds) * 100).toFixed(2)}%`,
         `${(bytes / first.bytes).toFixed(2)}x`,
       ]);
       rmSync(a);
@@ -40,7 +40,9 @@ export function benchHtml(sizes: readonly number[]): void {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log('\nHTML report of two traces that part once near the end (compare + build, then render)');
-  console.log(table(['events', 'compare+build s', 'render ms', 'page KiB', 'render / compare', 'page vs smallest'], rows));
+  console.log(
+    table(['events', 'compare+build s', 'render ms', 'page KiB', 'render / compare', 'page vs smallest'], rows),
+  );
 }
 
 function seconds<T>(work: () => T): { value: T; seconds: number } {

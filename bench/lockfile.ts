@@ -14,7 +14,16 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import * as current from '../diffing/lockfile/index.js';
-import { FILE_NAMES, FORMATS, lockfileText, manifest, nm, SAMPLE, type Install, type Tree } from '../test/lockfile-fixtures.js';
+import {
+  FILE_NAMES,
+  FORMATS,
+  lockfileText,
+  manifest,
+  nm,
+  SAMPLE,
+  type Install,
+  type Tree,
+} from '../test/lockfile-fixtures.js';
 import { REPO, median, table } from './common.js';
 
 type Reader = Pick<typeof current, 'parseLockfile'>;
@@ -41,8 +50,13 @@ function large(count: number): Tree {
 }
 
 export async function benchLockfile(baseline: string | undefined): Promise<void> {
-  const old: Reader | null = baseline ? ((await import(pathToFileURL(join(baseline, 'diffing', 'lockfile', 'index.js')).href)) as Reader) : null;
-  const inputs = [['fixture', SAMPLE], ['5,000 packages', large(5_000)]] as const;
+  const old: Reader | null = baseline
+    ? ((await import(pathToFileURL(join(baseline, 'diffing', 'lockfile', 'index.js')).href)) as Reader)
+    : null;
+  const inputs = [
+    ['fixture', SAMPLE],
+    ['5,000 packages', large(5_000)],
+  ] as const;
   const files = mkdtempSync(join(tmpdir(), 'detdrift-bench-lockfile-'));
   const cold: string[][] = [];
   const warm: string[][] = [];
@@ -54,23 +68,39 @@ export async function benchLockfile(baseline: string | undefined): Promise<void>
         const file = join(files, `${cold.length}.lock`);
         writeFileSync(file, text);
         const args = [file, FILE_NAMES[format], JSON.stringify(manifest(tree))] as const;
-        cold.push(row(name, text, coldParse(join(REPO, 'dist'), ...args), baseline ? coldParse(baseline, ...args) : null));
-        const parse = (reader: Reader) => () => reader.parseLockfile(text, FILE_NAMES[format], { manifest: manifest(tree) });
-        warm.push([...row(name, text, timed(parse(current)), old ? timed(parse(old)) : null), old ? String(packagesOf(parse(current)()) === packagesOf(parse(old)())) : '']);
+        cold.push(
+          row(name, text, coldParse(join(REPO, 'dist'), ...args), baseline ? coldParse(baseline, ...args) : null),
+        );
+        const parse = (reader: Reader) => () =>
+          reader.parseLockfile(text, FILE_NAMES[format], { manifest: manifest(tree) });
+        warm.push([
+          ...row(name, text, timed(parse(current)), old ? timed(parse(old)) : null),
+          old ? String(packagesOf(parse(current)()) === packagesOf(parse(old)())) : '',
+        ]);
       }
     }
   } finally {
     rmSync(files, { recursive: true, force: true });
   }
   const where = baseline ? `; baseline ${baseline}` : '';
-  console.log(`\nlockfile, as a bump reads it: a fresh process loads the reader and its parser, then parses once (median of ${COLD_RUNS} processes${where})\n`);
+  console.log(
+    `\nlockfile, as a bump reads it: a fresh process loads the reader and its parser, then parses once (median of ${COLD_RUNS} processes${where})\n`,
+  );
   console.log(table(['lockfile', 'MB', 'ms', 'baseline ms', 'ratio'], cold));
-  console.log(`\nlockfile, warm: median of ${ROUNDS} parses, after at least ${WARM_UP} parses and ${WARM_UP_MS} ms of them (the JIT has compiled the parser${where})\n`);
+  console.log(
+    `\nlockfile, warm: median of ${ROUNDS} parses, after at least ${WARM_UP} parses and ${WARM_UP_MS} ms of them (the JIT has compiled the parser${where})\n`,
+  );
   console.log(table(['lockfile', 'MB', 'ms', 'baseline ms', 'ratio', 'same packages'], warm));
 }
 
 function row(name: string, text: string, ours: number, theirs: number | null): string[] {
-  return [name, (text.length / 1e6).toFixed(2), ms(ours), theirs === null ? '' : ms(theirs), theirs === null ? '' : `${(ours / theirs).toFixed(2)}×`];
+  return [
+    name,
+    (text.length / 1e6).toFixed(2),
+    ms(ours),
+    theirs === null ? '' : ms(theirs),
+    theirs === null ? '' : `${(ours / theirs).toFixed(2)}×`,
+  ];
 }
 
 function timed(run: () => unknown): number {
@@ -85,7 +115,17 @@ function timed(run: () => unknown): number {
 }
 
 function packagesOf(lock: current.Lockfile): string {
-  return JSON.stringify([...lock.packages.values()].map((pkg) => [pkg.key, pkg.name, pkg.version, pkg.direct, pkg.dev, pkg.optional, pkg.path]));
+  return JSON.stringify(
+    [...lock.packages.values()].map((pkg) => [
+      pkg.key,
+      pkg.name,
+      pkg.version,
+      pkg.direct,
+      pkg.dev,
+      pkg.optional,
+      pkg.path,
+    ]),
+  );
 }
 
 /** Milliseconds from loading `dist`'s lockfile reader to the end of its first parse of `file`, in a fresh process. */
@@ -100,7 +140,9 @@ function coldParse(dist: string, file: string, name: string, manifestJson: strin
   ].join('\n');
   const times: number[] = [];
   for (let i = 0; i < COLD_RUNS; i++) {
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script, file, name, manifestJson], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script, file, name, manifestJson], {
+      encoding: 'utf8',
+    });
     if (child.status !== 0) throw new Error(`the cold parse of ${name} failed: ${child.stderr}`);
     times.push(Number(child.stdout.trim()));
   }

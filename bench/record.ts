@@ -66,11 +66,24 @@ export function benchRecord(rounds: number, only?: readonly string[]): void {
     const ratio = median(hooked) / rawNs;
     const verdict = target === null ? '-' : ratio <= target ? 'yes' : 'no';
     const withoutSites = target === null ? '-' : `${(median(siteless) / rawNs).toFixed(2)}x`;
-    rows.push([name, rawNs.toFixed(1), median(hooked).toFixed(1), `${ratio.toFixed(2)}x`, target === null ? '-' : `${target}x`, verdict, withoutSites, bytesPerEvent.toFixed(1)]);
+    rows.push([
+      name,
+      rawNs.toFixed(1),
+      median(hooked).toFixed(1),
+      `${ratio.toFixed(2)}x`,
+      target === null ? '-' : `${target}x`,
+      verdict,
+      withoutSites,
+      bytesPerEvent.toFixed(1),
+    ]);
   }
   console.log(`\nRecording overhead per call (observe mode, CPU time, median of ${rounds} alternating rounds)`);
-  console.log(table(['api', 'raw ns/call', 'hooked ns/call', 'ratio', 'target', 'meets', 'no sites', 'trace bytes/event'], rows));
-  console.log(`the trace writer alone: ${writerNsPerEvent().toFixed(1)} ns per 12-byte event, encoded, checksummed and written`);
+  console.log(
+    table(['api', 'raw ns/call', 'hooked ns/call', 'ratio', 'target', 'meets', 'no sites', 'trace bytes/event'], rows),
+  );
+  console.log(
+    `the trace writer alone: ${writerNsPerEvent().toFixed(1)} ns per 12-byte event, encoded, checksummed and written`,
+  );
   const mirrored = writerNsPerEvent(true).toFixed(1);
   console.log(`a worker's (building its chunk where its parent can read it): ${mirrored} ns per event`);
 }
@@ -83,7 +96,10 @@ function runLoop(name: string, count: number, traceDir: string | null, sites?: s
   delete env.NODE_OPTIONS;
   if (traceDir) Object.assign(env, { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: traceDir });
   if (sites) env.DETDRIFT_SITES = sites;
-  const child = spawnSync(process.execPath, [join(BENCH_FIXTURES, 'loop.mjs'), name, String(count)], { env, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [join(BENCH_FIXTURES, 'loop.mjs'), name, String(count)], {
+    env,
+    encoding: 'utf8',
+  });
   if (child.status !== 0) throw new Error(`${name} failed (${child.status}): ${child.stderr}`);
   return JSON.parse(child.stdout) as { nsPerCall: number };
 }

@@ -13,7 +13,11 @@ const TREES: readonly { label: string; dir: string; options?: ScanOptions }[] = 
   { label: 'node_modules/pino', dir: 'node_modules/pino' },
   { label: 'node_modules/@babel', dir: 'node_modules/@babel' },
   { label: 'node_modules', dir: 'node_modules' },
-  { label: 'node_modules, tests, no size limit', dir: 'node_modules', options: { includeDevelopment: true, maxBytes: Infinity } },
+  {
+    label: 'node_modules, tests, no size limit',
+    dir: 'node_modules',
+    options: { includeDevelopment: true, maxBytes: Infinity },
+  },
 ];
 
 export function benchScan(): void {
@@ -39,5 +43,7 @@ export function benchScan(): void {
     ];
   });
   console.log('\nscan: clock and entropy call sites in real packages (one scan each)\n');
-  console.log(table(['tree', 'MB', 'files', 'sites', 'errors', 'skipped', 'seconds', 'cpu s', 'MB/s', 'MB/cpu s'], rows));
+  console.log(
+    table(['tree', 'MB', 'files', 'sites', 'errors', 'skipped', 'seconds', 'cpu s', 'MB/s', 'MB/cpu s'], rows),
+  );
 }

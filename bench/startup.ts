@@ -36,11 +36,28 @@ export function benchStartup(rounds: number): void {
   const traceDir = mkdtempSync(join(tmpdir(), 'detdrift-bench-startup-'));
   try {
     const runs = rounds * RUNS_PER_ROUND;
-    const rows = FLOORS.map(([name, fixture]) => row(name, measure(runs, [['plain', EVAL_ZERO], [name, ['--import', join(BENCH_FIXTURES, fixture), ...EVAL_ZERO]]], traceDir)));
+    const rows = FLOORS.map(([name, fixture]) =>
+      row(
+        name,
+        measure(
+          runs,
+          [
+            ['plain', EVAL_ZERO],
+            [name, ['--import', join(BENCH_FIXTURES, fixture), ...EVAL_ZERO]],
+          ],
+          traceDir,
+        ),
+      ),
+    );
     const hooked = ['--import', REGISTER, ...EVAL_ZERO];
     const [plain, bundled, uncached, unbundled] = measure(
       runs,
-      [['plain', EVAL_ZERO], ['hooked', hooked], ['uncached', hooked, { DETDRIFT_CODE_CACHE: 'off' }], ['unbundled', ['--import', UNBUNDLED, ...EVAL_ZERO]]],
+      [
+        ['plain', EVAL_ZERO],
+        ['hooked', hooked],
+        ['uncached', hooked, { DETDRIFT_CODE_CACHE: 'off' }],
+        ['unbundled', ['--import', UNBUNDLED, ...EVAL_ZERO]],
+      ],
       traceDir,
     );
     rows.push(
@@ -48,9 +65,45 @@ export function benchStartup(rounds: number): void {
       row('node -e 0, no code cache (the first start)', [plain!, uncached!]),
       row("node -e 0, the hook unbundled (tsc's modules)", [plain!, unbundled!]),
     );
-    rows.push(row('node empty.mjs (a file: no node:crypto at start)', measure(runs, [['plain', EMPTY_FILE], ['hooked', ['--import', REGISTER, ...EMPTY_FILE]]], traceDir)));
-    rows.push(row('ESM importing child_process, fs, crypto', measure(runs, [['plain', IMPORTS], ['hooked', ['--import', REGISTER, ...IMPORTS]]], traceDir)));
-    rows.push(row('cli: detdrift --version, against node -e 0', measure(runs, [['plain', EVAL_ZERO], ['cli', CLI_VERSION]], traceDir)));
+    rows.push(
+      row(
+        'node empty.mjs (a file: no node:crypto at start)',
+        measure(
+          runs,
+          [
+            ['plain', EMPTY_FILE],
+            ['hooked', ['--import', REGISTER, ...EMPTY_FILE]],
+          ],
+          traceDir,
+        ),
+      ),
+    );
+    rows.push(
+      row(
+        'ESM importing child_process, fs, crypto',
+        measure(
+          runs,
+          [
+            ['plain', IMPORTS],
+            ['hooked', ['--import', REGISTER, ...IMPORTS]],
+          ],
+          traceDir,
+        ),
+      ),
+    );
+    rows.push(
+      row(
+        'cli: detdrift --version, against node -e 0',
+        measure(
+          runs,
+          [
+            ['plain', EVAL_ZERO],
+            ['cli', CLI_VERSION],
+          ],
+          traceDir,
+        ),
+      ),
+    );
     console.log(`\nStart-up (observe mode, cwd ${REPO}, median of ${runs} alternating runs)`);
     console.log(table(['program', 'plain ms', 'with --import ms', 'ratio'], rows));
   } finally {
@@ -59,7 +112,11 @@ export function benchStartup(rounds: number): void {
 }
 
 /** Wall-clock milliseconds of each command, the commands alternating so load drifts hit both alike. */
-function measure(runs: number, commands: ReadonlyArray<readonly [string, readonly string[], NodeJS.ProcessEnv?]>, traceDir: string): number[] {
+function measure(
+  runs: number,
+  commands: ReadonlyArray<readonly [string, readonly string[], NodeJS.ProcessEnv?]>,
+  traceDir: string,
+): number[] {
   const env: NodeJS.ProcessEnv = { ...process.env, DETDRIFT_TRACE: traceDir };
   delete env.NODE_OPTIONS;
   // Extra CA certificates (set on some CI machines) cost every node process tens of milliseconds
@@ -71,7 +128,8 @@ function measure(runs: number, commands: ReadonlyArray<readonly [string, readonl
       const started = process.hrtime.bigint();
       const child = spawnSync(process.execPath, args, { cwd: REPO, env: { ...env, ...extra }, encoding: 'utf8' });
       times[index]!.push(Number(process.hrtime.bigint() - started) / 1e6);
-      if (child.status !== 0 || child.stderr !== '') throw new Error(`${name} ${args.join(' ')} failed (${child.status}): ${child.stderr}`);
+      if (child.status !== 0 || child.stderr !== '')
+        throw new Error(`${name} ${args.join(' ')} failed (${child.status}): ${child.stderr}`);
       // each run starts from an empty directory, as a recording does: no `0~N` names to step over
       for (const file of readdirSync(traceDir)) rmSync(join(traceDir, file));
     });

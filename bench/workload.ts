@@ -44,15 +44,34 @@ export function benchWorkload(rounds: number): void {
   console.log(shape(sizes.get('observe')!));
   console.log(
     table(
-      ['run', 'wall ms', 'cpu ms', 'wall ÷ plain', 'cpu ÷ plain', 'wall ÷ fake-timers', 'cpu ÷ fake-timers', 'trace bytes/event'],
+      [
+        'run',
+        'wall ms',
+        'cpu ms',
+        'wall ÷ plain',
+        'cpu ÷ plain',
+        'wall ÷ fake-timers',
+        'cpu ÷ fake-timers',
+        'trace bytes/event',
+      ],
       VARIANTS.map((variant) => {
         const size = sizes.get(variant);
-        return [variant, wall(variant).toFixed(0), cpu(variant).toFixed(0), ratio(wall, variant, 'plain'), ratio(cpu, variant, 'plain'),
-          ratio(wall, variant, 'fake-timers'), ratio(cpu, variant, 'fake-timers'), size ? (size.bytes / size.events).toFixed(2) : '-'];
+        return [
+          variant,
+          wall(variant).toFixed(0),
+          cpu(variant).toFixed(0),
+          ratio(wall, variant, 'plain'),
+          ratio(cpu, variant, 'plain'),
+          ratio(wall, variant, 'fake-timers'),
+          ratio(cpu, variant, 'fake-timers'),
+          size ? (size.bytes / size.events).toFixed(2) : '-',
+        ];
       }),
     ),
   );
-  console.log("issue #8's targets: observe and control ÷ plain at most 1.5x and below fake-timers; at most 12 (observe) and 4 (control) trace bytes per event");
+  console.log(
+    "issue #8's targets: observe and control ÷ plain at most 1.5x and below fake-timers; at most 12 (observe) and 4 (control) trace bytes per event",
+  );
   benchShort(rounds);
   benchAwaits(rounds);
 }
@@ -61,22 +80,36 @@ export function benchWorkload(rounds: number): void {
 function benchShort(rounds: number): void {
   const variants = ['plain', 'observe'] as const;
   const { wall, cpu } = alternate(variants, rounds, 'sim.mjs', undefined, [String(SHORT_SERVERS)]);
-  console.log(`\nA short run (bench/fixtures/sim.mjs ${SHORT_SERVERS}: ${SHORT_SERVERS}·10 timers, about 3·10^4 events, median of ${rounds} alternating rounds)`);
+  console.log(
+    `\nA short run (bench/fixtures/sim.mjs ${SHORT_SERVERS}: ${SHORT_SERVERS}·10 timers, about 3·10^4 events, median of ${rounds} alternating rounds)`,
+  );
   printRatios(variants, wall, cpu);
 }
 
 function benchAwaits(rounds: number): void {
   const variants = ['plain', 'observe'] as const;
   const { wall, cpu } = alternate(variants, rounds, 'awaits.mjs');
-  console.log(`\nAsync-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits, median of ${rounds} alternating rounds)`);
+  console.log(
+    `\nAsync-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits, median of ${rounds} alternating rounds)`,
+  );
   printRatios(variants, wall, cpu);
 }
 
-function printRatios(variants: readonly Variant[], wall: (variant: Variant) => number, cpu: (variant: Variant) => number): void {
+function printRatios(
+  variants: readonly Variant[],
+  wall: (variant: Variant) => number,
+  cpu: (variant: Variant) => number,
+): void {
   console.log(
     table(
       ['run', 'wall ms', 'cpu ms', 'wall ÷ plain', 'cpu ÷ plain'],
-      variants.map((variant) => [variant, wall(variant).toFixed(0), cpu(variant).toFixed(0), `${(wall(variant) / wall('plain')).toFixed(2)}x`, `${(cpu(variant) / cpu('plain')).toFixed(2)}x`]),
+      variants.map((variant) => [
+        variant,
+        wall(variant).toFixed(0),
+        cpu(variant).toFixed(0),
+        `${(wall(variant) / wall('plain')).toFixed(2)}x`,
+        `${(cpu(variant) / cpu('plain')).toFixed(2)}x`,
+      ]),
     ),
   );
 }
@@ -121,11 +154,15 @@ function runSimulation(variant: Variant, dir: string, script?: string, scriptArg
     args.unshift('--import', REGISTER);
     Object.assign(env, { DETDRIFT_TRACE: join(dir, 'trace'), DETDRIFT_MODE: variant, DETDRIFT_SEED: '42' });
   }
-  args.push(join(BENCH_FIXTURES, script ?? (variant === 'fake-timers' ? 'sim-fake-timers.mjs' : 'sim.mjs')), ...scriptArgs);
+  args.push(
+    join(BENCH_FIXTURES, script ?? (variant === 'fake-timers' ? 'sim-fake-timers.mjs' : 'sim.mjs')),
+    ...scriptArgs,
+  );
   const started = performance.now();
   const child = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
   const wallMs = performance.now() - started;
-  if (child.status !== 0 || child.stderr !== '') throw new Error(`the ${variant} simulation failed (${child.status}): ${child.stderr}`);
+  if (child.status !== 0 || child.stderr !== '')
+    throw new Error(`the ${variant} simulation failed (${child.status}): ${child.stderr}`);
   const usage = JSON.parse(readFileSync(cpuFile, 'utf8')) as { user: number; system: number };
   return { wallMs, cpuMs: (usage.user + usage.system) / 1000 };
 }

@@ -26,8 +26,13 @@ export async function parseCommandLine(argv: readonly string[], cwd: string): Pr
   const { COMMANDS } = await import('./commands.js');
   const names = Object.keys(COMMANDS);
   if (name === undefined) throw new CliError('ERR_USAGE', `no command given; commands: ${names.join(', ')}`);
-  if (name === '--help' || name === '-h' || (name === 'help' && rest[0] === undefined)) return { kind: 'print', text: (await import('./help.js')).toolHelp(COMMANDS) };
-  if (name === 'help') return { kind: 'print', text: (await import('./help.js')).commandHelp(rest[0]!, await commandNamed(rest[0]!, COMMANDS)) };
+  if (name === '--help' || name === '-h' || (name === 'help' && rest[0] === undefined))
+    return { kind: 'print', text: (await import('./help.js')).toolHelp(COMMANDS) };
+  if (name === 'help')
+    return {
+      kind: 'print',
+      text: (await import('./help.js')).commandHelp(rest[0]!, await commandNamed(rest[0]!, COMMANDS)),
+    };
   const command = await commandNamed(name, COMMANDS);
   const raw = await parse(name, rest, command);
   if (raw.values.help === true) return { kind: 'print', text: (await import('./help.js')).commandHelp(name, command) };
@@ -39,7 +44,10 @@ async function commandNamed(name: string, COMMANDS: Readonly<Record<string, Comm
   const { nearest } = await import('./nearest.js');
   const near = nearest(name, Object.keys(COMMANDS));
   const commands = `commands: ${Object.keys(COMMANDS).join(', ')}`;
-  throw new CliError('ERR_USAGE', `unknown command ${JSON.stringify(name)}${near ? `: did you mean "${near}"? (${commands})` : `; ${commands}`}`);
+  throw new CliError(
+    'ERR_USAGE',
+    `unknown command ${JSON.stringify(name)}${near ? `: did you mean "${near}"? (${commands})` : `; ${commands}`}`,
+  );
 }
 
 async function parse(name: string, args: readonly string[], command: Command): Promise<RawInvocation> {
@@ -54,7 +62,9 @@ async function parse(name: string, args: readonly string[], command: Command): P
     const code = String((error as { code?: unknown }).code);
     if (!code.startsWith('ERR_PARSE_ARGS_')) throw error;
     const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? await unknownOption(given, Object.keys(options)) : null;
-    throw new CliError('ERR_USAGE', unknown ? `${unknown} (detdrift ${name})` : (error as Error).message, { cause: error });
+    throw new CliError('ERR_USAGE', unknown ? `${unknown} (detdrift ${name})` : (error as Error).message, {
+      cause: error,
+    });
   }
   const { values, positionals, tokens } = parsed;
   const terminator = tokens.find((token) => token.kind === 'option-terminator');
@@ -84,7 +94,8 @@ function withOptionalValues(args: readonly string[]): string[] {
     if (arg === '--') return [...out, ...args.slice(i)];
     out.push(arg);
     const next = args[i + 1];
-    if (Object.hasOwn(OPTIONAL_VALUES, arg) && (next === undefined || next.startsWith('-'))) out.push(OPTIONAL_VALUES[arg]!);
+    if (Object.hasOwn(OPTIONAL_VALUES, arg) && (next === undefined || next.startsWith('-')))
+      out.push(OPTIONAL_VALUES[arg]!);
   }
   return out;
 }

@@ -34,14 +34,23 @@ import { stopOnInterrupt } from './interrupt.js';
 export async function run(options: BumpOptions, { logger }: CommandContext): Promise<number> {
   stopOnInterrupt();
   const project = findProject(options.cwd);
-  if (!project.lockfile) throw new CliError('ERR_LOCKFILE_MISSING', `no lockfile (${LOCKFILE_NAMES.join(', ')}) in ${project.root}`);
+  if (!project.lockfile)
+    throw new CliError('ERR_LOCKFILE_MISSING', `no lockfile (${LOCKFILE_NAMES.join(', ')}) in ${project.root}`);
   const lockfile = project.lockfile.file;
   const install = options.install ?? installCommand(lockfile);
   const locks = await bumpLockfiles(project.root, lockfile, options.base, options.head);
   const changes = diffLockfiles(locks.base, locks.head);
   // Each tree is checked against its lockfile at the versions the bump moved, and its direct dependencies.
-  const versions = (side: 'from' | 'to') => new Set(changes.flatMap((change) => (change[side] === null ? [] : [`${change.name}@${change[side]}`])));
-  if (options.head === null) checkInstalled(project.root, locks.head, versions('to'), 'head (the working tree)', `Run ${install.join(' ')} there, then bump again.`);
+  const versions = (side: 'from' | 'to') =>
+    new Set(changes.flatMap((change) => (change[side] === null ? [] : [`${change.name}@${change[side]}`])));
+  if (options.head === null)
+    checkInstalled(
+      project.root,
+      locks.head,
+      versions('to'),
+      'head (the working tree)',
+      `Run ${install.join(' ')} there, then bump again.`,
+    );
   const progress = new Progress();
   const work = makeWorkDir('bump');
   const trees: Worktree[] = [];
@@ -50,7 +59,13 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       progress.phase(`checking out ${ref} and installing its dependencies (${install.join(' ')})`);
       const worktree = await checkoutWorktree(project.root, ref, install);
       trees.push(worktree);
-      checkInstalled(worktree.root, lock, versions(side), ref, `The install command (${install.join(' ')}) must install what the lockfile names.`);
+      checkInstalled(
+        worktree.root,
+        lock,
+        versions(side),
+        ref,
+        `The install command (${install.join(' ')}) must install what the lockfile names.`,
+      );
       return worktree.root;
     };
     const baseRoot = options.baseTrace ? null : await tree(options.base, locks.base, 'from');
@@ -65,16 +80,32 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       return out;
     };
     // Each seed: base and head twice. The report is about the first seed the bump changed.
-    let found: { seed: string | null; comparison: Comparison; verdict: BumpVerdict; traces: { a: string | null; b: string } } | null = null;
+    let found: {
+      seed: string | null;
+      comparison: Comparison;
+      verdict: BumpVerdict;
+      traces: { a: string | null; b: string };
+    } | null = null;
     if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
     const checked: SeedView[] = [];
     for (const seed of options.seeds) {
-      progress.phase(`seed ${seed ?? 'none'}: recording ${options.command.join(' ')} on base and head, twice each (${options.mode} mode)`);
+      progress.phase(
+        `seed ${seed ?? 'none'}: recording ${options.command.join(' ')} on base and head, twice each (${options.mode} mode)`,
+      );
       const prefix = `seed-${seed ?? 'none'}`;
-      const base = baseRoot ? [await recordAt(`${prefix}-base-1`, baseRoot, seed), await recordAt(`${prefix}-base-2`, baseRoot, seed)] : [];
-      const head = [await recordAt(`${prefix}-head-1`, headRoot, seed), await recordAt(`${prefix}-head-2`, headRoot, seed)];
+      const base = baseRoot
+        ? [await recordAt(`${prefix}-base-1`, baseRoot, seed), await recordAt(`${prefix}-base-2`, baseRoot, seed)]
+        : [];
+      const head = [
+        await recordAt(`${prefix}-head-1`, headRoot, seed),
+        await recordAt(`${prefix}-head-2`, headRoot, seed),
+      ];
       progress.clear();
-      const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, { codeChanged: true, changed: versions('to'), sources: { a: baseRoot, b: headRoot } });
+      const comparison = compare(options.baseTrace ?? base[0]!, head[0]!, {
+        codeChanged: true,
+        changed: versions('to'),
+        sources: { a: baseRoot, b: headRoot },
+      });
       const baseTwice = base[1] ? compare(base[0]!, base[1]) : null;
       const verdict = bumpVerdict(comparison, baseTwice, compare(head[0]!, head[1]!));
       if (verdict === 'already-nondeterministic' && options.mode === 'observe') progress.phase(observeHint(baseTwice!));
@@ -85,13 +116,26 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     const { seed, comparison, verdict, traces } = found!;
     // A blamed call whose stack was not sampled: its side's command, replaying its trace, takes it (a --base-trace has no checkout to run).
     const stacks = new CauseStacks(comparison, logger);
-    const rerun = (trace: string | null, root: string | null) => (trace && root ? { trace, command: options.command, cwd: where(root), seed } : null);
-    await stacks.forCause(comparison.diverging?.cause ?? null, { a: rerun(traces.a, baseRoot), b: rerun(traces.b, headRoot) }, progress);
+    const rerun = (trace: string | null, root: string | null) =>
+      trace && root ? { trace, command: options.command, cwd: where(root), seed } : null;
+    await stacks.forCause(
+      comparison.diverging?.cause ?? null,
+      { a: rerun(traces.a, baseRoot), b: rerun(traces.b, headRoot) },
+      progress,
+    );
     const taken = stacks.framesOf(comparison.diverging?.cause ?? null);
 
-    const scans = baseRoot ? scanChanges(changes, baseRoot, headRoot, callsOfRuns(comparison.diverging, taken), logger) : new Map<LockfileChange, ScanDiff>();
+    const scans = baseRoot
+      ? scanChanges(changes, baseRoot, headRoot, callsOfRuns(comparison.diverging, taken), logger)
+      : new Map<LockfileChange, ScanDiff>();
     const reachedByHead = taken && comparison.diverging?.cause?.side === 'b' ? [taken] : [];
-    const attribution: Attribution = attribute(taken ?? causeStack(comparison), changes, scans, comparison.diverging?.b ?? null, reachedByHead);
+    const attribution: Attribution = attribute(
+      taken ?? causeStack(comparison),
+      changes,
+      scans,
+      comparison.diverging?.b ?? null,
+      reachedByHead,
+    );
     const { status } = await emitReport(comparison, headRoot, options.json, {
       bump: { verdict, seed, attribution },
       reports: options.reports,
@@ -143,17 +187,27 @@ function causeStack(comparison: Comparison): readonly Frame[] | null {
  * the calls each run made there (`ran`); a package head adds is compared with nothing, so all of
  * its sites are added.
  */
-function scanChanges(changes: readonly LockfileChange[], baseRoot: string, headRoot: string, ran: RunCalls, logger: CommandContext['logger']): Map<LockfileChange, ScanDiff> {
+function scanChanges(
+  changes: readonly LockfileChange[],
+  baseRoot: string,
+  headRoot: string,
+  ran: RunCalls,
+  logger: CommandContext['logger'],
+): Map<LockfileChange, ScanDiff> {
   const scans = new Map<LockfileChange, ScanDiff>();
   for (const change of changes) {
     if (change.to === null) continue;
     const before = change.from === null ? null : installed(baseRoot, change, change.from);
     const after = installed(headRoot, change, change.to);
     if ((change.from !== null && !before) || !after) {
-      logger.debug({ name: change.name, before, after }, 'a changed package is not installed at the version its lockfile names; not scanned');
+      logger.debug(
+        { name: change.name, before, after },
+        'a changed package is not installed at the version its lockfile names; not scanned',
+      );
       continue;
     }
-    const scan = (dir: string, version: string, side: 'a' | 'b') => scanDirectory(dir, { ran: ran[side].get(`${change.name}@${version}`) });
+    const scan = (dir: string, version: string, side: 'a' | 'b') =>
+      scanDirectory(dir, { ran: ran[side].get(`${change.name}@${version}`) });
     scans.set(change, diffScans(before ? scan(before, change.from!, 'a') : { sites: [] }, scan(after, change.to, 'b')));
   }
   return scans;

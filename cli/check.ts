@@ -50,7 +50,16 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
     // A blamed call whose stack was not sampled gets it from a replay: a probe of the confirmation, or a run of its own.
     const stacks = new CauseStacks(comparison, logger);
     const confirmation = options.confirm
-      ? await confirmByReplay({ traceA: dirs[0]!, comparison, command: options.command, cwd: options.cwd, seed: seeded.seed, progress, logger, stacks })
+      ? await confirmByReplay({
+          traceA: dirs[0]!,
+          comparison,
+          command: options.command,
+          cwd: options.cwd,
+          seed: seeded.seed,
+          progress,
+          logger,
+          stacks,
+        })
       : null;
     if (comparison.diverging) {
       const sides = { a: rerunnable(seeded, dirs[0]!), b: rerunnable(seeded, against) };
@@ -90,8 +99,15 @@ interface Checked {
 }
 
 /** Records `--runs` runs of one seed into `base` (`run-1`, `run-2`, ...) and compares each later one with the first. */
-async function recordAndCompare(options: CheckOptions, base: string, progress: Progress, logger: CommandContext['logger']): Promise<Checked> {
-  progress.phase(`recording ${options.runs} runs of ${options.command.join(' ')} (${options.mode} mode, seed ${options.seed ?? 'none'})`);
+async function recordAndCompare(
+  options: CheckOptions,
+  base: string,
+  progress: Progress,
+  logger: CommandContext['logger'],
+): Promise<Checked> {
+  progress.phase(
+    `recording ${options.runs} runs of ${options.command.join(' ')} (${options.mode} mode, seed ${options.seed ?? 'none'})`,
+  );
   const hold = encode(options.confirm ? { hold: true } : {});
   const dirs: string[] = [];
   const statuses: number[] = [];
@@ -111,18 +127,29 @@ async function recordAndCompare(options: CheckOptions, base: string, progress: P
   const attempts: AttemptView[] = [];
   const root = findProject(options.cwd).root;
   for (const [index, later] of dirs.slice(1).entries()) {
-    const compareWith = (taken?: CompareOptions['taken']) => compare(dirs[0]!, later, { ignore: options.ignore, taken, sources: { a: root, b: root } });
+    const compareWith = (taken?: CompareOptions['taken']) =>
+      compare(dirs[0]!, later, { ignore: options.ignore, taken, sources: { a: root, b: root } });
     const sides = { a: rerunnable(options, dirs[0]!), b: rerunnable(options, later) };
     const next = await settleUnsampled(compareWith(), compareWith, sides, options.ignore, progress, logger);
     attempts.push({ run: index + 2, cause: next.diverging ? briefCause(next) : null });
     // The first run that diverges is the one reported; runs that all agree are reported by one
     // that ran in another order, if one did: how they differ.
-    if (comparison === null || (comparison.verdict === 'agree' && (next.verdict === 'diverge' || !reordered(comparison)))) {
+    if (
+      comparison === null ||
+      (comparison.verdict === 'agree' && (next.verdict === 'diverge' || !reordered(comparison)))
+    ) {
       comparison = next;
       against = later;
     }
   }
-  return { seeded: options, dirs, against, comparison: comparison!, attempts, failure: stderr === null ? null : { statuses, stderr } };
+  return {
+    seeded: options,
+    dirs,
+    against,
+    comparison: comparison!,
+    attempts,
+    failure: stderr === null ? null : { statuses, stderr },
+  };
 }
 
 /** How much of a failing run's stderr the report keeps. */
@@ -152,6 +179,13 @@ function reordered(comparison: Comparison): boolean {
 
 /** The traces are gone after this check: the command that records them again and keeps them. */
 function rerunCommand(options: CheckOptions): string {
-  const flags = ['--keep', '--mode', options.mode, '--runs', String(options.runs), ...(options.seed ? ['--seed', options.seed] : [])];
+  const flags = [
+    '--keep',
+    '--mode',
+    options.mode,
+    '--runs',
+    String(options.runs),
+    ...(options.seed ? ['--seed', options.seed] : []),
+  ];
   return ['npx', 'detdrift', 'check', ...flags, '--', ...options.command].map(shellQuote).join(' ');
 }

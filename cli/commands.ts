@@ -50,13 +50,31 @@ export interface Command {
   readonly options: OptionSpecs;
   readonly example: string;
   /** normalizes the parsed command line (throwing its coded errors), then loads the command's code on demand */
-  prepare(raw: RawInvocation, cwd: string): { readonly options: CommonOptions; start(context: CommandContext): Promise<number> };
+  prepare(
+    raw: RawInvocation,
+    cwd: string,
+  ): { readonly options: CommonOptions; start(context: CommandContext): Promise<number> };
 }
 
 const LOG: OptionSpecs = {
-  'log-level': { type: 'string', value: 'LEVEL', help: `how much of detdrift's own log to write: ${LOG_LEVELS.join(', ')}`, default: DEFAULTS.logLevel },
-  'log-format': { type: 'string', value: 'FORMAT', help: `the log on stderr: ${LOG_FORMATS.join(' (sentences) or ')} (pino's lines)`, default: DEFAULTS.logFormat },
-  'log-file': { type: 'string', value: 'FILE', help: 'also append the log to FILE as JSON lines', default: `$${LOG_FILE_VAR}` },
+  'log-level': {
+    type: 'string',
+    value: 'LEVEL',
+    help: `how much of detdrift's own log to write: ${LOG_LEVELS.join(', ')}`,
+    default: DEFAULTS.logLevel,
+  },
+  'log-format': {
+    type: 'string',
+    value: 'FORMAT',
+    help: `the log on stderr: ${LOG_FORMATS.join(' (sentences) or ')} (pino's lines)`,
+    default: DEFAULTS.logFormat,
+  },
+  'log-file': {
+    type: 'string',
+    value: 'FILE',
+    help: 'also append the log to FILE as JSON lines',
+    default: `$${LOG_FILE_VAR}`,
+  },
 };
 
 const REPORT: OptionSpecs = {
@@ -68,16 +86,40 @@ const REPORT: OptionSpecs = {
   },
 };
 
-const JSON_REPORT: OptionSpecs = { json: { type: 'boolean', help: 'print the report as JSON (detdrift.report/1) instead of text' } };
-const NO_CONFIRM: OptionSpecs = { 'no-confirm': { type: 'boolean', help: 'do not confirm the cause by replaying the first run with its values pinned' } };
-const SEED: OptionSpecs = { seed: { type: 'string', value: 'N', help: 'the seed the program gets, decimal (42) or hexadecimal (0x2a)', default: 'none' } };
+const JSON_REPORT: OptionSpecs = {
+  json: { type: 'boolean', help: 'print the report as JSON (detdrift.report/1) instead of text' },
+};
+const NO_CONFIRM: OptionSpecs = {
+  'no-confirm': { type: 'boolean', help: 'do not confirm the cause by replaying the first run with its values pinned' },
+};
+const SEED: OptionSpecs = {
+  seed: {
+    type: 'string',
+    value: 'N',
+    help: 'the seed the program gets, decimal (42) or hexadecimal (0x2a)',
+    default: 'none',
+  },
+};
 /** check, bump: a seed list instead of --seed, and this job's shard of it */
 const SEEDS: OptionSpecs = {
-  seeds: { type: 'string', value: 'LIST', help: 'seeds to check in turn until one diverges: 1..1000, 1,5,9 or 1..10,42 (ranges decimal); not with --seed' },
-  shard: { type: 'string', value: 'I/N', help: 'check only the I-th of N contiguous shares of the seeds (a CI matrix job); detdrift merge joins the reports' },
+  seeds: {
+    type: 'string',
+    value: 'LIST',
+    help: 'seeds to check in turn until one diverges: 1..1000, 1,5,9 or 1..10,42 (ranges decimal); not with --seed',
+  },
+  shard: {
+    type: 'string',
+    value: 'I/N',
+    help: 'check only the I-th of N contiguous shares of the seeds (a CI matrix job); detdrift merge joins the reports',
+  },
 };
 const MODE: OptionSpecs = {
-  mode: { type: 'string', value: 'MODE', help: `${RECORDABLE_MODES.join(' (record what the program draws) or ')} (feed it seeded values)`, default: DEFAULTS.mode },
+  mode: {
+    type: 'string',
+    value: 'MODE',
+    help: `${RECORDABLE_MODES.join(' (record what the program draws) or ')} (feed it seeded values)`,
+    default: DEFAULTS.mode,
+  },
 };
 
 export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
@@ -85,7 +127,12 @@ export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
     summary: 'runs a command under the hook and writes one trace per process',
     usage: 'detdrift record --out DIR [options] -- CMD...',
     options: {
-      out: { type: 'string', short: 'o', value: 'DIR', help: 'the directory that receives the traces (required; its old traces are removed)' },
+      out: {
+        type: 'string',
+        short: 'o',
+        value: 'DIR',
+        help: 'the directory that receives the traces (required; its old traces are removed)',
+      },
       ...SEED,
       ...MODE,
       ...LOG,
@@ -109,14 +156,25 @@ export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
     options: {
       ...SEED,
       ...SEEDS,
-      runs: { type: 'string', value: 'N', help: 'how many runs, each later one compared with the first (2 to 100)', default: String(DEFAULTS.runs) },
+      runs: {
+        type: 'string',
+        value: 'N',
+        help: 'how many runs, each later one compared with the first (2 to 100)',
+        default: String(DEFAULTS.runs),
+      },
       ...MODE,
       perturb: {
         type: 'string',
         value: '[DIM,...]',
         help: `run once plain and once per dimension another machine would vary: ${DEFAULT_DIMENSIONS.join(', ')} (bare: all)`,
       },
-      out: { type: 'string', short: 'o', value: 'DIR', help: 'keep the runs\' traces in DIR (run-1, run-2, ...; seed-N/run-1, ... for several seeds or a shard)', default: 'a temporary directory' },
+      out: {
+        type: 'string',
+        short: 'o',
+        value: 'DIR',
+        help: "keep the runs' traces in DIR (run-1, run-2, ...; seed-N/run-1, ... for several seeds or a shard)",
+        default: 'a temporary directory',
+      },
       keep: { type: 'boolean', help: 'keep the temporary traces and say where they are' },
       ...JSON_REPORT,
       ...NO_CONFIRM,
@@ -129,12 +187,23 @@ export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
   }),
   matrix: define({
     summary: "compares a CI matrix's traces, each run against the reference run of its seed",
-    usage: 'detdrift matrix DIR [options]   (DIR: one trace directory per platform, Node and seed, e.g. linux-20-seed42)',
+    usage:
+      'detdrift matrix DIR [options]   (DIR: one trace directory per platform, Node and seed, e.g. linux-20-seed42)',
     options: {
-      reference: { type: 'string', value: 'NAME', help: 'the run the others of its seed are compared with', default: 'the first Linux run' },
+      reference: {
+        type: 'string',
+        value: 'NAME',
+        help: 'the run the others of its seed are compared with',
+        default: 'the first Linux run',
+      },
       json: { type: 'boolean', help: 'print the matrix as JSON (detdrift.matrix/1) instead of a table' },
       summary: { type: 'string', value: 'FILE', help: 'append the table as Markdown to FILE ($GITHUB_STEP_SUMMARY)' },
-      report: { type: 'string', multiple: true, value: 'html[=FILE]', help: `also write one page with the platform × seed grid (default file: ${DEFAULTS.reportFiles.html})` },
+      report: {
+        type: 'string',
+        multiple: true,
+        value: 'html[=FILE]',
+        help: `also write one page with the platform × seed grid (default file: ${DEFAULTS.reportFiles.html})`,
+      },
       ...LOG,
     },
     example: 'detdrift matrix traces --summary "$GITHUB_STEP_SUMMARY"',
@@ -143,20 +212,37 @@ export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
   }),
   merge: define({
     summary: "combines the reports of a seed list's shards into one verdict, as one run over every seed gives it",
-    usage: 'detdrift merge REPORT.json...|DIR... [options]   (DIR: its *.json files at any depth, as a CI job downloads them)',
+    usage:
+      'detdrift merge REPORT.json...|DIR... [options]   (DIR: its *.json files at any depth, as a CI job downloads them)',
     options: { ...JSON_REPORT, ...REPORT, ...LOG },
     example: 'detdrift merge shards --report github --report summary',
     normalize: normalizeMerge,
     load: () => import('./merge.js'),
   }),
   bump: define({
-    summary: "runs a command with the same seed on the base's dependency tree and on head's, and tells what the bump changed",
+    summary:
+      "runs a command with the same seed on the base's dependency tree and on head's, and tells what the bump changed",
     usage: 'detdrift bump --base REF [options] -- CMD...',
     options: {
       base: { type: 'string', value: 'REF', help: 'the commit whose dependency tree is the base (required)' },
-      head: { type: 'string', value: 'REF', help: 'the commit whose tree is head', default: 'the working tree, as installed' },
-      'base-trace': { type: 'string', value: 'DIR', help: "base's traces, recorded elsewhere (a main-branch artifact): base is not run here" },
-      seed: { type: 'string', multiple: true, value: 'N', help: 'a seed to try (repeatable): the report is about the first the bump changed', default: 'none' },
+      head: {
+        type: 'string',
+        value: 'REF',
+        help: 'the commit whose tree is head',
+        default: 'the working tree, as installed',
+      },
+      'base-trace': {
+        type: 'string',
+        value: 'DIR',
+        help: "base's traces, recorded elsewhere (a main-branch artifact): base is not run here",
+      },
+      seed: {
+        type: 'string',
+        multiple: true,
+        value: 'N',
+        help: 'a seed to try (repeatable): the report is about the first the bump changed',
+        default: 'none',
+      },
       ...SEEDS,
       mode: {
         type: 'string',
@@ -164,7 +250,12 @@ export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
         help: 'control (the seed decides entropy, a virtual clock: does the same seed still run the same?) or observe (the real ones)',
         default: DEFAULTS.bumpMode,
       },
-      install: { type: 'string', value: 'CMD', help: "the command that installs a checkout's dependencies", default: 'by lockfile: npm ci, pnpm install, yarn install' },
+      install: {
+        type: 'string',
+        value: 'CMD',
+        help: "the command that installs a checkout's dependencies",
+        default: 'by lockfile: npm ci, pnpm install, yarn install',
+      },
       ...JSON_REPORT,
       ...REPORT,
       ...LOG,
@@ -177,7 +268,13 @@ export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
     summary: "runs a command with a recorded run's values fed back",
     usage: 'detdrift replay TRACE [options] -- CMD...',
     options: {
-      out: { type: 'string', short: 'o', value: 'DIR', help: "where the replayed run's traces go", default: 'a temporary directory' },
+      out: {
+        type: 'string',
+        short: 'o',
+        value: 'DIR',
+        help: "where the replayed run's traces go",
+        default: 'a temporary directory',
+      },
       ...JSON_REPORT,
       ...LOG,
     },
@@ -248,6 +345,9 @@ function define<O extends CommonOptions>(spec: {
 /** The table util.parseArgs reads: each option's type, short form and whether it repeats. */
 export function parseTable(options: OptionSpecs): NonNullable<ParseArgsConfig['options']> {
   return Object.fromEntries(
-    Object.entries(options).map(([name, { type, short, multiple }]) => [name, { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) }]),
+    Object.entries(options).map(([name, { type, short, multiple }]) => [
+      name,
+      { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) },
+    ]),
   );
 }

@@ -59,7 +59,10 @@ const PACKAGE = /^(?:@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/;
 const SITE = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|:|$))[^\0\\:]+(?::[1-9]\d{0,8})?$/;
 
 /** Normalizes and validates a parsed config; `base` prefixes every path (`detdrift.` in package.json). */
-export function checkConfig(value: unknown, base: string): { config: ProjectConfig; errors: Issue[]; warnings: Issue[] } {
+export function checkConfig(
+  value: unknown,
+  base: string,
+): { config: ProjectConfig; errors: Issue[]; warnings: Issue[] } {
   const errors: Issue[] = [];
   const warnings: Issue[] = [];
   const root = base.replace(/\.$/, '');
@@ -70,16 +73,25 @@ export function checkConfig(value: unknown, base: string): { config: ProjectConf
   }
   for (const key of Object.keys(value)) {
     if (!(KNOWN_KEYS as readonly string[]).includes(key)) {
-      warnings.push({ path: member(root, key), message: `unknown key, ignored${suggest(key, KNOWN_KEYS)}; known: ${KNOWN_KEYS.join(', ')}` });
+      warnings.push({
+        path: member(root, key),
+        message: `unknown key, ignored${suggest(key, KNOWN_KEYS)}; known: ${KNOWN_KEYS.join(', ')}`,
+      });
     }
   }
   const seeds = own(value, 'seeds') === undefined ? null : seedList(own(value, 'seeds'), at('seeds'), errors);
-  const command = own(value, 'command') === undefined ? null : commandList(own(value, 'command'), at('command'), errors);
+  const command =
+    own(value, 'command') === undefined ? null : commandList(own(value, 'command'), at('command'), errors);
   const ignore = ignoreRules(own(value, 'ignore'), at('ignore'), errors, warnings);
   const runnersValue = own(value, 'runners');
   const runners = runnersValue === undefined ? 'auto' : runnerSetting(runnersValue, at('runners'), errors);
-  const controlled = own(value, 'controlled') === undefined ? [] : list(own(value, 'controlled'), at('controlled'), errors, siteEntry);
-  return { config: Object.freeze({ seeds, command, ignore, runners, controlled: Object.freeze(controlled) }), errors, warnings };
+  const controlled =
+    own(value, 'controlled') === undefined ? [] : list(own(value, 'controlled'), at('controlled'), errors, siteEntry);
+  return {
+    config: Object.freeze({ seeds, command, ignore, runners, controlled: Object.freeze(controlled) }),
+    errors,
+    warnings,
+  };
 }
 
 function seedList(value: unknown, path: string, errors: Issue[]): readonly string[] | null {
@@ -93,7 +105,11 @@ function seedList(value: unknown, path: string, errors: Issue[]): readonly strin
     const where = Array.isArray(value) ? `${path}[${index}]` : path;
     const text = typeof item === 'number' && Number.isSafeInteger(item) && item >= 0 ? String(item) : item;
     if (typeof text === 'string' && (SEED.test(text) || SEED_RANGE.test(text))) texts.push(text);
-    else errors.push({ path: where, message: `expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got ${describe(item)}` });
+    else
+      errors.push({
+        path: where,
+        message: `expected an integer from 0 to 2^53-1 (a number, or a decimal or 0x string) or a range of them ("1..1000"), got ${describe(item)}`,
+      });
   });
   if (texts.length !== items.length) return null;
   // Ranges expanded as `--seeds` expands them; a seed named twice is the whole list's problem.
@@ -106,7 +122,10 @@ function commandList(value: unknown, path: string, errors: Issue[]): readonly st
   // A string is split at spaces, like a shell would without quotes; a list keeps arguments that hold spaces.
   const items = typeof value === 'string' ? value.split(/\s+/).filter(Boolean) : value;
   if (!Array.isArray(items) || items.length === 0) {
-    errors.push({ path, message: `expected a command: a non-empty list of strings, or a string, got ${describe(value)}` });
+    errors.push({
+      path,
+      message: `expected a command: a non-empty list of strings, or a string, got ${describe(value)}`,
+    });
     return null;
   }
   const bad = items.findIndex((item) => typeof item !== 'string' || item === '' || item.includes('\0'));
@@ -124,10 +143,15 @@ function ignoreRules(value: unknown, path: string, errors: Issue[], warnings: Is
     return EMPTY_CONFIG.ignore;
   }
   for (const key of Object.keys(value)) {
-    if (!(IGNORE_KEYS as readonly string[]).includes(key)) warnings.push({ path: member(path, key), message: `unknown key, ignored${suggest(key, IGNORE_KEYS)}; known: ${IGNORE_KEYS.join(', ')}` });
+    if (!(IGNORE_KEYS as readonly string[]).includes(key))
+      warnings.push({
+        path: member(path, key),
+        message: `unknown key, ignored${suggest(key, IGNORE_KEYS)}; known: ${IGNORE_KEYS.join(', ')}`,
+      });
   }
   const sites = own(value, 'sites') === undefined ? [] : list(own(value, 'sites'), `${path}.sites`, errors, siteEntry);
-  const packages = own(value, 'packages') === undefined ? [] : list(own(value, 'packages'), `${path}.packages`, errors, packageEntry);
+  const packages =
+    own(value, 'packages') === undefined ? [] : list(own(value, 'packages'), `${path}.packages`, errors, packageEntry);
   return Object.freeze({ sites: Object.freeze(sites), packages: Object.freeze(packages) });
 }
 
@@ -157,10 +181,16 @@ function list(value: unknown, path: string, errors: Issue[], entry: Entry): stri
   return kept;
 }
 
-const siteEntry: Entry = (item) => (typeof item === 'string' && SITE.test(item) ? null : 'expected a project-relative "path" or "path:line" (with /, no ..)');
+const siteEntry: Entry = (item) =>
+  typeof item === 'string' && SITE.test(item)
+    ? null
+    : 'expected a project-relative "path" or "path:line" (with /, no ..)';
 const runnerEntry: Entry = (item) =>
   (RUNNER_NAMES as readonly unknown[]).includes(item) ? null : `expected one of ${RUNNER_NAMES.join(', ')}`;
-const packageEntry: Entry = (item) => (typeof item === 'string' && item.length <= 214 && PACKAGE.test(item) ? null : 'expected a package name without a version, e.g. "pino" or "@scope/name"');
+const packageEntry: Entry = (item) =>
+  typeof item === 'string' && item.length <= 214 && PACKAGE.test(item)
+    ? null
+    : 'expected a package name without a version, e.g. "pino" or "@scope/name"';
 
 /** A value as an error message shows it: short, and never a walk of something deep. */
 function describe(value: unknown): string {

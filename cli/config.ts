@@ -35,7 +35,9 @@ export interface LoadedConfig {
 
 /** `file: path: message`, or `file: message` for a problem with the whole file. */
 export function formatProblem(problem: ConfigProblem): string {
-  return problem.path === '' ? `${problem.file}: ${problem.message}` : `${problem.file}: ${problem.path}: ${problem.message}`;
+  return problem.path === ''
+    ? `${problem.file}: ${problem.message}`
+    : `${problem.file}: ${problem.path}: ${problem.message}`;
 }
 
 export function loadConfig(root: string): LoadedConfig {
@@ -46,7 +48,13 @@ export function loadConfig(root: string): LoadedConfig {
     const loaded = parseConfig(text.text, own);
     const manifest = readText(manifestFile);
     if (manifest.kind === 'text' && parseConfig(manifest.text, manifestFile, 'detdrift').file !== null) {
-      return { ...loaded, warnings: [...loaded.warnings, { file: manifestFile, path: 'detdrift', message: `ignored: ${CONFIG_FILE} is used instead` }] };
+      return {
+        ...loaded,
+        warnings: [
+          ...loaded.warnings,
+          { file: manifestFile, path: 'detdrift', message: `ignored: ${CONFIG_FILE} is used instead` },
+        ],
+      };
     }
     return loaded;
   }
@@ -78,7 +86,12 @@ export function parseConfig(text: string, file: string, field?: string): LoadedC
   }
   const { config, errors, warnings } = checkConfig(value, field === undefined ? '' : `${field}.`);
   const inFile = (issue: Issue): ConfigProblem => ({ file, ...issue });
-  return { config: errors.length > 0 ? EMPTY_CONFIG : config, file, errors: errors.map(inFile), warnings: warnings.map(inFile) };
+  return {
+    config: errors.length > 0 ? EMPTY_CONFIG : config,
+    file,
+    errors: errors.map(inFile),
+    warnings: warnings.map(inFile),
+  };
 }
 
 function failed(file: string, message: string): LoadedConfig {
@@ -94,12 +107,15 @@ function readText(file: string): Read {
     fd = openSync(file, 'r');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? { kind: 'missing' } : { kind: 'error', message: `cannot be read (${code ?? String(error)})` };
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? { kind: 'missing' }
+      : { kind: 'error', message: `cannot be read (${code ?? String(error)})` };
   }
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return { kind: 'error', message: 'cannot be read: not a regular file' };
-    if (stats.size > MAX_CONFIG_BYTES) return { kind: 'error', message: `${stats.size} bytes: larger than the ${MAX_CONFIG_BYTES} a config may have` };
+    if (stats.size > MAX_CONFIG_BYTES)
+      return { kind: 'error', message: `${stats.size} bytes: larger than the ${MAX_CONFIG_BYTES} a config may have` };
     const bytes = Buffer.alloc(stats.size);
     let done = 0;
     while (done < bytes.length) {
@@ -109,7 +125,10 @@ function readText(file: string): Read {
     }
     return { kind: 'text', text: bytes.subarray(0, done).toString('utf8') };
   } catch (error) {
-    return { kind: 'error', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return {
+      kind: 'error',
+      message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    };
   } finally {
     closeSync(fd);
   }
@@ -130,7 +149,10 @@ export function projectConfig(cwd: string): { config: ProjectConfig; warnings: r
   const loaded = loadConfig(findRoot(cwd));
   if (loaded.errors.length > 0) {
     const lines = loaded.errors.map(formatProblem);
-    throw new CliError('ERR_CONFIG', lines.length === 1 ? lines[0]! : `the config has ${lines.length} problems:\n  ${lines.join('\n  ')}`);
+    throw new CliError(
+      'ERR_CONFIG',
+      lines.length === 1 ? lines[0]! : `the config has ${lines.length} problems:\n  ${lines.join('\n  ')}`,
+    );
   }
   return { config: loaded.config, warnings: loaded.warnings.map(formatProblem) };
 }

@@ -50,20 +50,31 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
       const out = join(work, `replay-${++attempt}`);
       prepareOutDir(out);
       const stacks = setup.stacks?.probe(pinned) ?? null;
-      const env = { ...encode({ replay: setup.traceA, replayLimit: { lineage: focus.lineage, count: pinned }, replayFresh: fresh }), ...stacks?.env };
-      await recordRun({ out, mode: 'replay', seed: setup.seed, command: setup.command, cwd: setup.cwd }, 'pipe', setup.logger, env);
+      const env = {
+        ...encode({ replay: setup.traceA, replayLimit: { lineage: focus.lineage, count: pinned }, replayFresh: fresh }),
+        ...stacks?.env,
+      };
+      await recordRun(
+        { out, mode: 'replay', seed: setup.seed, command: setup.command, cwd: setup.cwd },
+        'pipe',
+        setup.logger,
+        env,
+      );
       stacks?.collect(out);
       const same = sameOutputs(setup.traceA, out, through, setup.comparison.runners);
       rmSync(out, { recursive: true, force: true });
       return same;
     };
     // Reproducing must not be luck: with the unpinned values shifted away from A's, and with real ones.
-    const reproduces = async (pinned: number) => (await replayOnce(pinned, 'shift')) && (pinned === total || replayOnce(pinned, 'real'));
+    const reproduces = async (pinned: number) =>
+      (await replayOnce(pinned, 'shift')) && (pinned === total || replayOnce(pinned, 'real'));
     const result = await bisect(total, reproduces, {
       maxRuns: DEFAULTS.maxReplayRuns,
       onRun: (runs, pinned, reproduced) => {
         setup.logger.debug({ runs, pinned, reproduced }, 'replay probe');
-        setup.progress.update(`replay ${runs}: ${pinned} of ${total} pinned: ${reproduced ? 'reproduces run A' : 'differs'}`);
+        setup.progress.update(
+          `replay ${runs}: ${pinned} of ${total} pinned: ${reproduced ? 'reproduces run A' : 'differs'}`,
+        );
       },
     });
     setup.progress.clear();

@@ -28,7 +28,12 @@ export const DEFAULTS = Object.freeze({
   /** the most re-runs one bisection may spend (a search over n values needs about log2(n) + 8) */
   maxReplayRuns: 48,
   /** check, diff: the file `--report FORMAT` writes when no `=FILE` follows (github goes to stdout, summary to $GITHUB_STEP_SUMMARY) */
-  reportFiles: Object.freeze({ sarif: 'detdrift.sarif', comment: 'detdrift-comment.md', json: 'detdrift-report.json', html: 'detdrift-report.html' }),
+  reportFiles: Object.freeze({
+    sarif: 'detdrift.sarif',
+    comment: 'detdrift-comment.md',
+    json: 'detdrift-report.json',
+    html: 'detdrift-report.html',
+  }),
   /** report: the format `detdrift report` renders when `--format` is not given */
   reportFormat: 'terminal' as ReportFormat,
 });

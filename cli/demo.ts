@@ -29,8 +29,13 @@ export async function run(options: DemoOptions, { logger }: CommandContext): Pro
       traces[side] = join(workspace, `${side}-trace`);
       mkdirSync(traces[side]!);
       const command = [process.execPath, 'sim.js', '--seed', SEED];
-      const result = await recordRun({ out: traces[side]!, mode: 'control', seed: SEED, command, cwd: project }, 'pipe', logger);
-      if (result.status !== 0) logger.warn({ side, status: result.status, stderr: result.stderr }, 'the simulation failed');
+      const result = await recordRun(
+        { out: traces[side]!, mode: 'control', seed: SEED, command, cwd: project },
+        'pipe',
+        logger,
+      );
+      if (result.status !== 0)
+        logger.warn({ side, status: result.status, stderr: result.stderr }, 'the simulation failed');
     }
     if (!options.json) {
       process.stdout.write(
@@ -38,7 +43,9 @@ export async function run(options: DemoOptions, { logger }: CommandContext): Pro
           `and ${VERSIONS.head} (head)\n\n`,
       );
     }
-    await emitReport(compare(traces.base!, traces.head!), join(workspace, 'head'), options.json, { runNames: BUMP_RUN_NAMES });
+    await emitReport(compare(traces.base!, traces.head!), join(workspace, 'head'), options.json, {
+      runNames: BUMP_RUN_NAMES,
+    });
     return 0; // the demo ran; its finding is the report, not a failure of the command
   } finally {
     rmSync(workspace, { recursive: true, force: true });

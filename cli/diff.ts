@@ -29,10 +29,26 @@ export async function run(options: DiffOptions, { logger }: CommandContext): Pro
   const stacks = new CauseStacks(comparison, logger);
   const confirmation =
     options.confirm && command && comparison.verdict === 'diverge'
-      ? await confirmByReplay({ traceA, comparison, command, cwd: root, seed: header!.seed, progress: new Progress(), logger, stacks })
+      ? await confirmByReplay({
+          traceA,
+          comparison,
+          command,
+          cwd: root,
+          seed: header!.seed,
+          progress: new Progress(),
+          logger,
+          stacks,
+        })
       : null;
   const replay = command ? replayCommand(traceA, command) : null;
-  return (await emitReport(comparison, root, options.json, { confirmation, replay, reports: options.reports, stacks: stacks.list() })).status;
+  return (
+    await emitReport(comparison, root, options.json, {
+      confirmation,
+      replay,
+      reports: options.reports,
+      stacks: stacks.list(),
+    })
+  ).status;
 }
 
 /** A trace's command, runnable from the project root: `node` and a script that exists there. */

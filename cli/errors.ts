@@ -85,7 +85,10 @@ export interface Reported {
  */
 export function reportError(error: unknown): Reported {
   if (error instanceof CodedError) {
-    const hint = error.code === 'ERR_USAGE' ? "\nRun 'detdrift --help' for usage, 'detdrift COMMAND --help' for a command's options." : '';
+    const hint =
+      error.code === 'ERR_USAGE'
+        ? "\nRun 'detdrift --help' for usage, 'detdrift COMMAND --help' for a command's options."
+        : '';
     const status = error instanceof CliError ? error.status : ExitStatus.usage;
     return { status, text: `detdrift: ${error.code}: ${shown(error.message)}${hint}\n` };
   }

@@ -23,9 +23,13 @@ export function commandHelp(name: string, command: Command): string {
 }
 
 function optionLines(options: OptionSpecs): string[] {
-  const flags = Object.entries(options).map(([name, spec]) => `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`);
+  const flags = Object.entries(options).map(
+    ([name, spec]) => `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`,
+  );
   const width = Math.max(...flags.map((flag) => flag.length)) + 2;
-  return Object.values(options).map((spec, index) => `  ${flags[index]!.padEnd(width)}${spec.help}${spec.default ? ` (default: ${spec.default})` : ''}`);
+  return Object.values(options).map(
+    (spec, index) => `  ${flags[index]!.padEnd(width)}${spec.help}${spec.default ? ` (default: ${spec.default})` : ''}`,
+  );
 }
 
 /** The tool's help: each command in a line, then what the report forms are and the exit statuses. */

@@ -20,12 +20,26 @@ const SHOWN = 5;
  * install not run again): the runs would test the old versions and agree, and the bump would
  * pass unseen. `where` names the tree in the message, `remedy` says what mends it.
  */
-export function checkInstalled(root: string, lock: Lockfile, wanted: ReadonlySet<string>, where: string, remedy: string): void {
+export function checkInstalled(
+  root: string,
+  lock: Lockfile,
+  wanted: ReadonlySet<string>,
+  where: string,
+  remedy: string,
+): void {
   const stale = staleInstalls(root, lock, wanted);
   if (stale.length === 0) return;
-  const shown = stale.slice(0, SHOWN).map((one) => `${one.name} is locked at ${one.locked}, ${one.installed === null ? 'not installed' : `installed at ${one.installed}`}`);
+  const shown = stale
+    .slice(0, SHOWN)
+    .map(
+      (one) =>
+        `${one.name} is locked at ${one.locked}, ${one.installed === null ? 'not installed' : `installed at ${one.installed}`}`,
+    );
   const more = stale.length > SHOWN ? ` (and ${stale.length - SHOWN} more)` : '';
-  throw new CliError('ERR_INSTALL_STALE', `${where}: node_modules in ${root} does not match ${lock.file}: ${shown.join('; ')}${more}. ${remedy}`);
+  throw new CliError(
+    'ERR_INSTALL_STALE',
+    `${where}: node_modules in ${root} does not match ${lock.file}: ${shown.join('; ')}${more}. ${remedy}`,
+  );
 }
 
 /**
@@ -40,22 +54,31 @@ export function checkInstalled(root: string, lock: Lockfile, wanted: ReadonlySet
  */
 function staleInstalls(root: string, lock: Lockfile, wanted: ReadonlySet<string>): Stale[] {
   if (!existsSync(join(root, 'node_modules')) && existsSync(join(root, '.pnp.cjs'))) return [];
-  const direct = new Map(lock.importers.find((importer) => importer.id === '')?.edges.map((edge) => [edge.target, edge.name]));
+  const direct = new Map(
+    lock.importers.find((importer) => importer.id === '')?.edges.map((edge) => [edge.target, edge.name]),
+  );
   const listed = new Set([...lock.packages.values()].map((pkg) => `${pkg.name}@${pkg.version}`));
   const stale: Stale[] = [];
   for (const pkg of lock.packages.values()) {
     const alias = direct.get(pkg.key);
     if (alias === undefined && !wanted.has(`${pkg.name}@${pkg.version}`)) continue;
-    const path = lock.format === 'npm' && pkg.key.startsWith('node_modules/') ? pkg.key : alias === undefined ? null : join('node_modules', alias);
+    const path =
+      lock.format === 'npm' && pkg.key.startsWith('node_modules/')
+        ? pkg.key
+        : alias === undefined
+          ? null
+          : join('node_modules', alias);
     if (path !== null) {
       const dir = inside(root, path);
       const installed = dir === null ? null : versionIn(dir);
-      if (installed !== pkg.version && (installed !== null || !(pkg.optional || pkg.dev))) stale.push({ name: pkg.name, locked: pkg.version, installed });
+      if (installed !== pkg.version && (installed !== null || !(pkg.optional || pkg.dev)))
+        stale.push({ name: pkg.name, locked: pkg.version, installed });
       continue;
     }
     const versions = [...installsOf(root, pkg.name).keys()];
     const unlisted = versions.find((version) => !listed.has(`${pkg.name}@${version}`));
-    if (!versions.includes(pkg.version) && unlisted !== undefined) stale.push({ name: pkg.name, locked: pkg.version, installed: unlisted });
+    if (!versions.includes(pkg.version) && unlisted !== undefined)
+      stale.push({ name: pkg.name, locked: pkg.version, installed: unlisted });
   }
   return stale;
 }

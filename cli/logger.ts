@@ -25,10 +25,23 @@ export function createLogger({ level, format, file }: LogOptions): Logger {
   const stderr = format === 'json' ? pino.destination({ dest: 2, sync: true }) : SENTENCES;
   if (file === null) return pino(options, stderr);
   const json = pino.destination({ dest: file, sync: true, mkdir: true });
-  return pino(options, pino.multistream([{ level, stream: stderr }, { level, stream: json }]));
+  return pino(
+    options,
+    pino.multistream([
+      { level, stream: stderr },
+      { level, stream: json },
+    ]),
+  );
 }
 
-const LEVELS: Readonly<Record<number, string>> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warning', 50: 'error', 60: 'fatal' };
+const LEVELS: Readonly<Record<number, string>> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warning',
+  50: 'error',
+  60: 'fatal',
+};
 
 /** pino's own fields, which a sentence leaves out. */
 const OWN = new Set(['level', 'time', 'name', 'msg', 'pid', 'hostname']);
@@ -49,8 +62,20 @@ export function sentence(entry: Readonly<Record<string, unknown>>): string {
   const blocks: string[] = [];
   for (const [key, value] of Object.entries(entry)) {
     if (OWN.has(key) || value === undefined) continue;
-    const text = typeof value === 'string' ? value : typeof (value as { stack?: unknown })?.stack === 'string' ? (value as { stack: string }).stack : JSON.stringify(value);
-    if (text.includes('\n')) blocks.push(`  ${key}:`, ...text.trimEnd().split('\n').map((row) => `    ${inert(row)}`));
+    const text =
+      typeof value === 'string'
+        ? value
+        : typeof (value as { stack?: unknown })?.stack === 'string'
+          ? (value as { stack: string }).stack
+          : JSON.stringify(value);
+    if (text.includes('\n'))
+      blocks.push(
+        `  ${key}:`,
+        ...text
+          .trimEnd()
+          .split('\n')
+          .map((row) => `    ${inert(row)}`),
+      );
     else inline.push(`${key}: ${inert(text)}`);
   }
   const level = LEVELS[entry.level as number] ?? String(entry.level);

@@ -25,14 +25,21 @@ import { writeReportFile } from './output.js';
  * first diverging run's whole report. Exit status 1 when any run diverges.
  */
 export async function run(options: MatrixOptions, { logger }: CommandContext): Promise<number> {
-  if (!statSync(options.dir, { throwIfNoEntry: false })?.isDirectory()) throw new CliError('ERR_NO_TRACES', `no matrix directory at ${options.dir}`);
+  if (!statSync(options.dir, { throwIfNoEntry: false })?.isDirectory())
+    throw new CliError('ERR_NO_TRACES', `no matrix directory at ${options.dir}`);
   const runs = readMatrix(options.dir);
   if (runs.length === 0) {
-    throw new CliError('ERR_NO_TRACES', `${options.dir} holds no run: expected one directory of *.ddtrace files per platform, Node and seed (e.g. linux-20-seed42)`);
+    throw new CliError(
+      'ERR_NO_TRACES',
+      `${options.dir} holds no run: expected one directory of *.ddtrace files per platform, Node and seed (e.g. linux-20-seed42)`,
+    );
   }
   const reference = referenceOf(runs, options.reference);
   if (reference === null) {
-    throw new CliError('ERR_OPTION_VALUE', `--reference got ${JSON.stringify(options.reference)}; the runs are: ${runs.map((entry) => entry.name).join(', ')}`);
+    throw new CliError(
+      'ERR_OPTION_VALUE',
+      `--reference got ${JSON.stringify(options.reference)}; the runs are: ${runs.map((entry) => entry.name).join(', ')}`,
+    );
   }
   const root = findProject(options.cwd).root;
   const comparisons = new Map<string, Comparison>();
@@ -52,7 +59,10 @@ export async function run(options: MatrixOptions, { logger }: CommandContext): P
   let detail: MatrixDetail | null = null;
   const rows: MatrixRow[] = plan.pairs.map(({ run: entry, reference: against }) => {
     const comparison = comparisonOf(against, entry);
-    const report = comparison.verdict === 'diverge' ? buildReport(comparison, { root, runNames: { a: against.name, b: entry.name } }) : null;
+    const report =
+      comparison.verdict === 'diverge'
+        ? buildReport(comparison, { root, runNames: { a: against.name, b: entry.name } })
+        : null;
     const row: MatrixRow = {
       name: entry.name,
       platform: entry.platform,

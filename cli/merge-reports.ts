@@ -26,7 +26,10 @@ export function mergeReports(parts: readonly ReportPart[]): Report {
       return { ...entry, shard: report.shard?.index ?? null };
     }),
   );
-  const body = ordered.find(({ report }) => seedsOf(report).some((entry) => entry.verdict === 'diverge')) ?? ordered.find(({ report }) => failedEveryRun(report)) ?? ordered.at(-1)!;
+  const body =
+    ordered.find(({ report }) => seedsOf(report).some((entry) => entry.verdict === 'diverge')) ??
+    ordered.find(({ report }) => failedEveryRun(report)) ??
+    ordered.at(-1)!;
   return { ...body.report, seeds, shard: null };
 }
 
@@ -44,28 +47,37 @@ function failedEveryRun(report: Report): boolean {
 /** The parts in list order, once they are checked to be one whole set of shards (or of unsharded reports). */
 function wholeSet(parts: readonly ReportPart[]): ReportPart[] {
   const bumps = parts.filter(({ report }) => report.bump);
-  if (bumps.length > 0 && bumps.length < parts.length) throw shards(`bump's reports (${names(bumps)}) and check's cannot be merged: merge the shards of one command`);
+  if (bumps.length > 0 && bumps.length < parts.length)
+    throw shards(`bump's reports (${names(bumps)}) and check's cannot be merged: merge the shards of one command`);
   const sharded = parts.filter(({ report }) => report.shard);
   if (sharded.length === 0) return [...parts];
-  if (sharded.length < parts.length) throw shards(`reports of no shard (${names(parts.filter(({ report }) => !report.shard))}) and shards cannot be merged: merge one set of shards`);
+  if (sharded.length < parts.length)
+    throw shards(
+      `reports of no shard (${names(parts.filter(({ report }) => !report.shard))}) and shards cannot be merged: merge one set of shards`,
+    );
   const reference = sharded[0]!;
   const { total, seeds } = reference.report.shard!;
   const byIndex = new Map<number, ReportPart>();
   for (const part of sharded) {
     const shard = part.report.shard!;
     if (shard.total !== total || shard.seeds !== seeds) {
-      throw shards(`${reference.file} is shard ${nameOf(reference)} of ${seeds} seeds, ${part.file} shard ${nameOf(part)} of ${shard.seeds}: merge the shards of one seed list`);
+      throw shards(
+        `${reference.file} is shard ${nameOf(reference)} of ${seeds} seeds, ${part.file} shard ${nameOf(part)} of ${shard.seeds}: merge the shards of one seed list`,
+      );
     }
     const twin = byIndex.get(shard.index);
     if (twin) throw shards(`shard ${nameOf(part)} is both ${twin.file} and ${part.file}`);
     const share = shareOf(Array.from({ length: seeds }), shard).length;
     const listed = seedsOf(part.report).length;
-    if (listed !== share) throw shards(`${part.file} (shard ${nameOf(part)}) lists ${listed} seeds; its share of ${seeds} is ${share}`);
+    if (listed !== share)
+      throw shards(`${part.file} (shard ${nameOf(part)}) lists ${listed} seeds; its share of ${seeds} is ${share}`);
     byIndex.set(shard.index, part);
   }
   const missing = Array.from({ length: total }, (_, at) => at + 1).filter((index) => !byIndex.has(index));
   if (missing.length > 0) {
-    throw shards(`${missing.map((index) => `shard ${index}/${total}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: a shard's job ended before writing its report, or its artifact was not downloaded`);
+    throw shards(
+      `${missing.map((index) => `shard ${index}/${total}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: a shard's job ended before writing its report, or its artifact was not downloaded`,
+    );
   }
   return [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, part]) => part);
 }

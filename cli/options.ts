@@ -184,7 +184,8 @@ export interface ScanOptions extends CommonOptions {
 
 export function normalizeDiff(raw: RawInvocation, cwd: string): DiffOptions {
   if (raw.command !== null) throw usage('diff takes no command after "--"');
-  if (raw.positionals.length !== 2) throw usage(`diff needs two traces (files or directories) A and B, got ${raw.positionals.length}`);
+  if (raw.positionals.length !== 2)
+    throw usage(`diff needs two traces (files or directories) A and B, got ${raw.positionals.length}`);
   const configured = fromConfig(cwd);
   return Object.freeze({
     ...common(raw, cwd),
@@ -199,8 +200,10 @@ export function normalizeDiff(raw: RawInvocation, cwd: string): DiffOptions {
 }
 
 export function normalizeReplay(raw: RawInvocation, cwd: string): ReplayOptions {
-  if (raw.positionals.length !== 1) throw usage(`replay needs one TRACE directory before "--", got ${raw.positionals.length}`);
-  if (raw.command === null || raw.command.length === 0) throw usage('replay needs the command to run after "--", e.g. detdrift replay trace -- node app.js');
+  if (raw.positionals.length !== 1)
+    throw usage(`replay needs one TRACE directory before "--", got ${raw.positionals.length}`);
+  if (raw.command === null || raw.command.length === 0)
+    throw usage('replay needs the command to run after "--", e.g. detdrift replay trace -- node app.js');
   const out = raw.values.out;
   return Object.freeze({
     ...common(raw, cwd),
@@ -212,15 +215,22 @@ export function normalizeReplay(raw: RawInvocation, cwd: string): ReplayOptions 
 }
 
 export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
-  if (raw.positionals.length > 0) throw usage(`check takes no arguments before "--", got ${JSON.stringify(raw.positionals)}`);
+  if (raw.positionals.length > 0)
+    throw usage(`check takes no arguments before "--", got ${JSON.stringify(raw.positionals)}`);
   const { config, ...configured } = fromConfig(cwd);
   const command = raw.command !== null && raw.command.length > 0 ? raw.command : config.command;
   if (command === null) {
-    throw usage(`check needs the command to run after "--", e.g. detdrift check --seed 42 -- node test/sim.js (or "command" in ${CONFIG_FILE})`);
+    throw usage(
+      `check needs the command to run after "--", e.g. detdrift check --seed 42 -- node test/sim.js (or "command" in ${CONFIG_FILE})`,
+    );
   }
   // --seed or --seeds wins; else the config's seeds, each checked in turn; else no seed.
-  const { seeds, shard } = validateShard(raw.values.shard, validateSeeds(raw.values) ?? config.seeds ?? [DEFAULTS.seed]);
-  if (raw.values.perturb !== undefined && (raw.values.seeds !== undefined || shard)) throw usage('--perturb tries one seed: give it with --seed N, not --seeds or --shard');
+  const { seeds, shard } = validateShard(
+    raw.values.shard,
+    validateSeeds(raw.values) ?? config.seeds ?? [DEFAULTS.seed],
+  );
+  if (raw.values.perturb !== undefined && (raw.values.seeds !== undefined || shard))
+    throw usage('--perturb tries one seed: give it with --seed N, not --seeds or --shard');
   const out = raw.values.out;
   return Object.freeze({
     ...common(raw, cwd),
@@ -242,7 +252,8 @@ export function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
 
 export function normalizeMatrix(raw: RawInvocation, cwd: string): MatrixOptions {
   if (raw.command !== null) throw usage('matrix takes no command after "--"');
-  if (raw.positionals.length !== 1) throw usage(`matrix needs one DIR holding a trace directory per run, got ${raw.positionals.length}`);
+  if (raw.positionals.length !== 1)
+    throw usage(`matrix needs one DIR holding a trace directory per run, got ${raw.positionals.length}`);
   const { reference, summary } = raw.values;
   return Object.freeze({
     ...common(raw, cwd),
@@ -257,7 +268,10 @@ export function normalizeMatrix(raw: RawInvocation, cwd: string): MatrixOptions 
 export function normalizeReport(raw: RawInvocation, cwd: string): ReportOptions {
   if (raw.command !== null) throw usage('report takes no command after "--"');
   const paths = raw.positionals;
-  if (paths.length !== 1 && paths.length !== 2) throw usage(`report needs one REPORT.json (written by --json), - for stdin, or two traces A and B, got ${paths.length}`);
+  if (paths.length !== 1 && paths.length !== 2)
+    throw usage(
+      `report needs one REPORT.json (written by --json), - for stdin, or two traces A and B, got ${paths.length}`,
+    );
   const traces = paths.length === 2 ? { a: resolve(cwd, paths[0]!), b: resolve(cwd, paths[1]!) } : null;
   const out = raw.values.out;
   return Object.freeze({
@@ -271,10 +285,13 @@ export function normalizeReport(raw: RawInvocation, cwd: string): ReportOptions 
 }
 
 export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
-  if (raw.positionals.length > 0) throw usage(`bump takes no arguments before "--", got ${JSON.stringify(raw.positionals)}`);
-  if (raw.command === null || raw.command.length === 0) throw usage('bump needs the command to run after "--", e.g. detdrift bump --base origin/main -- node test/sim.js');
+  if (raw.positionals.length > 0)
+    throw usage(`bump takes no arguments before "--", got ${JSON.stringify(raw.positionals)}`);
+  if (raw.command === null || raw.command.length === 0)
+    throw usage('bump needs the command to run after "--", e.g. detdrift bump --base origin/main -- node test/sim.js');
   const base = raw.values.base;
-  if (typeof base !== 'string' || base === '') throw usage('bump needs --base REF: the commit whose dependency tree is the base');
+  if (typeof base !== 'string' || base === '')
+    throw usage('bump needs --base REF: the commit whose dependency tree is the base');
   const head = raw.values.head;
   const baseTrace = raw.values['base-trace'];
   const install = raw.values.install;
@@ -296,7 +313,10 @@ export function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
 
 export function normalizeMerge(raw: RawInvocation, cwd: string): MergeOptions {
   if (raw.command !== null) throw usage('merge takes no command after "--"');
-  if (raw.positionals.length === 0) throw usage('merge needs the shards\' reports: REPORT.json files (written by --report json), or directories of them');
+  if (raw.positionals.length === 0)
+    throw usage(
+      "merge needs the shards' reports: REPORT.json files (written by --report json), or directories of them",
+    );
   return Object.freeze({
     ...common(raw, cwd),
     inputs: Object.freeze(raw.positionals.map((path) => resolve(cwd, path))),
@@ -312,13 +332,16 @@ export function normalizeDemo(raw: RawInvocation, cwd: string): DemoOptions {
 
 export function normalizeRecord(raw: RawInvocation, cwd: string): RecordOptions {
   if (raw.positionals.length > 0) {
-    throw usage(`record takes no arguments before "--", got ${JSON.stringify(raw.positionals)}: put the command after "--"`);
+    throw usage(
+      `record takes no arguments before "--", got ${JSON.stringify(raw.positionals)}: put the command after "--"`,
+    );
   }
   if (raw.command === null || raw.command.length === 0) {
     throw usage('record needs the command to trace after "--", e.g. detdrift record --out trace -- node app.js');
   }
   const out = raw.values.out;
-  if (typeof out !== 'string' || out === '') throw usage('record needs --out DIR: the directory that receives the traces');
+  if (typeof out !== 'string' || out === '')
+    throw usage('record needs --out DIR: the directory that receives the traces');
   return Object.freeze({
     ...common(raw, cwd),
     out: resolve(cwd, out),
@@ -386,14 +409,22 @@ function validateMode(value: unknown, fallback: Mode = DEFAULTS.mode): Mode {
       ? '; replay runs through "detdrift replay TRACE -- CMD"'
       : value === 'perturb'
         ? '; perturb runs through "detdrift check --perturb [DIM,...] -- CMD"'
-        : MODES.includes(value as Mode) ? `; ${JSON.stringify(value)} is planned but not available in this version` : '';
-  throw new CliError('ERR_OPTION_VALUE', `--mode got ${JSON.stringify(value)}; allowed: ${RECORDABLE_MODES.join(', ')}${planned}`);
+        : MODES.includes(value as Mode)
+          ? `; ${JSON.stringify(value)} is planned but not available in this version`
+          : '';
+  throw new CliError(
+    'ERR_OPTION_VALUE',
+    `--mode got ${JSON.stringify(value)}; allowed: ${RECORDABLE_MODES.join(', ')}${planned}`,
+  );
 }
 
 function validateSeed(value: unknown): string | null {
   if (value === undefined) return DEFAULTS.seed;
   if (typeof value === 'string' && SEED_TEXT.test(value)) return value;
-  throw new CliError('ERR_OPTION_VALUE', `--seed got ${JSON.stringify(value)}; allowed: a non-negative integer, decimal (42) or hexadecimal (0x2a)`);
+  throw new CliError(
+    'ERR_OPTION_VALUE',
+    `--seed got ${JSON.stringify(value)}; allowed: a non-negative integer, decimal (42) or hexadecimal (0x2a)`,
+  );
 }
 
 /** `--seed N` (bump: repeatable) or `--seeds LIST` (`1..1000`, `1,5,9`, `1..10,42`), not both; null when neither is given. */
@@ -403,17 +434,30 @@ function validateSeeds({ seed, seeds }: RawInvocation['values']): string[] | nul
   if (seeds === undefined) return null;
   const { seeds: expanded, problem } = expandSeeds(String(seeds).split(','));
   if (problem === null) return [...expanded];
-  throw new CliError('ERR_OPTION_VALUE', `--seeds got ${JSON.stringify(seeds)}: ${problem}; allowed: seeds and ranges of decimal seeds, comma-separated (1..1000, 1,5,9, 1..10,42)`);
+  throw new CliError(
+    'ERR_OPTION_VALUE',
+    `--seeds got ${JSON.stringify(seeds)}: ${problem}; allowed: seeds and ranges of decimal seeds, comma-separated (1..1000, 1,5,9, 1..10,42)`,
+  );
 }
 
 /** `--shard I/N`: this run's share of `seeds` (cli/seeds.ts), where each of the N shares gets a seed at least. */
-function validateShard(value: unknown, seeds: readonly (string | null)[]): { seeds: readonly (string | null)[]; shard: ShardView | null } {
+function validateShard(
+  value: unknown,
+  seeds: readonly (string | null)[],
+): { seeds: readonly (string | null)[]; shard: ShardView | null } {
   if (value === undefined) return { seeds, shard: null };
   const shard = parseShard(String(value));
-  if (!shard) throw new CliError('ERR_OPTION_VALUE', `--shard got ${JSON.stringify(value)}; allowed: I/N, the I-th of N shares of the seeds (1 <= I <= N), e.g. 3/8`);
+  if (!shard)
+    throw new CliError(
+      'ERR_OPTION_VALUE',
+      `--shard got ${JSON.stringify(value)}; allowed: I/N, the I-th of N shares of the seeds (1 <= I <= N), e.g. 3/8`,
+    );
   if (seeds[0] === null) throw usage('--shard needs seeds to share out: give --seeds');
   if (shard.total > seeds.length) {
-    throw new CliError('ERR_OPTION_VALUE', `--shard got ${JSON.stringify(value)}: ${seeds.length} seeds cannot fill ${shard.total} shards; allowed: at most ${seeds.length} shards`);
+    throw new CliError(
+      'ERR_OPTION_VALUE',
+      `--shard got ${JSON.stringify(value)}: ${seeds.length} seeds cannot fill ${shard.total} shards; allowed: at most ${seeds.length} shards`,
+    );
   }
   return { seeds: shareOf(seeds, shard), shard: { ...shard, seeds: seeds.length } };
 }
@@ -425,7 +469,9 @@ function validatePerturb(value: unknown): Perturbation[] | null {
   try {
     return parsePerturbations(text === 'all' ? DEFAULT_DIMENSIONS.join(',') : text);
   } catch (error) {
-    throw new CliError('ERR_OPTION_VALUE', `--perturb got ${JSON.stringify(value)}: ${(error as Error).message}`, { cause: error });
+    throw new CliError('ERR_OPTION_VALUE', `--perturb got ${JSON.stringify(value)}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -439,7 +485,10 @@ function validateRuns(value: unknown): number {
 function validateFormat(value: unknown): ReportFormat {
   if (value === undefined) return DEFAULTS.reportFormat;
   if (REPORT_FORMATS.includes(value as ReportFormat)) return value as ReportFormat;
-  throw new CliError('ERR_OPTION_VALUE', `--format got ${JSON.stringify(value)}; allowed: ${REPORT_FORMATS.join(', ')}`);
+  throw new CliError(
+    'ERR_OPTION_VALUE',
+    `--format got ${JSON.stringify(value)}; allowed: ${REPORT_FORMATS.join(', ')}`,
+  );
 }
 
 /**
@@ -448,7 +497,12 @@ function validateFormat(value: unknown): ReportFormat {
  * where it is not set), and sarif, comment, json and html go to their default files in the
  * working directory.
  */
-function validateReports(value: unknown, cwd: string, formats = EXTRA_REPORT_FORMATS, env: NodeJS.ProcessEnv = process.env): ReportTarget[] {
+function validateReports(
+  value: unknown,
+  cwd: string,
+  formats = EXTRA_REPORT_FORMATS,
+  env: NodeJS.ProcessEnv = process.env,
+): ReportTarget[] {
   if (value === undefined) return [];
   const specs = (Array.isArray(value) ? value : [value]).flatMap((entry) => String(entry).split(','));
   const allowed = `allowed: ${formats.join(', ')}, each optionally =FILE`;
@@ -456,16 +510,29 @@ function validateReports(value: unknown, cwd: string, formats = EXTRA_REPORT_FOR
     const at = spec.indexOf('=');
     const format = (at < 0 ? spec : spec.slice(0, at)).trim() as ReportFormat;
     const file = at < 0 ? null : spec.slice(at + 1);
-    if (!formats.includes(format)) throw new CliError('ERR_OPTION_VALUE', `--report got ${JSON.stringify(spec)}; ${allowed}`);
-    if (file === '') throw new CliError('ERR_OPTION_VALUE', `--report got ${JSON.stringify(spec)}: the file after "=" is empty; ${allowed}`);
+    if (!formats.includes(format))
+      throw new CliError('ERR_OPTION_VALUE', `--report got ${JSON.stringify(spec)}; ${allowed}`);
+    if (file === '')
+      throw new CliError(
+        'ERR_OPTION_VALUE',
+        `--report got ${JSON.stringify(spec)}: the file after "=" is empty; ${allowed}`,
+      );
     if (file !== null) return Object.freeze({ format, file: resolve(cwd, file), append: false });
     if (format === 'github') return Object.freeze({ format, file: null, append: false });
     if (format === 'summary') {
       const summary = env.GITHUB_STEP_SUMMARY;
-      if (!summary) throw new CliError('ERR_OPTION_VALUE', `--report got "summary", but $GITHUB_STEP_SUMMARY is not set (it is inside GitHub Actions); allowed here: summary=FILE`);
+      if (!summary)
+        throw new CliError(
+          'ERR_OPTION_VALUE',
+          `--report got "summary", but $GITHUB_STEP_SUMMARY is not set (it is inside GitHub Actions); allowed here: summary=FILE`,
+        );
       return Object.freeze({ format, file: resolve(cwd, summary), append: true });
     }
-    return Object.freeze({ format, file: resolve(cwd, DEFAULTS.reportFiles[format as keyof typeof DEFAULTS.reportFiles]), append: false });
+    return Object.freeze({
+      format,
+      file: resolve(cwd, DEFAULTS.reportFiles[format as keyof typeof DEFAULTS.reportFiles]),
+      append: false,
+    });
   });
 }
 
@@ -478,7 +545,10 @@ function validateLogLevel(value: unknown): LogLevel {
 function validateLogFormat(value: unknown): LogFormat {
   if (value === undefined) return DEFAULTS.logFormat;
   if (LOG_FORMATS.includes(value as LogFormat)) return value as LogFormat;
-  throw new CliError('ERR_OPTION_VALUE', `--log-format got ${JSON.stringify(value)}; allowed: ${LOG_FORMATS.join(', ')}`);
+  throw new CliError(
+    'ERR_OPTION_VALUE',
+    `--log-format got ${JSON.stringify(value)}; allowed: ${LOG_FORMATS.join(', ')}`,
+  );
 }
 
 function usage(message: string): CliError {

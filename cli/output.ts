@@ -73,15 +73,28 @@ export async function emitReport(
 }
 
 /** Prints a report that is built already (`merge` combines them) and writes its `--report` forms, as emitReport does. */
-export async function printReport(report: Report, root: string, json: boolean, targets: readonly ReportTarget[]): Promise<number> {
+export async function printReport(
+  report: Report,
+  root: string,
+  json: boolean,
+  targets: readonly ReportTarget[],
+): Promise<number> {
   const context = renderContext(root);
   const annotations = targets.filter((target) => target.format === 'github' && target.file === null);
   const output = new LineOutput(process.stdout);
-  output.line(forLog(render(report, json ? 'json' : 'terminal', context), json ? 'json' : 'terminal', context, annotations.length > 0).trimEnd());
+  output.line(
+    forLog(
+      render(report, json ? 'json' : 'terminal', context),
+      json ? 'json' : 'terminal',
+      context,
+      annotations.length > 0,
+    ).trimEnd(),
+  );
   if (!json && annotations.length > 0) output.line(render(report, 'github', context).trimEnd());
   await output.flush();
   if (json && annotations.length > 0) process.stderr.write(render(report, 'github', context));
-  for (const target of targets) if (target.file !== null) writeReportFile(target.file, render(report, target.format, context), target.append);
+  for (const target of targets)
+    if (target.file !== null) writeReportFile(target.file, render(report, target.format, context), target.append);
   return verdictStatus(report.verdict);
 }
 
@@ -104,7 +117,10 @@ export function renderContext(root: string, env: NodeJS.ProcessEnv = process.env
  * GitHub Actions so that output cannot issue workflow commands.
  */
 export function fencingCommands(write: () => void, env: NodeJS.ProcessEnv = process.env): void {
-  if (env.GITHUB_ACTIONS !== 'true') return write();
+  if (env.GITHUB_ACTIONS !== 'true') {
+    write();
+    return;
+  }
   const token = randomUUID();
   process.stderr.write(`::stop-commands::${token}\n`);
   try {

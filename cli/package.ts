@@ -9,7 +9,9 @@ interface Manifest {
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export const MANIFEST: Manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as Manifest;
+export const MANIFEST: Manifest = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as Manifest;
 
 /** The hook that `record` puts into NODE_OPTIONS (a CommonJS preload), from the same install as this CLI. */
 export const REGISTER = fileURLToPath(new URL('../instrument/register.cjs', import.meta.url));

@@ -29,7 +29,11 @@ type Tried = PerturbationView['tried'][number];
  *
  * The plain run is trusted to be repeatable: `detdrift check --mode control` is what tells.
  */
-export async function runPerturbed(options: CheckOptions, perturbations: readonly Perturbation[], { logger }: CommandContext): Promise<number> {
+export async function runPerturbed(
+  options: CheckOptions,
+  perturbations: readonly Perturbation[],
+  { logger }: CommandContext,
+): Promise<number> {
   const base = options.out ?? makeWorkDir('perturb');
   const kept = options.out !== null || options.keep;
   // The hook seeds with "0" when no seed is given; the perturbations chosen by the seed follow it.
@@ -39,12 +43,19 @@ export async function runPerturbed(options: CheckOptions, perturbations: readonl
     prepareOutDir(out);
     const result = await recordRun({ ...options, out, mode }, 'pipe', logger, env);
     if (result.status !== 0) {
-      fencingCommands(() => logger.warn({ out, status: result.status, stderr: result.stderr.slice(-2000) }, 'the command exited with a non-zero status'));
+      fencingCommands(() =>
+        logger.warn(
+          { out, status: result.status, stderr: result.stderr.slice(-2000) },
+          'the command exited with a non-zero status',
+        ),
+      );
     }
     return out;
   };
   try {
-    progress.phase(`recording ${options.command.join(' ')} plain and under ${perturbations.length} perturbation${perturbations.length === 1 ? '' : 's'} (seed ${seed})`);
+    progress.phase(
+      `recording ${options.command.join(' ')} plain and under ${perturbations.length} perturbation${perturbations.length === 1 ? '' : 's'} (seed ${seed})`,
+    );
     progress.update('plain run');
     const plain = await record(join(base, 'plain'), 'control', {});
     const tried: Tried[] = [];
@@ -62,10 +73,18 @@ export async function runPerturbed(options: CheckOptions, perturbations: readonl
       if (last.verdict === 'diverge' && chosen === null) chosen = { comparison: last, tried: entry };
     }
     progress.clear();
-    const perturbation: PerturbationView = { dimension: chosen?.tried.dimension ?? null, detail: chosen?.tried.detail ?? null, tried };
+    const perturbation: PerturbationView = {
+      dimension: chosen?.tried.dimension ?? null,
+      detail: chosen?.tried.detail ?? null,
+      tried,
+    };
     const replay = chosen ? rerunCommand(options, chosen.tried.dimension) : null;
     const root = findProject(options.cwd).root;
-    const { status } = await emitReport(chosen?.comparison ?? last!, root, options.json, { perturbation, replay, reports: options.reports });
+    const { status } = await emitReport(chosen?.comparison ?? last!, root, options.json, {
+      perturbation,
+      replay,
+      reports: options.reports,
+    });
     if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
     return status;
   } finally {

@@ -42,11 +42,21 @@ export async function recordRun(
   const env = traceEnvironment(options, findProject(options.cwd), extraEnv);
   const [file, ...args] = options.command as [string, ...string[]];
   logger.debug({ command: options.command, env: pickOwn(env) }, 'recording');
-  const subprocess = execa(file, args, { cwd: options.cwd, env, extendEnv: false, stdio, reject: false, stripFinalNewline: false, cancelSignal: interruption });
+  const subprocess = execa(file, args, {
+    cwd: options.cwd,
+    env,
+    extendEnv: false,
+    stdio,
+    reject: false,
+    stripFinalNewline: false,
+    cancelSignal: interruption,
+  });
   const result = stdio === 'inherit' ? await forwardingSignals(subprocess) : await subprocess;
   throwIfInterrupted();
   if (result.exitCode === undefined && result.signal === undefined) {
-    throw new CliError('ERR_COMMAND_START', `cannot start ${JSON.stringify(file)}: ${causeOf(result)}`, { cause: result.cause });
+    throw new CliError('ERR_COMMAND_START', `cannot start ${JSON.stringify(file)}: ${causeOf(result)}`, {
+      cause: result.cause,
+    });
   }
   return {
     status: result.exitCode ?? 128 + (constants.signals[result.signal!] ?? 0),
@@ -55,7 +65,11 @@ export async function recordRun(
 }
 
 /** The hook's settings (tracer/settings.ts), and `extraEnv`, over a copy of this environment. */
-function traceEnvironment(options: Pick<RecordOptions, 'out' | 'mode' | 'seed'>, project: Project, extraEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
+function traceEnvironment(
+  options: Pick<RecordOptions, 'out' | 'mode' | 'seed'>,
+  project: Project,
+  extraEnv: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
   const env: Record<string, string | undefined> = { ...process.env };
   // `--require`, not `--import`: an --import makes Node run a CommonJS entry point through the ESM
   // loader, where a loader's CommonJS hooks (ts-node's) never see it. Quoted for NODE_OPTIONS, which
@@ -63,7 +77,18 @@ function traceEnvironment(options: Pick<RecordOptions, 'out' | 'mode' | 'seed'>,
   const hook = `--require="${REGISTER.replace(/[\\"]/g, '\\$&')}"`;
   env.NODE_OPTIONS = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${hook}` : hook;
   // A recording names its first process `0` (spawn unset), even when detdrift runs under a traced parent.
-  Object.assign(env, encode({ traceDir: options.out, mode: options.mode, seed: options.seed, root: project.root, lockfile: project.lockfile, spawn: null }), extraEnv);
+  Object.assign(
+    env,
+    encode({
+      traceDir: options.out,
+      mode: options.mode,
+      seed: options.seed,
+      root: project.root,
+      lockfile: project.lockfile,
+      spawn: null,
+    }),
+    extraEnv,
+  );
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   return env as Record<string, string>;
 }
@@ -114,7 +139,9 @@ function readEnding(file: string): string {
 }
 
 function pickOwn(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(env).filter(([key]) => HOOK_VARIABLES.includes(key as HookVariable) || key === 'NODE_OPTIONS'));
+  return Object.fromEntries(
+    Object.entries(env).filter(([key]) => HOOK_VARIABLES.includes(key as HookVariable) || key === 'NODE_OPTIONS'),
+  );
 }
 
 function causeOf(result: Result): string {

@@ -27,7 +27,12 @@ export async function run(options: ReplayOptions, { logger }: CommandContext): P
   const out = options.out ?? makeWorkDir('replayed');
   try {
     prepareOutDir(out);
-    await recordRun({ out, mode: 'replay', seed, command: options.command, cwd: options.cwd }, 'pipe', logger, encode({ replay: options.trace }));
+    await recordRun(
+      { out, mode: 'replay', seed, command: options.command, cwd: options.cwd },
+      'pipe',
+      logger,
+      encode({ replay: options.trace }),
+    );
     const comparison = compare(options.trace, out, { codeChanged: false });
     const reproduced = sameOutputs(options.trace, out, null, comparison.runners);
     await emitReport(comparison, findProject(options.cwd).root, options.json);

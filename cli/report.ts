@@ -35,7 +35,11 @@ export async function run(options: ReportOptions, { logger }: CommandContext): P
   return 0;
 }
 
-function compareTraces({ a, b }: NonNullable<ReportOptions['traces']>, ignore: ReportOptions['ignore'], root: string): Report {
+function compareTraces(
+  { a, b }: NonNullable<ReportOptions['traces']>,
+  ignore: ReportOptions['ignore'],
+  root: string,
+): Report {
   assertTraces(a, b);
   return buildReport(compare(a, b, { ignore }), { root });
 }
@@ -52,7 +56,9 @@ export function readReport(file: string | null): Report {
   try {
     value = JSON.parse(readFileSync(file ?? 0, 'utf8'));
   } catch (error) {
-    throw new CliError('ERR_REPORT_FILE', `cannot read a report from ${name}: ${(error as Error).message}`, { cause: error });
+    throw new CliError('ERR_REPORT_FILE', `cannot read a report from ${name}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const problem = shapeProblem(value);
   if (problem) throw new CliError('ERR_REPORT_FILE', `${name} is not a detdrift report (${REPORT_SCHEMA}): ${problem}`);
@@ -70,22 +76,35 @@ function shapeProblem(value: unknown): string | null {
   if (!Array.isArray(value.nearby)) return 'nearby is not a list';
   if (value.replay !== null && typeof value.replay !== 'string') return 'replay is neither a string nor null';
   const differences = value.differences;
-  if (!isObject(differences) || !Array.isArray(differences.processes) || !Array.isArray(differences.perApi) || !Array.isArray(differences.perSite)) {
+  if (
+    !isObject(differences) ||
+    !Array.isArray(differences.processes) ||
+    !Array.isArray(differences.perApi) ||
+    !Array.isArray(differences.perSite)
+  ) {
     return 'differences lacks its processes, perApi and perSite lists';
   }
   const timeline = value.timeline;
   if (timeline !== undefined && timeline !== null) {
-    if (!isObject(timeline) || !Array.isArray(timeline.ops) || !isObject(timeline.before) || !isObject(timeline.after) || typeof timeline.at !== 'number') {
+    if (
+      !isObject(timeline) ||
+      !Array.isArray(timeline.ops) ||
+      !isObject(timeline.before) ||
+      !isObject(timeline.after) ||
+      typeof timeline.at !== 'number'
+    ) {
       return 'timeline lacks its ops list, before, after or at';
     }
   }
   if (value.seeds !== undefined && value.seeds !== null && !(Array.isArray(value.seeds) && value.seeds.every(isSeed))) {
     return 'seeds is not a list of seeds, each with its seed (42, 0x2a or null), verdict (agree, diverge, not-checked), cause, bump and shard';
   }
-  if (value.shard !== undefined && value.shard !== null && !isShard(value.shard)) return 'shard is not {index, total, seeds} with 1 <= index <= total <= seeds';
+  if (value.shard !== undefined && value.shard !== null && !isShard(value.shard))
+    return 'shard is not {index, total, seeds} with 1 <= index <= total <= seeds';
   const cause = value.cause;
   if (isObject(cause)) {
-    if (!['call', 'ordering', 'outside'].includes(cause.kind as string)) return `cause.kind is ${JSON.stringify(cause.kind)}`;
+    if (!['call', 'ordering', 'outside'].includes(cause.kind as string))
+      return `cause.kind is ${JSON.stringify(cause.kind)}`;
     if (cause.run !== 'a' && cause.run !== 'b') return `cause.run is ${JSON.stringify(cause.run)}`;
     if (!Array.isArray(cause.stack)) return 'cause.stack is not a list';
   }
@@ -99,7 +118,9 @@ function isSeed(entry: unknown): boolean {
     (entry.seed === null || (typeof entry.seed === 'string' && SEED_TEXT.test(entry.seed))) &&
     ['agree', 'diverge', 'not-checked'].includes(entry.verdict as string) &&
     (entry.cause === null || typeof entry.cause === 'string') &&
-    [null, undefined, 'unchanged', 'changed', 'made-nondeterministic', 'already-nondeterministic'].includes(entry.bump as string) &&
+    [null, undefined, 'unchanged', 'changed', 'made-nondeterministic', 'already-nondeterministic'].includes(
+      entry.bump as string,
+    ) &&
     (entry.shard === null || entry.shard === undefined || Number.isSafeInteger(entry.shard))
   );
 }

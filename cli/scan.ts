@@ -1,4 +1,12 @@
-import { diffScans, scanDirectory, ScanDirectoryError, type ListedSite, type ScanDiff, type ScanResult, type ScanSite } from '../diffing/scan/index.js';
+import {
+  diffScans,
+  scanDirectory,
+  ScanDirectoryError,
+  type ListedSite,
+  type ScanDiff,
+  type ScanResult,
+  type ScanSite,
+} from '../diffing/scan/index.js';
 import { inert, jsonText } from '../report/untrusted.js';
 import type { CommandContext } from './args.js';
 import { CliError } from './errors.js';
@@ -31,7 +39,10 @@ export async function run(options: ScanOptions, { logger }: CommandContext): Pro
   const a = scan(options.base, options);
   const b = scan(options.dir, options);
   const diff = diffScans(a, b);
-  logger.debug({ added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length }, 'scans compared');
+  logger.debug(
+    { added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length },
+    'scans compared',
+  );
   if (options.json) {
     const json = { schema: SCAN_DIFF_SCHEMA, a: summary(a, options.cwd), b: summary(b, options.cwd), ...diff };
     process.stdout.write(jsonText(json, 2) + '\n');
@@ -53,20 +64,28 @@ function scan(dir: string, options: ScanOptions): ScanResult {
   try {
     return scanDirectory(dir);
   } catch (error) {
-    if (error instanceof ScanDirectoryError) throw new CliError('ERR_SCAN_DIR', `${displayPath(dir, options.cwd)}: ${error.problem}`, { cause: error });
+    if (error instanceof ScanDirectoryError)
+      throw new CliError('ERR_SCAN_DIR', `${displayPath(dir, options.cwd)}: ${error.problem}`, { cause: error });
     throw error;
   }
 }
 
 /** Removed sites (at their place in A) and added ones (in B), merged in file order. */
 function diffLines(diff: ScanDiff, rootA: string, rootB: string): Line[] {
-  const line = (sign: string, root: string) => ({ copies, ...site }: ListedSite) => ({ sign, site, copies, root });
+  const line =
+    (sign: string, root: string) =>
+    ({ copies, ...site }: ListedSite) => ({ sign, site, copies, root });
   const lines = [...diff.removed.map(line('-', rootA)), ...diff.added.map(line('+', rootB))];
   return lines.sort((x, y) => {
     const { site: a } = x;
     const { site: b } = y;
     if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-    return a.line - b.line || a.column - b.column || (x.sign < y.sign ? 1 : x.sign > y.sign ? -1 : 0) || (a.api < b.api ? -1 : a.api > b.api ? 1 : 0);
+    return (
+      a.line - b.line ||
+      a.column - b.column ||
+      (x.sign < y.sign ? 1 : x.sign > y.sign ? -1 : 0) ||
+      (a.api < b.api ? -1 : a.api > b.api ? 1 : 0)
+    );
   });
 }
 
@@ -86,9 +105,16 @@ async function printLines(lines: readonly Line[]): Promise<void> {
   const originals = new Map<string, OriginalFrames>();
   for (const { sign, site, copies = [], root } of lines) {
     if (!originals.has(root)) originals.set(root, new OriginalFrames(root));
-    const at = originals.get(root)!.frame({ file: site.file, line: site.line, column: site.column, fn: null, package: null });
-    const builds = copies.length === 0 ? '' : `  (also in ${copies.map((copy) => `${copy.file}:${copy.line}:${copy.column}`).join(', ')})`;
-    const text = inert(`${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${at.file}:${at.line}:${at.column}${describeMapping(at)}${builds}`);
+    const at = originals
+      .get(root)!
+      .frame({ file: site.file, line: site.line, column: site.column, fn: null, package: null });
+    const builds =
+      copies.length === 0
+        ? ''
+        : `  (also in ${copies.map((copy) => `${copy.file}:${copy.line}:${copy.column}`).join(', ')})`;
+    const text = inert(
+      `${sign === '' ? '' : `${sign} `}${site.api.padEnd(width)}  ${at.file}:${at.line}:${at.column}${describeMapping(at)}${builds}`,
+    );
     if (out.line(text)) await out.flush();
     if (out.closed) return;
   }
@@ -103,8 +129,14 @@ function summary(result: ScanResult, cwd: string) {
 /** What the scan could not see, on stderr: one line per file, then the totals. */
 function notes(result: ScanResult, cwd: string): void {
   const lines = [
-    ...result.errors.map((error) => `detdrift: ${error.code}: ${name(result, cwd)}: ${error.file}${error.line === null ? '' : `:${error.line}:${error.column}`}: ${error.message}`),
-    ...result.skipped.map((skip) => `detdrift: ${skip.code}: ${name(result, cwd)}: ${skip.file}: ${megabytes(skip.bytes)} is over the ${megabytes(skip.limit)} limit`),
+    ...result.errors.map(
+      (error) =>
+        `detdrift: ${error.code}: ${name(result, cwd)}: ${error.file}${error.line === null ? '' : `:${error.line}:${error.column}`}: ${error.message}`,
+    ),
+    ...result.skipped.map(
+      (skip) =>
+        `detdrift: ${skip.code}: ${name(result, cwd)}: ${skip.file}: ${megabytes(skip.bytes)} is over the ${megabytes(skip.limit)} limit`,
+    ),
     `detdrift: ${name(result, cwd)}: ${result.files} files, ${megabytes(result.bytes)}, ${result.sites.length} sites, ` +
       `${result.errors.length} errors, ${result.skipped.length} skipped`,
   ];

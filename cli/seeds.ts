@@ -15,7 +15,9 @@ const RANGE = /^(\d+)\.\.(\d+)$/;
 /** The most seeds one list may name: thousands is the scale, and a slip like `1..10000000000` is refused before it is expanded. */
 export const MAX_SEEDS = 100_000;
 
-export type Expanded = { readonly seeds: readonly string[]; readonly problem: null } | { readonly seeds: null; readonly problem: string };
+export type Expanded =
+  | { readonly seeds: readonly string[]; readonly problem: null }
+  | { readonly seeds: null; readonly problem: string };
 
 /**
  * The seeds that `items` (each a seed or a range `A..B`) name, in their order, or what is wrong:
@@ -29,7 +31,8 @@ export function expandSeeds(items: readonly string[]): Expanded {
     const range = RANGE.exec(item);
     const from = range ? Number(range[1]) : 0;
     const to = range ? Number(range[2]) : 0;
-    if (range && !(Number.isSafeInteger(from) && Number.isSafeInteger(to))) return failed(`${item}: the ends of a range are integers up to 2^53-1`);
+    if (range && !(Number.isSafeInteger(from) && Number.isSafeInteger(to)))
+      return failed(`${item}: the ends of a range are integers up to 2^53-1`);
     if (range && from > to) return failed(`${item} runs backwards; write ${to}..${from}`);
     if (!range && !SEED_TEXT.test(item)) {
       return failed(`${JSON.stringify(item)} is neither a seed (42, 0x2a) nor a range of decimal seeds (1..1000)`);
@@ -88,13 +91,24 @@ export function describeShare(shard: Shard & { readonly seeds: number }, share: 
 /** A checked seed's entry; for a bump, its verdict decides whether the seed diverged. */
 export function seedView(seed: string | null, comparison: Comparison, bump: BumpVerdict | null = null): SeedView {
   const diverged = bump === null ? comparison.verdict === 'diverge' : bump !== 'unchanged';
-  return { seed, verdict: diverged ? 'diverge' : 'agree', cause: diverged && comparison.diverging ? briefCause(comparison) : null, bump };
+  return {
+    seed,
+    verdict: diverged ? 'diverge' : 'agree',
+    cause: diverged && comparison.diverging ? briefCause(comparison) : null,
+    bump,
+  };
 }
 
 /** A report's seed list: the seeds checked, then the rest, not checked; null for one seed without a shard. */
-export function seedList(seeds: readonly (string | null)[], checked: readonly SeedView[], shard: ShardView | null): SeedView[] | null {
+export function seedList(
+  seeds: readonly (string | null)[],
+  checked: readonly SeedView[],
+  shard: ShardView | null,
+): SeedView[] | null {
   if (seeds.length === 1 && shard === null) return null;
-  const rest = seeds.slice(checked.length).map((seed): SeedView => ({ seed, verdict: 'not-checked', cause: null, bump: null }));
+  const rest = seeds
+    .slice(checked.length)
+    .map((seed): SeedView => ({ seed, verdict: 'not-checked', cause: null, bump: null }));
   return [...checked, ...rest];
 }
 
@@ -102,9 +116,12 @@ export function seedList(seeds: readonly (string | null)[], checked: readonly Se
 export function briefCause({ diverging, interner }: Comparison): string {
   const cause = diverging!.cause;
   const trace = cause?.side === 'b' ? diverging!.b : diverging!.a;
-  if (!cause?.row || !trace) return cause?.kind === 'outside' ? 'not explained by an intercepted source' : 'the runs diverge';
+  if (!cause?.row || !trace)
+    return cause?.kind === 'outside' ? 'not explained by an intercepted source' : 'the runs diverge';
   const kind = trace.calls.kind(cause.row.index);
   const frame = trace.sites.get(kind.site)?.frames[0];
   const what = cause.kind === 'ordering' ? 'an ordering difference at' : '';
-  return [what, interner.names[kind.api], frame ? `at ${frame.file}:${frame.line}` : 'at an unsampled call site'].filter(Boolean).join(' ');
+  return [what, interner.names[kind.api], frame ? `at ${frame.file}:${frame.line}` : 'at an unsampled call site']
+    .filter(Boolean)
+    .join(' ');
 }

@@ -43,7 +43,9 @@ export async function run(options: ShowOptions, { logger }: CommandContext): Pro
       const { header } = reader;
       if (isDirectory) out.line(options.json ? jsonText(headingJson(display, header)) : headingLine(display, header));
       for (const event of reader.events()) {
-        const line = options.json ? jsonText(eventJson(event, reader.sites, shown)) : eventLine(event, reader.sites, shown);
+        const line = options.json
+          ? jsonText(eventJson(event, reader.sites, shown))
+          : eventLine(event, reader.sites, shown);
         if (out.line(line)) await out.flush();
         if (out.closed) break;
       }

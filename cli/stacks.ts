@@ -5,7 +5,15 @@ import { leavesOut, leftOut, type IgnoreRules, type TakenStacks } from '../diffi
 import type { Rows } from '../diffing/load.js';
 import type { Frame } from '../tracer/format.js';
 import { encode, encodeStacksAt } from '../tracer/settings.js';
-import { askFor, callKey, pinsThrough, takenStack, unaskable, type StackAsk, type StackOutcome } from '../diffing/stacks.js';
+import {
+  askFor,
+  callKey,
+  pinsThrough,
+  takenStack,
+  unaskable,
+  type StackAsk,
+  type StackOutcome,
+} from '../diffing/stacks.js';
 import type { CommandContext } from './args.js';
 import type { ProbeStacks } from './confirm.js';
 import type { Progress } from './progress.js';
@@ -65,7 +73,8 @@ export class CauseStacks {
       if (unaskable(ask) === null && !asks.some((other) => other.index === index)) asks.push(ask);
     };
     const cause = focus.cause;
-    if (cause?.row && cause.side === 'a' && pinned >= (this.causePins ??= pinsThrough(trace, cause.row.index))) want(cause.row.index);
+    if (cause?.row && cause.side === 'a' && pinned >= (this.causePins ??= pinsThrough(trace, cause.row.index)))
+      want(cause.row.index);
     this.replayableA ??= trace.calls.replayable();
     if (pinned >= 1 && pinned <= this.replayableA.length) want(this.replayableA.index(pinned - 1));
     if (asks.length === 0) return null;
@@ -82,7 +91,11 @@ export class CauseStacks {
    * replay of that side's run. Without a run to replay (`sides[side]` null: a recorded trace from
    * elsewhere) nothing is taken, and the report says how to take it.
    */
-  async forCause(cause: Cause | null, sides: { readonly a: Rerunnable | null; readonly b: Rerunnable | null }, progress: Progress): Promise<void> {
+  async forCause(
+    cause: Cause | null,
+    sides: { readonly a: Rerunnable | null; readonly b: Rerunnable | null },
+    progress: Progress,
+  ): Promise<void> {
     const focus = this.comparison.diverging;
     const trace = cause?.side === 'a' ? focus?.a : focus?.b;
     if (!focus || !trace || !cause?.row || trace.calls.kind(cause.row.index).site !== 0) return;
@@ -98,20 +111,37 @@ export class CauseStacks {
     const key = callKey(outcome.ask.side, outcome.ask.index);
     if (this.outcomes.get(key)?.frames) return;
     const stacksAt = encodeStacksAt(outcome.ask.at);
-    if (outcome.frames) this.logger.debug({ stacksAt, site: outcome.frames[0] }, 'a replay re-run took the stack of an unsampled call');
-    else this.logger.debug({ stacksAt, reason: outcome.reason }, 'a replay re-run did not reproduce an unsampled call; its stack is not used');
+    if (outcome.frames)
+      this.logger.debug({ stacksAt, site: outcome.frames[0] }, 'a replay re-run took the stack of an unsampled call');
+    else
+      this.logger.debug(
+        { stacksAt, reason: outcome.reason },
+        'a replay re-run did not reproduce an unsampled call; its stack is not used',
+      );
     this.outcomes.set(key, outcome);
   }
 }
 
 /** One replay of `rerun` that takes the stack of the call `ask` names. */
-async function replayForStack(ask: StackAsk, rerun: Rerunnable, progress: Progress, logger: CommandContext['logger']): Promise<StackOutcome> {
-  progress.phase(`taking the stack of ${ask.api} call #${ask.ordinal} of process ${ask.lineage} (not sampled) by replaying run ${ask.side.toUpperCase()}`);
+async function replayForStack(
+  ask: StackAsk,
+  rerun: Rerunnable,
+  progress: Progress,
+  logger: CommandContext['logger'],
+): Promise<StackOutcome> {
+  progress.phase(
+    `taking the stack of ${ask.api} call #${ask.ordinal} of process ${ask.lineage} (not sampled) by replaying run ${ask.side.toUpperCase()}`,
+  );
   const out = makeWorkDir('stack');
   try {
     prepareOutDir(out);
     const env = encode({ replay: rerun.trace, stacksAt: ask.at });
-    await recordRun({ out, mode: 'replay', seed: rerun.seed, command: rerun.command, cwd: rerun.cwd }, 'pipe', logger, env);
+    await recordRun(
+      { out, mode: 'replay', seed: rerun.seed, command: rerun.command, cwd: rerun.cwd },
+      'pipe',
+      logger,
+      env,
+    );
     return takenStack(out, ask);
   } finally {
     rmSync(out, { recursive: true, force: true });

@@ -30,7 +30,8 @@ export function assertTraces(...paths: readonly string[]): void {
     const stats = statSync(path, { throwIfNoEntry: false });
     if (!stats) throw new CliError('ERR_NO_TRACES', `no trace at ${path}`);
     if (!stats.isDirectory()) TraceReader.open(path).close();
-    else if (listTraceFiles(path).length === 0) throw new CliError('ERR_NO_TRACES', `${path} holds no trace file (*.ddtrace)`);
+    else if (listTraceFiles(path).length === 0)
+      throw new CliError('ERR_NO_TRACES', `${path} holds no trace file (*.ddtrace)`);
   }
 }
 
@@ -38,7 +39,10 @@ export function assertTraces(...paths: readonly string[]): void {
 export function recordedTraces(dir: string): TraceFile[] {
   const stats = statSync(dir, { throwIfNoEntry: false });
   if (stats && !stats.isDirectory()) {
-    throw new CliError('ERR_NO_TRACES', `${dir} is not a trace directory: give the directory the run was recorded into`);
+    throw new CliError(
+      'ERR_NO_TRACES',
+      `${dir} is not a trace directory: give the directory the run was recorded into`,
+    );
   }
   const traces = stats ? listTraceFiles(dir) : [];
   if (traces.length === 0) throw new CliError('ERR_NO_TRACES', `no traces to replay in ${dir}`);
@@ -56,13 +60,21 @@ export function prepareOutDir(dir: string): void {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return createOutDir(dir);
+    if (code === 'ENOENT') {
+      createOutDir(dir);
+      return;
+    }
     if (code === 'ENOTDIR') throw new CliError('ERR_OUT_DIR', `--out ${dir} exists and is not a directory`);
     throw new CliError('ERR_OUT_DIR', `--out ${dir} cannot be read: ${(error as Error).message}`, { cause: error });
   }
   const others = entries.filter((entry) => !(entry.isFile() && entry.name.endsWith(TRACE_EXTENSION)));
   if (others.length > 0) {
-    const names = others.map((entry) => entry.name).sort().slice(0, 3).map((name) => JSON.stringify(name)).join(', ');
+    const names = others
+      .map((entry) => entry.name)
+      .sort()
+      .slice(0, 3)
+      .map((name) => JSON.stringify(name))
+      .join(', ');
     const more = others.length > 3 ? ` and ${others.length - 3} more` : '';
     throw new CliError(
       'ERR_OUT_DIR',

@@ -17,22 +17,32 @@ export interface Worktree {
  * project's directory there, so the base's dependency tree is exactly what its lockfile says.
  * `ref` is one verifyRef accepted.
  */
-export async function checkoutWorktree(projectRoot: string, ref: string, install: readonly string[]): Promise<Worktree> {
+export async function checkoutWorktree(
+  projectRoot: string,
+  ref: string,
+  install: readonly string[],
+): Promise<Worktree> {
   const top = await git(projectRoot, ['rev-parse', '--show-toplevel']);
   const dir = makeWorkDir('base');
   rmSync(dir, { recursive: true });
   await git(projectRoot, ['worktree', 'add', '--detach', dir, ref]);
   const root = join(dir, relative(top, projectRoot));
   const remove = async () => {
-    await git(projectRoot, ['worktree', 'remove', '--force', dir]).catch(() => rmSync(dir, { recursive: true, force: true }));
+    await git(projectRoot, ['worktree', 'remove', '--force', dir]).catch(() =>
+      rmSync(dir, { recursive: true, force: true }),
+    );
   };
   try {
-    if (!existsSync(join(root, 'package.json'))) throw new CliError('ERR_GIT_REF', `${ref} has no package.json at ${relative(top, projectRoot) || '.'}`);
+    if (!existsSync(join(root, 'package.json')))
+      throw new CliError('ERR_GIT_REF', `${ref} has no package.json at ${relative(top, projectRoot) || '.'}`);
     const [file, ...args] = install as [string, ...string[]];
     const result = await execa(file, args, { cwd: root, reject: false, all: true, cancelSignal: interruption });
     throwIfInterrupted();
     if (result.exitCode !== 0) {
-      throw new CliError('ERR_INSTALL', `installing ${ref}'s dependencies failed (${install.join(' ')}, exit ${result.exitCode}):\n${String(result.all ?? '').slice(-2000)}`);
+      throw new CliError(
+        'ERR_INSTALL',
+        `installing ${ref}'s dependencies failed (${install.join(' ')}, exit ${result.exitCode}):\n${String(result.all ?? '').slice(-2000)}`,
+      );
     }
     return { root, remove };
   } catch (error) {
@@ -52,7 +62,10 @@ export async function verifyRef(projectRoot: string, ref: string, option: string
 export async function git(cwd: string, args: readonly string[]): Promise<string> {
   const result = await execa('git', args, { cwd, reject: false });
   if (result.exitCode !== 0) {
-    throw new CliError('ERR_GIT', `git ${args.join(' ')} failed in ${cwd}: ${String(result.stderr).trim() || `exit ${result.exitCode}`}`);
+    throw new CliError(
+      'ERR_GIT',
+      `git ${args.join(' ')} failed in ${cwd}: ${String(result.stderr).trim() || `exit ${result.exitCode}`}`,
+    );
   }
   return String(result.stdout).trim();
 }

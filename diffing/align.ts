@@ -120,7 +120,8 @@ function firstOnly(callsA: Rows, callsB: Rows, sameCall: SameCall, accept: (kind
   for (let position = 0; position < callsB.length; position++) {
     const kind = callsB.kind(position);
     let only = judged.get(kind);
-    if (only === undefined) judged.set(kind, (only = accept(kind) && !callsA.kinds.some((kindA) => sameCall(kindA, kind))));
+    if (only === undefined)
+      judged.set(kind, (only = accept(kind) && !callsA.kinds.some((kindA) => sameCall(kindA, kind))));
     if (only) return callsB.at(position)!;
   }
   return null;
@@ -147,7 +148,13 @@ function earliest(x: Structural | null, y: Structural): Structural {
 }
 
 /** The first position where A and B make different calls, or the same in different contexts; none before `from`. */
-function firstReordering(a: Rows, b: Rows, structural: Structural | null, sameCall: SameCall, from: number): Alignment['ordering'] {
+function firstReordering(
+  a: Rows,
+  b: Rows,
+  structural: Structural | null,
+  sameCall: SameCall,
+  from: number,
+): Alignment['ordering'] {
   const end = Math.min(a.length, b.length, structural ? Math.min(structural.indexA, structural.indexB) : Infinity);
   for (let i = from; i < end; i++) {
     if (a.ctx(i) !== b.ctx(i) || !sameCall(a.kind(i), b.kind(i))) return { index: i, a: a.at(i)!, b: b.at(i)! };

@@ -58,7 +58,9 @@ function nearestChange(stack: readonly Frame[], changes: readonly LockfileChange
     const at = frame.package.lastIndexOf('@');
     const name = frame.package.slice(0, at);
     const version = frame.package.slice(at + 1);
-    const change = changes.find((candidate) => candidate.name === name && (candidate.to === version || candidate.from === version));
+    const change = changes.find(
+      (candidate) => candidate.name === name && (candidate.to === version || candidate.from === version),
+    );
     if (change) return change;
   }
   return null;
@@ -100,13 +102,21 @@ export interface RunCalls {
  */
 export function callsOfRuns(focus: ProcessComparison | null, taken: readonly Frame[] | null): RunCalls {
   const cause = focus?.cause;
-  const blamed = (side: 'a' | 'b') => (taken && cause?.row && cause.side === side ? [[cause.row.event.api, taken] as const] : []);
+  const blamed = (side: 'a' | 'b') =>
+    taken && cause?.row && cause.side === side ? [[cause.row.event.api, taken] as const] : [];
   return { a: callsMade(focus?.a ?? null, blamed('a')), b: callsMade(focus?.b ?? null, blamed('b')) };
 }
 
-function callsMade(trace: LoadedTrace | null, also: ReadonlyArray<readonly [api: string, frames: readonly Frame[]]>): Map<string, RanCalls> {
+function callsMade(
+  trace: LoadedTrace | null,
+  also: ReadonlyArray<readonly [api: string, frames: readonly Frame[]]>,
+): Map<string, RanCalls> {
   const made = new Map<string, Map<string, Map<string, string>>>();
-  const calls = trace ? trace.calls.kinds.filter((kind) => !NOT_CALLS.has(kind.spec.form)).map((kind) => [kind.spec.api, trace.sites.get(kind.site)?.frames ?? []] as const) : [];
+  const calls = trace
+    ? trace.calls.kinds
+        .filter((kind) => !NOT_CALLS.has(kind.spec.form))
+        .map((kind) => [kind.spec.api, trace.sites.get(kind.site)?.frames ?? []] as const)
+    : [];
   for (const [api, frames] of [...calls, ...also]) {
     const frame = frames[0];
     if (!frame?.package || !frame.file.startsWith(`${frame.package}/`)) continue;

@@ -39,7 +39,11 @@ export interface BisectOptions {
  * is `unstable`, not `confirmed`: with verdicts that are a coin's toss, one search in 64 at most
  * passes these checks (each of four verdicts asked twice; test/bisect.test.ts measures it).
  */
-export async function bisect(total: number, reproduces: (pinned: number) => Promise<boolean>, options: BisectOptions): Promise<BisectResult> {
+export async function bisect(
+  total: number,
+  reproduces: (pinned: number) => Promise<boolean>,
+  options: BisectOptions,
+): Promise<BisectResult> {
   let runs = 0;
   const run = async (pinned: number): Promise<boolean> => {
     runs++;

@@ -64,15 +64,30 @@ export function findCause(
   const perturbed = varied && lastDifference(alignment, before, a, b, (indexA) => varied(a.calls.kind(indexA).spec));
   if (perturbed) {
     const dimensions = a.header.perturb!.map((entry) => entry.dimension).join(', ');
-    return { kind: 'call', row: perturbed, side: 'a', rule: `the last call before the divergence of a source the perturbation varies (${dimensions}) whose value differs` };
+    return {
+      kind: 'call',
+      row: perturbed,
+      side: 'a',
+      rule: `the last call before the divergence of a source the perturbation varies (${dimensions}) whose value differs`,
+    };
   }
   const valueCause = lastDifference(alignment, before, a, b, (indexA) => a.calls.kind(indexA).control === 0);
   const ordering = alignment.ordering && alignment.ordering.index < before ? alignment.ordering : null;
   if (valueCause && (!ordering || valueCause.index > ordering.a.index)) {
-    return { kind: 'call', row: valueCause, side: 'a', rule: 'the last uncontrolled call before the divergence whose value differs' };
+    return {
+      kind: 'call',
+      row: valueCause,
+      side: 'a',
+      rule: 'the last uncontrolled call before the divergence whose value differs',
+    };
   }
   if (ordering) {
-    return { kind: 'ordering', row: ordering.a, side: 'a', rule: 'the same calls completed in a different order across async contexts' };
+    return {
+      kind: 'ordering',
+      row: ordering.a,
+      side: 'a',
+      rule: 'the same calls completed in a different order across async contexts',
+    };
   }
   if (added || removed) {
     const edit = added ?? removed!;
@@ -97,7 +112,13 @@ function firstBrought(alignment: Alignment, b: LoadedTrace, changed: ReadonlySet
 }
 
 /** A's last call before `before` that `counts` and whose value differs from its partner's in B. */
-function lastDifference({ pairs }: Alignment, before: number, a: LoadedTrace, b: LoadedTrace, counts: (indexA: number) => boolean): Row | null {
+function lastDifference(
+  { pairs }: Alignment,
+  before: number,
+  a: LoadedTrace,
+  b: LoadedTrace,
+  counts: (indexA: number) => boolean,
+): Row | null {
   for (let indexA = Math.min(before, pairs.end) - 1; indexA >= 0; indexA--) {
     const indexB = pairs.partnerOfA(indexA);
     if (indexB >= 0 && counts(indexA) && !a.calls.sameValue(indexA, b.calls, indexB)) return a.calls.at(indexA)!;
@@ -116,12 +137,17 @@ const VARIES: Readonly<Partial<Record<Dimension, (spec: ApiRow) => boolean>>> = 
 
 /** Which calls of a perturbed run the perturbation reached; null for a run that was not perturbed. */
 function perturbedSources(trace: LoadedTrace): ((spec: ApiRow) => boolean) | null {
-  const tests = (trace.header.perturb ?? []).map((entry) => VARIES[entry.dimension as Dimension]).filter((test) => test !== undefined);
+  const tests = (trace.header.perturb ?? [])
+    .map((entry) => VARIES[entry.dimension as Dimension])
+    .filter((test) => test !== undefined);
   return tests.length === 0 ? null : (spec) => tests.some((test) => test(spec));
 }
 
 /** The cause replay decided, when it did; else the heuristic one. */
-export function confirmedCause(process: ProcessComparison, confirmation: BisectResult | null | undefined): { cause: Cause | null; confirmed: boolean } {
+export function confirmedCause(
+  process: ProcessComparison,
+  confirmation: BisectResult | null | undefined,
+): { cause: Cause | null; confirmed: boolean } {
   if (confirmation?.status === 'confirmed' && process.a && confirmation.pinned !== null) {
     const row = process.a.calls.replayable().at(confirmation.pinned - 1);
     if (row) {

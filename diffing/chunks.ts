@@ -35,7 +35,12 @@ export class TraceChunks {
   }
 
   changed(chunk: number): TraceError {
-    return new TraceError('ERR_TRACE_CHANGED', this.file, this.starts[chunk]?.offset ?? 0, 'the trace as it was when compared: the file changed since');
+    return new TraceError(
+      'ERR_TRACE_CHANGED',
+      this.file,
+      this.starts[chunk]?.offset ?? 0,
+      'the trace as it was when compared: the file changed since',
+    );
   }
 }
 

@@ -101,22 +101,39 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
       return file ? loadTrace(file, interner) : null;
     } catch (error) {
       if (!isEmptyTrace(error)) throw error;
-      empty.push({ lineage, side, file: file!, code: 'ERR_TRACE_EMPTY', from: 0, to: 0, message: `empty (${EMPTY_TRACE})` });
+      empty.push({
+        lineage,
+        side,
+        file: file!,
+        code: 'ERR_TRACE_EMPTY',
+        from: 0,
+        to: 0,
+        message: `empty (${EMPTY_TRACE})`,
+      });
       return null;
     }
   };
   // A process whose traces are both empty recorded nothing in either run: there is nothing to compare.
-  const raw = lineages.map((lineage) => [lineage, load(filesA, lineage, 'a'), load(filesB, lineage, 'b')] as const).filter(([, a, b]) => a || b);
+  const raw = lineages
+    .map((lineage) => [lineage, load(filesA, lineage, 'a'), load(filesB, lineage, 'b')] as const)
+    .filter(([, a, b]) => a || b);
   const normalized = raw.some(([, a, b]) => a && b && (options.normalize ?? a.header.platform !== b.header.platform));
-  const loaded = normalized ? raw.map(([lineage, a, b]) => [lineage, ...acrossPlatforms(a, b, interner)] as const) : raw;
+  const loaded = normalized
+    ? raw.map(([lineage, a, b]) => [lineage, ...acrossPlatforms(a, b, interner)] as const)
+    : raw;
   const codeChanged = options.codeChanged ?? loaded.some(([, a, b]) => a && b && lockfileChanged(a, b));
   const traces = loaded.flatMap(([, a, b]) => [a, b].filter((trace) => trace !== null));
   const runners = activeRunners(options.ignore?.runners, traces);
   const identities = new CallIdentities();
-  const processes = loaded.map(([lineage, a, b]) => compareProcess(lineage, a, b, codeChanged, options, runners, identities));
+  const processes = loaded.map(([lineage, a, b]) =>
+    compareProcess(lineage, a, b, codeChanged, options, runners, identities),
+  );
   const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
   const verdict = diverging ? 'diverge' : 'agree';
-  const notes = [...empty, ...raw.flatMap(([lineage, a, b]) => [...notesOf(lineage, 'a', a), ...notesOf(lineage, 'b', b)])];
+  const notes = [
+    ...empty,
+    ...raw.flatMap(([lineage, a, b]) => [...notesOf(lineage, 'a', a), ...notesOf(lineage, 'b', b)]),
+  ];
   // Stable: each trace's problems stay in file order.
   const problems = notes.sort((x, y) => compareLineage(x.lineage, y.lineage) || x.side.localeCompare(y.side));
   return { verdict, codeChanged, processes, diverging, interner, normalized, runners, problems };
@@ -127,7 +144,11 @@ function notesOf(lineage: string, side: 'a' | 'b', trace: LoadedTrace | null): T
 }
 
 /** Both traces of a process seen through their platforms' views (a process only one run has stays as it is). */
-function acrossPlatforms(a: LoadedTrace | null, b: LoadedTrace | null, interner: Interner): [LoadedTrace | null, LoadedTrace | null] {
+function acrossPlatforms(
+  a: LoadedTrace | null,
+  b: LoadedTrace | null,
+  interner: Interner,
+): [LoadedTrace | null, LoadedTrace | null] {
   if (!a || !b) return [a, b];
   const view = pairView(a, b);
   return [viewTrace(a, view.a, interner), viewTrace(b, view.b, interner)];
@@ -146,7 +167,10 @@ function compareProcess(
   const left = a ?? absent(b!);
   const right = b ?? absent(a!);
   const { ignore, taken, sources } = options;
-  const identify = sources && ((side: 'a' | 'b', kind: RowKind) => identities.of((side === 'a' ? left : right).sites.get(kind.site), sources[side]));
+  const identify =
+    sources &&
+    ((side: 'a' | 'b', kind: RowKind) =>
+      identities.of((side === 'a' ? left : right).sites.get(kind.site), sources[side]));
   const alignment = align(
     keptCalls(left, ignore, runners, taken?.get(takenKey('a', lineage))),
     keptCalls(right, ignore, runners, taken?.get(takenKey('b', lineage))),
@@ -161,7 +185,16 @@ function compareProcess(
 
 function absent(other: LoadedTrace): LoadedTrace {
   const ending = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0, problems: [] };
-  return { file: '', header: other.header, ending, sites: new Map(), contexts: new Map(), sources: new Map(), calls: noRows(), outputs: noRows() };
+  return {
+    file: '',
+    header: other.header,
+    ending,
+    sites: new Map(),
+    contexts: new Map(),
+    sources: new Map(),
+    calls: noRows(),
+    outputs: noRows(),
+  };
 }
 
 function lockfileChanged(a: LoadedTrace, b: LoadedTrace): boolean {

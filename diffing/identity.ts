@@ -50,4 +50,3 @@ export interface SourceRoots {
   readonly a: string | null;
   readonly b: string | null;
 }
-

@@ -64,7 +64,11 @@ export function leavesOut(rules: IgnoreRules | undefined, runners: readonly Runn
 }
 
 /** Whether a call with this stack is left out: the rules name its site, or an active runner made it. */
-export function leftOut(site: Pick<SiteDef, 'frames' | 'skipped'> | undefined, rules: IgnoreRules | undefined, runners: readonly RunnerProfile[]): boolean {
+export function leftOut(
+  site: Pick<SiteDef, 'frames' | 'skipped'> | undefined,
+  rules: IgnoreRules | undefined,
+  runners: readonly RunnerProfile[],
+): boolean {
   const frame = site?.frames[0];
   const ignored =
     frame !== undefined &&

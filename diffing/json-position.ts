@@ -105,7 +105,12 @@ export function jsonErrorOffset(text: string): number {
       stack.push(c);
       expect = c === '{' ? 'key-or-close' : 'value-or-close';
     } else if (c === '"' || c === '-' || isDigit(text.charCodeAt(i)) || c === 't' || c === 'f' || c === 'n') {
-      const end = c === '"' ? scanString(text, i) : c === 't' || c === 'f' || c === 'n' ? scanLiteral(text, i) : scanNumber(text, i);
+      const end =
+        c === '"'
+          ? scanString(text, i)
+          : c === 't' || c === 'f' || c === 'n'
+            ? scanLiteral(text, i)
+            : scanNumber(text, i);
       if (!take(end)) return i;
       expect = afterValue();
     } else return i;

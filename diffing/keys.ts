@@ -3,7 +3,11 @@ import type { Interner } from './load.js';
 import type { RowKind } from './rows.js';
 
 /** A row's keys: the exact call site, the API alone, and the site as a bump leaves it recognizable. */
-export function keysOf(spec: ApiRow, site: SiteDef | undefined, interner: Interner): Pick<RowKind, 'key' | 'api' | 'loose'> {
+export function keysOf(
+  spec: ApiRow,
+  site: SiteDef | undefined,
+  interner: Interner,
+): Pick<RowKind, 'key' | 'api' | 'loose'> {
   const name = spec.family === 'output' ? `${spec.api} ${spec.form}` : spec.api;
   return {
     key: interner.id(site ? `${name} @ ${strictSite(site)}` : name),

@@ -41,7 +41,8 @@ export interface LoadedTrace {
 }
 
 /** Events that are calls to intercepted sources; stderr lines (the program's log) and replay notes (detdrift's) are neither. */
-export const isCall = (event: { readonly family: string }) => event.family !== 'output' && event.family !== 'log' && event.family !== 'meta';
+export const isCall = (event: { readonly family: string }) =>
+  event.family !== 'output' && event.family !== 'log' && event.family !== 'meta';
 export const isOutput = (event: { readonly family: string }) => event.family === 'output';
 
 /** Reads a trace into columns keyed through `interner`, so two traces' keys compare by number. */
@@ -81,7 +82,14 @@ export function loadTrace(file: string, interner: Interner): LoadedTrace {
 
 /** The rows of a process that a run never started. */
 export function noRows(): Rows {
-  const parts = { kinds: [], counts: [], columns: new Column(Word.callsBefore + 1), chunks: new TraceChunks('', ''), firstRows: [], overrides: null };
+  const parts = {
+    kinds: [],
+    counts: [],
+    columns: new Column(Word.callsBefore + 1),
+    chunks: new TraceChunks('', ''),
+    firstRows: [],
+    overrides: null,
+  };
   return new Rows(new RowTable({ ...parts, holds: () => false, compared: () => null }));
 }
 
@@ -132,7 +140,11 @@ class TableBuilder {
     if (this.countCalls) words[at + Word.callsBefore] = callsBefore;
   }
 
-  parts(chunks: TraceChunks, holds: (event: TraceEvent) => boolean, compared: (event: TraceEvent) => number | string | null) {
+  parts(
+    chunks: TraceChunks,
+    holds: (event: TraceEvent) => boolean,
+    compared: (event: TraceEvent) => number | string | null,
+  ) {
     const { kinds, counts, columns, firstRows } = this;
     return { kinds, counts, columns, chunks, firstRows, holds, compared, overrides: null };
   }

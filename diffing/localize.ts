@@ -44,11 +44,18 @@ export function firstOutputDivergence(a: LoadedTrace, b: LoadedTrace): Divergenc
  */
 export function shouldAgree(kind: RowKind): boolean {
   const { family, api } = kind.spec;
-  return kind.control !== 0 || (family === 'fs' && api !== 'fs.stat') || (family === 'process' && api !== 'process.pid');
+  return (
+    kind.control !== 0 || (family === 'fs' && api !== 'fs.stat') || (family === 'process' && api !== 'process.pid')
+  );
 }
 
 /** The earliest of: a value that should agree and does not, the structural divergence, the output divergence. */
-export function firstDivergence(alignment: Alignment, output: Divergence | null, a: LoadedTrace, b: LoadedTrace): Divergence | null {
+export function firstDivergence(
+  alignment: Alignment,
+  output: Divergence | null,
+  a: LoadedTrace,
+  b: LoadedTrace,
+): Divergence | null {
   const candidates: Divergence[] = [];
   const structural = alignment.structural;
   if (structural) {
@@ -66,7 +73,9 @@ export function firstDivergence(alignment: Alignment, output: Divergence | null,
   if (candidates.length === 0) return null;
   const value = firstValueDivergence(alignment, a, b);
   if (value) candidates.push(value);
-  return candidates.reduce((best, next) => (next.indexA < best.indexA || (next.indexA === best.indexA && rank(next) < rank(best)) ? next : best));
+  return candidates.reduce((best, next) =>
+    next.indexA < best.indexA || (next.indexA === best.indexA && rank(next) < rank(best)) ? next : best,
+  );
 }
 
 const RANKS: Record<Reason, number> = { value: 0, structure: 1, missing: 2, output: 3 };

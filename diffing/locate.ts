@@ -63,7 +63,8 @@ export function installsOf(root: string, name: string): Map<string, string> {
 /** The version in `dir/package.json`; null when there is none, or it cannot be read. */
 export function versionIn(dir: string): string | null {
   try {
-    const version = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown } | null)?.version;
+    const version = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: unknown } | null)
+      ?.version;
     return typeof version === 'string' ? version : null;
   } catch {
     return null; // absent or unreadable: not an install of the package

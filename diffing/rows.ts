@@ -101,7 +101,11 @@ export class RowTable {
   }
 
   private slot(index: number): Slot {
-    return { type: this.kind(index).type, lo: this.parts.columns.get(index, Word.lo), hi: this.parts.columns.get(index, Word.hi) };
+    return {
+      type: this.kind(index).type,
+      lo: this.parts.columns.get(index, Word.lo),
+      hi: this.parts.columns.get(index, Word.hi),
+    };
   }
 
   /** The row's event, decoded again from its chunk of the trace file. */
@@ -168,8 +172,13 @@ export class Rows implements Iterable<Row> {
     for (let position = 0; position < this.length; position++) if (kept[this.kind(position).id]) count++;
     const positions = new Int32Array(count);
     count = 0;
-    for (let position = 0; position < this.length; position++) if (kept[this.kind(position).id]) positions[count++] = this.index(position);
-    return new Rows(this.table, positions, this.kinds.filter((kind) => kept[kind.id]));
+    for (let position = 0; position < this.length; position++)
+      if (kept[this.kind(position).id]) positions[count++] = this.index(position);
+    return new Rows(
+      this.table,
+      positions,
+      this.kinds.filter((kind) => kept[kind.id]),
+    );
   }
 
   /** The rows for whose position `test` is true (each asked once). */
@@ -185,7 +194,11 @@ export class Rows implements Iterable<Row> {
       positions[count++] = this.index(position);
       kinds.add(this.kind(position));
     }
-    return new Rows(this.table, positions, this.kinds.filter((kind) => kinds.has(kind)));
+    return new Rows(
+      this.table,
+      positions,
+      this.kinds.filter((kind) => kinds.has(kind)),
+    );
   }
 
   /** The calls replay feeds values to, in the order it ranks them (DETDRIFT_REPLAY_LIMIT pins the first k). */
@@ -202,7 +215,7 @@ export class Rows implements Iterable<Row> {
       counts = kept;
     }
     const found = new Map<RowKind, number>();
-    this.table.parts.kinds.forEach((kind) => counts[kind.id]! > 0 && found.set(kind, counts[kind.id]!));
+    for (const kind of this.table.parts.kinds) if (counts[kind.id]! > 0) found.set(kind, counts[kind.id]!);
     return found;
   }
 }

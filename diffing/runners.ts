@@ -54,7 +54,13 @@ const RUNNERS: readonly RunnerProfile[] = Object.freeze([
   { name: 'node:test', markers: [], packages: [], transforms: [], internal: true },
   // The TypeScript loaders: their transform caches (file times, a first run that compiles and a
   // second that reads what the first wrote) are their own.
-  { name: 'tsx', markers: ['tsx'], packages: ['tsx', 'esbuild'], transforms: ['tsx', 'esbuild', 'get-tsconfig'], internal: false },
+  {
+    name: 'tsx',
+    markers: ['tsx'],
+    packages: ['tsx', 'esbuild'],
+    transforms: ['tsx', 'esbuild', 'get-tsconfig'],
+    internal: false,
+  },
   {
     name: 'ts-node',
     markers: ['ts-node'],
@@ -102,7 +108,5 @@ export function isRunners(site: SiteDef | undefined, profiles: readonly RunnerPr
 }
 
 function ownedBy(packages: readonly string[], name: string): boolean {
-  return packages.some((pattern) =>
-    pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,
-  );
+  return packages.some((pattern) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern));
 }

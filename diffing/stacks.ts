@@ -69,7 +69,8 @@ export function askFor(trace: LoadedTrace, lineage: string, side: Side, row: Row
   const apiId = API_TABLE.findIndex((spec) => spec.api === api && spec.form === form);
   const spread = kind.spec.family === 'fs' || kind.spec.family === 'timers' ? NEIGHBOURS : 0;
   const at: StackAt[] = [];
-  for (let near = Math.max(0, ordinal - spread); near <= ordinal + spread; near++) at.push({ lineage, api: apiId, ordinal: near });
+  for (let near = Math.max(0, ordinal - spread); near <= ordinal + spread; near++)
+    at.push({ lineage, api: apiId, ordinal: near });
   return { side, lineage, index: row.index, api, form, apiId, ordinal, value: row.event.value, at, sampled };
 }
 
@@ -79,14 +80,16 @@ export function askFor(trace: LoadedTrace, lineage: string, side: Side, row: Row
  */
 export function unaskable(ask: StackAsk): string | null {
   if (ask.apiId < 0) return `this version of detdrift does not intercept ${ask.api} (${ask.form})`;
-  if (ask.form === 'fire') return `a timer's firing carries the stack of the call that scheduled it, and that call's stack was not sampled either`;
+  if (ask.form === 'fire')
+    return `a timer's firing carries the stack of the call that scheduled it, and that call's stack was not sampled either`;
   return null;
 }
 
 /** How many of the trace's recorded clock, random and crypto values a replay must pin to reproduce the run through `index`. */
 export function pinsThrough(trace: LoadedTrace, index: number): number {
   let count = 0;
-  for (let at = 0; at <= index && at < trace.calls.length; at++) if (REPLAYABLE_FAMILIES.has(trace.calls.kind(at).spec.family)) count++;
+  for (let at = 0; at <= index && at < trace.calls.length; at++)
+    if (REPLAYABLE_FAMILIES.has(trace.calls.kind(at).spec.family)) count++;
   return count;
 }
 
@@ -103,8 +106,16 @@ export function takenStack(dir: string, ask: StackAsk): StackOutcome {
   const file = join(dir, ask.lineage + TRACE_EXTENSION);
   if (!existsSync(file)) return { ask, frames: null, reason: `the re-run did not record process ${ask.lineage}` };
   // a torn or foreign re-run trace costs this stack, not the report the command is making
-  const unreadable = (error: unknown): StackOutcome => ({ ask, frames: null, reason: `the re-run's trace of process ${ask.lineage} cannot be read: ${(error as Error).message}` });
-  const parted = (why: string): StackOutcome => ({ ask, frames: null, reason: `the re-run parted from the recording before ${ask.api} call #${ask.ordinal}: ${why}` });
+  const unreadable = (error: unknown): StackOutcome => ({
+    ask,
+    frames: null,
+    reason: `the re-run's trace of process ${ask.lineage} cannot be read: ${(error as Error).message}`,
+  });
+  const parted = (why: string): StackOutcome => ({
+    ask,
+    frames: null,
+    reason: `the re-run parted from the recording before ${ask.api} call #${ask.ordinal}: ${why}`,
+  });
   let reader: TraceReader;
   try {
     reader = TraceReader.open(file);
@@ -118,13 +129,15 @@ export function takenStack(dir: string, ask: StackAsk): StackOutcome {
       if (event.api !== ask.api || event.form !== ask.form) continue;
       const recorded = ask.sampled.get(ordinal);
       const here = siteKey(reader.sites.get(event.site));
-      if (recorded !== undefined && here !== null && recorded !== here && ordinal < ask.ordinal) return parted(`its call #${ordinal} is at ${here}, the recording's at ${recorded}`);
+      if (recorded !== undefined && here !== null && recorded !== here && ordinal < ask.ordinal)
+        return parted(`its call #${ordinal} is at ${here}, the recording's at ${recorded}`);
       if (ordinal++ < ask.ordinal) continue;
       if (!sameRecordedValue(ask.value, event.value)) {
         return parted(`its call #${ask.ordinal} has another value than the recorded one`);
       }
       const frames = reader.sites.get(event.site)?.frames;
-      if (!frames || frames.length === 0) return { ask, frames: null, reason: `the re-run took no stack at ${ask.api} call #${ask.ordinal}` };
+      if (!frames || frames.length === 0)
+        return { ask, frames: null, reason: `the re-run took no stack at ${ask.api} call #${ask.ordinal}` };
       return { ask, frames, reason: null };
     }
     return parted(`it made only ${ordinal} ${ask.api} calls`);

@@ -40,9 +40,22 @@ export function viewTrace(trace: LoadedTrace, view: TraceView, interner: Interne
     into.set(index, slot);
   }
   const viewed = (rows: Rows, changed: Map<number, Slot>) => {
-    const kinds = rows.table.parts.kinds.map((kind) => ({ ...kind, ...keysOf(kind.spec, kind.site ? compared.get(kind.site) : undefined, interner) }));
-    const table = new RowTable({ ...rows.table.parts, kinds, overrides: changed, compared: (event) => comparable(view.value(event)) });
+    const kinds = rows.table.parts.kinds.map((kind) => ({
+      ...kind,
+      ...keysOf(kind.spec, kind.site ? compared.get(kind.site) : undefined, interner),
+    }));
+    const table = new RowTable({
+      ...rows.table.parts,
+      kinds,
+      overrides: changed,
+      compared: (event) => comparable(view.value(event)),
+    });
     return new Rows(table);
   };
-  return { ...trace, sites: shown, calls: viewed(trace.calls, overrides.calls), outputs: viewed(trace.outputs, overrides.outputs) };
+  return {
+    ...trace,
+    sites: shown,
+    calls: viewed(trace.calls, overrides.calls),
+    outputs: viewed(trace.outputs, overrides.outputs),
+  };
 }

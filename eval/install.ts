@@ -28,7 +28,9 @@ function manifest(harness: Harness, upgrade: Upgrade, version: string): object {
 function sh(command: string, args: readonly string[], cwd: string): void {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status}):\n${result.stderr.slice(-2000)}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed in ${cwd} (exit ${result.status}):\n${result.stderr.slice(-2000)}`,
+    );
   }
 }
 
@@ -46,7 +48,10 @@ function installTree(dir: string, json: string): void {
 
 /** The version of `name` the harness resolves: its own nested copy first, else the top-level one. */
 export function installedVersion(root: string, harness: Harness, name: string): string | null {
-  for (const dir of [join(root, 'node_modules', harness.package, 'node_modules', name), join(root, 'node_modules', name)]) {
+  for (const dir of [
+    join(root, 'node_modules', harness.package, 'node_modules', name),
+    join(root, 'node_modules', name),
+  ]) {
     const file = join(dir, 'package.json');
     if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
   }
@@ -80,7 +85,8 @@ export function installUpgrade(cache: string, harness: Harness, upgrade: Upgrade
   for (const [side, dir] of Object.entries(trees)) {
     const want = side === 'base' ? upgrade.base : upgrade.head;
     const got = installedVersion(dir, harness, upgrade.dependency);
-    if (got !== want) throw new Error(`${harness.name} ${upgrade.id}: ${side} has ${upgrade.dependency}@${got}, not ${want}`);
+    if (got !== want)
+      throw new Error(`${harness.name} ${upgrade.id}: ${side} has ${upgrade.dependency}@${got}, not ${want}`);
   }
   return trees;
 }

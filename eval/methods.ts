@@ -111,13 +111,22 @@ export function runPerturb(cli: string, dir: string, testPath: string, seed: num
       ms: result.ms,
     };
   } catch {
-    return { exitCode: result.status, verdict: `error (exit ${result.status})`, dimension: null, cause: result.stderr.slice(-300), ms: result.ms };
+    return {
+      exitCode: result.status,
+      verdict: `error (exit ${result.status})`,
+      dimension: null,
+      cause: result.stderr.slice(-300),
+      ms: result.ms,
+    };
   }
 }
 
 /** What `runRaw` and `runBump` recorded under out/, read back for `--rescore` (no install, no run). */
 export function readRecorded(out: string, seed: number): { raw: RawRuns; bump: DetdriftRun } {
-  const times = JSON.parse(readFileSync(join(out, 'times.json'), 'utf8')) as { raw: number; bump: Omit<DetdriftRun, 'report'> };
+  const times = JSON.parse(readFileSync(join(out, 'times.json'), 'utf8')) as {
+    raw: number;
+    bump: Omit<DetdriftRun, 'report'>;
+  };
   const log = (name: string) => readFileSync(join(out, 'raw', `${name}.log`), 'utf8');
   let report: BumpReport | null = null;
   try {

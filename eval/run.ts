@@ -82,7 +82,13 @@ function evaluate(harness: Harness, cache: string, perturb: boolean, rescore: bo
     }
   }
   if (previous) perturbed = previous.perturb;
-  return { harness: harness.name, platform: process.platform, node: previous?.node ?? process.version, rows, perturb: perturbed };
+  return {
+    harness: harness.name,
+    platform: process.platform,
+    node: previous?.node ?? process.version,
+    rows,
+    perturb: perturbed,
+  };
 }
 
 function resultsFile(name: string): string {

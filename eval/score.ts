@@ -98,12 +98,12 @@ export function namesIn(text: string, call: TruthCall | null): Localization {
   const base = call.file.split('/').pop()!;
   return {
     api: text.includes(call.api) || text.includes(shortApi),
-    package: new RegExp(`(^|[^\\w.-])${escape(call.package)}([^\\w.-]|$)`).test(text),
+    package: new RegExp(`(^|[^\\w.-])${escapeRegExp(call.package)}([^\\w.-]|$)`).test(text),
     fileLine: text.includes(`${call.file}:${call.line}`) || text.includes(`${base}:${call.line}`),
   };
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
@@ -160,7 +160,11 @@ export function scoreUpgrade(upgrade: string, truth: Truth, raw: RawRuns, detdri
 }
 
 function marks(names: Localization): string {
-  return [names.api ? 'API' : '', names.package ? 'pkg' : '', names.fileLine ? 'file:line' : ''].filter(Boolean).join(', ') || '—';
+  return (
+    [names.api ? 'API' : '', names.package ? 'pkg' : '', names.fileLine ? 'file:line' : '']
+      .filter(Boolean)
+      .join(', ') || '—'
+  );
 }
 
 /** A Markdown cell: pipes escaped, newlines and long text cut. */
@@ -195,7 +199,9 @@ export function renderTable(rows: readonly Row[], where: string): string {
       seconds(row.detdrift.ms),
       where,
       '',
-    ].join(' | ').trim(),
+    ]
+      .join(' | ')
+      .trim(),
   );
   return [head, rule, ...lines].join('\n');
 }

@@ -6,7 +6,17 @@ import { LINEAGE_KEY, MIRROR_KEY, WORKER_KEY } from './lineage.js';
 import { family, wrap, type Patcher } from './patch.js';
 import { builtin, real } from './real.js';
 import type { TraceHeader } from '../tracer/format.js';
-import { ArgAt, ArrayCopy, ArrayIsArray, ObjectAssign, ObjectCreate, ObjectHasOwn, StringIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
+import {
+  ArgAt,
+  ArrayCopy,
+  ArrayIsArray,
+  ObjectAssign,
+  ObjectCreate,
+  ObjectHasOwn,
+  StringIndexOf,
+  StringSlice,
+  StringStartsWith,
+} from '../tracer/primordials.js';
 import { watchWorker } from './workers.js';
 
 const SPAWN_VAR = VARS.spawn;
@@ -76,12 +86,18 @@ export const install = family<Children>('children', (patcher, { lineage, vars: s
     if (options != null && typeof options !== 'object') return options; // Node rejects it as before
     const env = options?.env ?? process.env;
     if (typeof env !== 'object' || env === null) return options; // whatever Node makes of it, unchanged
-    return ours(env[TRACE_VAR]) ? { ...options, env: ObjectAssign(ObjectCreate(env) as NodeJS.ProcessEnv, vars) } : options;
+    return ours(env[TRACE_VAR])
+      ? { ...options, env: ObjectAssign(ObjectCreate(env) as NodeJS.ProcessEnv, vars) }
+      : options;
   };
   // spawnSync(file, args?, options?), execFileSync likewise, execSync(command, options?)
   const at = (args: unknown[]) => (ArgAt(args, 1) == null || ArrayIsArray(ArgAt(args, 1)) ? 2 : 1);
   // an index loop: the family may install in the program's time (deferred.ts), under its built-ins
-  const forms = [['spawnSync', at], ['execFileSync', at], ['execSync', () => 1]] as const;
+  const forms = [
+    ['spawnSync', at],
+    ['execFileSync', at],
+    ['execSync', () => 1],
+  ] as const;
   for (let form = 0; form < forms.length; form++) {
     const name = forms[form]![0];
     const index = forms[form]![1];
@@ -160,7 +176,10 @@ function nameWorkers(patcher: Patcher, workerThreads: typeof WorkerThreads, line
  * directory and root made absolute.
  */
 function sessionVars(settings: HookSettings, lockfile: TraceHeader['lockfile']): Record<string, string> {
-  const own: Record<string, string | undefined> = { ...encode({ traceDir: settings.traceDir, root: settings.root, lockfile }), [VARS.parent]: String(real.pid) };
+  const own: Record<string, string | undefined> = {
+    ...encode({ traceDir: settings.traceDir, root: settings.root, lockfile }),
+    [VARS.parent]: String(real.pid),
+  };
   const vars: Record<string, string> = {};
   for (const key of HOOK_VARIABLES) {
     const value = ObjectHasOwn(own, key) ? own[key] : process.env[key];

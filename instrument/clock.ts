@@ -18,14 +18,23 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
   const clock = recorder.controller;
   const { wallMs, monoNs, flags } = clockOf(recorder);
   patchDate(patcher, recorder, globalThis, null, { wallMs, flags });
-  patcher.method(process, 'uptime', numberSource(recorder, Api.uptime, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e9 : undefined, flags));
+  patcher.method(
+    process,
+    'uptime',
+    numberSource(recorder, Api.uptime, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e9 : undefined, flags),
+  );
 
   patcher.method(real.hrtime, 'bigint', (target) => {
     const bigint = {
       bigint(this: unknown): bigint {
         const site = recorder.site(Api.hrtimeBigint, bigint);
         const fed = recorder.replay(Api.hrtimeBigint, site);
-        const value = typeof fed === 'bigint' ? fed : clock ? BigInt(monoNs(clock.tick())) : (real.apply(target, this, arguments) as bigint);
+        const value =
+          typeof fed === 'bigint'
+            ? fed
+            : clock
+              ? BigInt(monoNs(clock.tick()))
+              : (real.apply(target, this, arguments) as bigint);
         recorder.bigint(Api.hrtimeBigint, site, value, typeof fed === 'bigint' ? REPLAYED : flags);
         return value;
       },
@@ -42,7 +51,12 @@ export const install = family<Recorder>('clock', (patcher, recorder) => {
         const fed = recorder.replay(Api.hrtime, site);
         if (ArrayIsArray(fed)) value = [fed[0] as number, fed[1] as number];
         else if (clock) value = virtualHrtime(monoNs(clock.tick()), arguments[0] as [number, number] | undefined);
-        recorder.number(Api.hrtime, Tag.hrtime | (ArrayIsArray(fed) ? REPLAYED : flags), site, value[0] * 1e9 + value[1]);
+        recorder.number(
+          Api.hrtime,
+          Tag.hrtime | (ArrayIsArray(fed) ? REPLAYED : flags),
+          site,
+          value[0] * 1e9 + value[1],
+        );
         return value;
       },
     }.hrtime;
@@ -59,8 +73,16 @@ export const installPerformance = family<Recorder>('performance', (patcher, reco
   const clock = recorder.controller;
   const { wallMs, monoNs, flags } = clockOf(recorder);
   const performancePrototype = real.getPrototypeOf(builtin<typeof PerfHooks>('node:perf_hooks').performance) as object;
-  patcher.method(performancePrototype, 'now', numberSource(recorder, Api.performanceNow, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e6 : undefined, flags));
-  patcher.getter(performancePrototype, 'timeOrigin', numberSource(recorder, Api.performanceTimeOrigin, Tag.f64, clock ? () => wallMs(0) : undefined, flags));
+  patcher.method(
+    performancePrototype,
+    'now',
+    numberSource(recorder, Api.performanceNow, Tag.f64, clock ? () => monoNs(clock.tick()) / 1e6 : undefined, flags),
+  );
+  patcher.getter(
+    performancePrototype,
+    'timeOrigin',
+    numberSource(recorder, Api.performanceTimeOrigin, Tag.f64, clock ? () => wallMs(0) : undefined, flags),
+  );
 });
 
 /** What the clocks show of the virtual clock's nanoseconds, and the tag flags of what they show. */
@@ -96,7 +118,11 @@ export function patchDate(
   const RealDate = global.Date;
   const siteOf = (api: number) =>
     sampling === null ? recorder.site(api, DateWrapper) : recorder.siteIn(api, DateWrapper, sampling);
-  patcher.method(RealDate, 'now', numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags, sampling));
+  patcher.method(
+    RealDate,
+    'now',
+    numberSource(recorder, Api.dateNow, Tag.f64, clock ? () => wallMs(clock.tick()) : undefined, flags, sampling),
+  );
   // A function that looks like Date (patch.ts imitate) rather than a Proxy, which put every
   // `Date.now` lookup through its [[Get]]. Made after `now`: it copies the wrapped `now`.
   const DateWrapper: DateConstructor = imitate(
@@ -105,11 +131,12 @@ export function patchDate(
       Date(this: unknown): string {
         const site = siteOf(Api.dateCall);
         const fed = recorder.replay(Api.dateCall, site);
-        const value = typeof fed === 'string'
-          ? fed
-          : clock
-            ? (real.apply(real.dateToString, new RealDate(wallMs(clock.tick())), []) as string)
-            : (real.apply(RealDate, this, arguments) as string);
+        const value =
+          typeof fed === 'string'
+            ? fed
+            : clock
+              ? (real.apply(real.dateToString, new RealDate(wallMs(clock.tick())), []) as string)
+              : (real.apply(RealDate, this, arguments) as string);
         recorder.string(Api.dateCall, site, value, typeof fed === 'string' ? REPLAYED : flags);
         return value;
       },

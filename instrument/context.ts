@@ -165,9 +165,12 @@ const { enable: hookEnable, disable: hookDisable } = Object.getPrototypeOf(creat
 let stamping: Node;
 
 /** A base class whose constructor hands back the object it is given: `new Slot(o)` stamps `o`. */
+// biome-ignore lint/complexity/useArrowFunction: `new Given(o)` needs a constructor, which an arrow is not
 const Given = function (resource: object) {
   return resource;
-} as unknown as new (resource: object) => object;
+} as unknown as new (
+  resource: object,
+) => object;
 
 /**
  * A context's node, kept on its async resource in a private field. A WeakMap keyed by every

@@ -1,7 +1,19 @@
 import type { Stream } from './control.js';
 import type { Native } from './patch.js';
 import { real } from './real.js';
-import { ArgAt, ArrayBufferIsView, ArrayCopy, bytesOf, elementSize, MathMin, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
+import {
+  ArgAt,
+  ArrayBufferIsView,
+  ArrayCopy,
+  bytesOf,
+  elementSize,
+  MathMin,
+  TypedArrayBuffer,
+  TypedArrayByteOffset,
+  TypedArrayLength,
+  TypedArraySet,
+  Uint8Array,
+} from '../tracer/primordials.js';
 
 /**
  * Control mode's crypto: each substitute first calls the real function, so arguments are
@@ -33,7 +45,13 @@ export function randomBytes(stream: Stream): Substitute {
 export function fillSync(stream: Stream): Substitute {
   return (target, thisArg, args) => {
     const result = real.apply(target, thisArg, args);
-    stream.fill(region(args[0] as ArrayBufferView | ArrayBuffer, ArgAt(args, 1) as number | undefined, ArgAt(args, 2) as number | undefined));
+    stream.fill(
+      region(
+        args[0] as ArrayBufferView | ArrayBuffer,
+        ArgAt(args, 1) as number | undefined,
+        ArgAt(args, 2) as number | undefined,
+      ),
+    );
     return result;
   };
 }
@@ -73,7 +91,9 @@ export function randomInt(stream: Stream): Substitute {
     let drawn = 0;
     // the callback gets Node's receiver and arguments, the drawn value in place of Node's
     const wrapped = function (this: unknown, error: unknown) {
-      return error ? real.apply(callback as Native, this, arguments) : real.apply(callback as Native, this, [error, drawn]);
+      return error
+        ? real.apply(callback as Native, this, arguments)
+        : real.apply(callback as Native, this, [error, drawn]);
     };
     const passed = minGiven ? [args[0], args[1], wrapped] : [args[0], wrapped];
     const result = real.apply(target, thisArg, passed);
@@ -102,7 +122,11 @@ function fillAll<T extends ArrayBufferView>(stream: Stream, view: T): T {
 }
 
 /** The bytes `offset` and `size` (in elements, as Node counts them) cover. */
-function region(buffer: ArrayBufferView | ArrayBuffer, offset: number | undefined, size: number | undefined): Uint8Array {
+function region(
+  buffer: ArrayBufferView | ArrayBuffer,
+  offset: number | undefined,
+  size: number | undefined,
+): Uint8Array {
   const isView = ArrayBufferIsView(buffer);
   const bytes = isView ? bytesOf(buffer) : new Uint8Array(buffer);
   const element = isView ? elementSize(buffer) : 1;

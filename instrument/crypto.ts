@@ -1,7 +1,16 @@
 import type cryptoTypes from 'node:crypto';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { ArgAt, ArrayBufferIsView, ArrayCopy, bytesOf, FunctionHasInstance, TypedArrayLength, TypedArraySet, Uint8Array } from '../tracer/primordials.js';
+import {
+  ArgAt,
+  ArrayBufferIsView,
+  ArrayCopy,
+  bytesOf,
+  FunctionHasInstance,
+  TypedArrayLength,
+  TypedArraySet,
+  Uint8Array,
+} from '../tracer/primordials.js';
 import { family, wrapPlain, type Call, type Native, type Patcher } from './patch.js';
 import { builtin, callerFile, dataValue, real } from './real.js';
 import type { Stream } from './control.js';
@@ -27,17 +36,38 @@ export const install = family<Recorder>('crypto', (patcher, recorder) => {
   const cryptoModule = builtin<typeof cryptoTypes>('node:crypto');
   const control = recorder.controller;
   flags = control ? CONTROLLED : 0;
-  const substitute = (api: string, make: (stream: Stream) => Substitute) => (control ? make(control.stream(api)) : undefined);
+  const substitute = (api: string, make: (stream: Stream) => Substitute) =>
+    control ? make(control.stream(api)) : undefined;
   const uuid = substitute('crypto.randomUUID', substitutes.uuid);
   patcher.method(cryptoModule, 'randomUUID', observe(recorder, digestOf(Api.randomUUID), uuid));
-  const randomBytes = patcher.method(cryptoModule, 'randomBytes', observe(recorder, recordRandomBytes, substitute('crypto.randomBytes', substitutes.randomBytes)));
-  patcher.method(cryptoModule, 'randomFill', observe(recorder, recordRandomFill, substitute('crypto.randomFill', substitutes.randomFill)));
-  patcher.method(cryptoModule, 'randomFillSync', observe(recorder, digestOf(Api.randomFillSync), substitute('crypto.randomFillSync', substitutes.fillSync)));
-  patcher.method(cryptoModule, 'randomInt', observe(recorder, recordRandomInt, substitute('crypto.randomInt', substitutes.randomInt)));
+  const randomBytes = patcher.method(
+    cryptoModule,
+    'randomBytes',
+    observe(recorder, recordRandomBytes, substitute('crypto.randomBytes', substitutes.randomBytes)),
+  );
+  patcher.method(
+    cryptoModule,
+    'randomFill',
+    observe(recorder, recordRandomFill, substitute('crypto.randomFill', substitutes.randomFill)),
+  );
+  patcher.method(
+    cryptoModule,
+    'randomFillSync',
+    observe(recorder, digestOf(Api.randomFillSync), substitute('crypto.randomFillSync', substitutes.fillSync)),
+  );
+  patcher.method(
+    cryptoModule,
+    'randomInt',
+    observe(recorder, recordRandomInt, substitute('crypto.randomInt', substitutes.randomInt)),
+  );
   // The module's getRandomValues is a non-configurable getter whose function calls this method.
   const web = real.getPrototypeOf(cryptoModule.webcrypto) as object;
   patcher.method(web, 'randomUUID', observe(recorder, digestOf(Api.randomUUIDWeb), uuid));
-  patcher.method(web, 'getRandomValues', observe(recorder, recordGetRandomValues, substitute('crypto.getRandomValues', substitutes.fillSync)));
+  patcher.method(
+    web,
+    'getRandomValues',
+    observe(recorder, recordGetRandomValues, substitute('crypto.getRandomValues', substitutes.fillSync)),
+  );
   patchAliases(patcher, cryptoModule, randomBytes, cryptoModule.randomBytes);
 });
 
@@ -106,7 +136,8 @@ function recordDraw(recorder: Recorder, api: number, value: unknown, wrapper: Na
   if (typeof program === 'number' && recorder.hold) recorder.number(api, Tag.f64 | bits, site, program);
   else if (typeof program === 'number') recorder.digest(api, site, program, bits);
   else if (typeof program === 'string' && recorder.hold) recorder.string(api, site, program, bits);
-  else if (typeof program !== 'string' && recorder.hold) recorder.bytes(api, site, asView(program) as ArrayBufferView, bits);
+  else if (typeof program !== 'string' && recorder.hold)
+    recorder.bytes(api, site, asView(program) as ArrayBufferView, bits);
   else recorder.digest(api, site, asView(program), bits);
   return program;
 }
@@ -129,7 +160,10 @@ function recordAmount(recorder: Recorder, api: number, amount: number, wrapper: 
   return undefined;
 }
 
-const digestOf = (api: number): RecordEvent => (recorder, _args, value, wrapper) => recordDraw(recorder, api, value, wrapper);
+const digestOf =
+  (api: number): RecordEvent =>
+  (recorder, _args, value, wrapper) =>
+    recordDraw(recorder, api, value, wrapper);
 
 function asView(value: unknown): ArrayBufferView | string {
   if (typeof value === 'string' || ArrayBufferIsView(value)) return value as ArrayBufferView | string;
@@ -138,15 +172,23 @@ function asView(value: unknown): ArrayBufferView | string {
 
 // The callback forms return undefined and the sync forms never do.
 const recordRandomBytes: RecordEvent = (recorder, args, value, wrapper) =>
-  value !== undefined ? recordDraw(recorder, Api.randomBytes, value, wrapper) : recordAmount(recorder, Api.randomBytesCallback, (args[0] as number) >>> 0, wrapper);
+  value !== undefined
+    ? recordDraw(recorder, Api.randomBytes, value, wrapper)
+    : recordAmount(recorder, Api.randomBytesCallback, (args[0] as number) >>> 0, wrapper);
 
-const recordRandomFill: RecordEvent = (recorder, args, _value, wrapper) => recordAmount(recorder, Api.randomFill, TypedArrayLength(bytesOf(asView(args[0]) as ArrayBufferView)), wrapper);
+const recordRandomFill: RecordEvent = (recorder, args, _value, wrapper) =>
+  recordAmount(recorder, Api.randomFill, TypedArrayLength(bytesOf(asView(args[0]) as ArrayBufferView)), wrapper);
 
 const recordRandomInt: RecordEvent = (recorder, args, value, wrapper) => {
   if (value !== undefined) return recordDraw(recorder, Api.randomInt, value, wrapper);
   // randomInt(max, callback) or randomInt(min, max, callback); the call succeeded, so they are valid
   const minGiven = ArgAt(args, 1) !== undefined && typeof ArgAt(args, 1) !== 'function';
-  return recordAmount(recorder, Api.randomIntCallback, minGiven ? (args[1] as number) - (args[0] as number) : (args[0] as number), wrapper);
+  return recordAmount(
+    recorder,
+    Api.randomIntCallback,
+    minGiven ? (args[1] as number) - (args[0] as number) : (args[0] as number),
+    wrapper,
+  );
 };
 
 const recordGetRandomValues: RecordEvent = (recorder, _args, value, wrapper) =>

@@ -21,7 +21,11 @@ export interface Deferred {
 }
 
 interface ModuleHooks {
-  resolve(specifier: string, context: unknown, nextResolve: (specifier: string, context: unknown) => { url?: unknown }): unknown;
+  resolve(
+    specifier: string,
+    context: unknown,
+    nextResolve: (specifier: string, context: unknown) => { url?: unknown },
+  ): unknown;
 }
 type RegisterHooks = (hooks: ModuleHooks) => { deregister?(): void };
 

@@ -81,7 +81,8 @@ export function injectRecordFault(writer: TraceWriter, at: number | null): void 
 export function installCounter(at: number | null): () => void {
   let steps = 0;
   return () => {
-    if (++steps === at) throw new HookError('ERR_DETDRIFT_PATCH', `injected fault: install step ${at} failed (${FAULT_VAR})`);
+    if (++steps === at)
+      throw new HookError('ERR_DETDRIFT_PATCH', `injected fault: install step ${at} failed (${FAULT_VAR})`);
   };
 }
 
@@ -95,7 +96,8 @@ export function injectContextFault(contexts: ContextTracker, at: number | null):
   let resources = 0;
   const faulty: ResourceWatch = {
     init(type, resource) {
-      if (++resources === at) throw new Error(`injected fault: async resource ${at} failed inside the context tracker (${FAULT_VAR})`);
+      if (++resources === at)
+        throw new Error(`injected fault: async resource ${at} failed inside the context tracker (${FAULT_VAR})`);
       return watch?.init(type, resource);
     },
     before: (watched) => watch?.before(watched),

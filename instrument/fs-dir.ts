@@ -17,7 +17,16 @@ export type Substitute = (value: unknown) => unknown;
  * Calls `target` with the callback at `index` replaced by one that records a success first, then
  * calls the program's callback with the same receiver and arguments.
  */
-export function withCallback(recorder: Recorder, target: Native, thisArg: unknown, args: readonly unknown[], index: number, record: RecordResult, site: number, substitute?: Substitute): unknown {
+export function withCallback(
+  recorder: Recorder,
+  target: Native,
+  thisArg: unknown,
+  args: readonly unknown[],
+  index: number,
+  record: RecordResult,
+  site: number,
+  substitute?: Substitute,
+): unknown {
   const callback = args[index] as Native;
   const copy: unknown[] = [];
   for (let i = 0; i < args.length; i++) copy[i] = args[i];
@@ -36,7 +45,14 @@ export function withCallback(recorder: Recorder, target: Native, thisArg: unknow
  * The program's promise, followed by one that records its value. The program gets the follower,
  * so a rejection is handled, or not, exactly as the program handles it: one tick later.
  */
-export function withPromise(recorder: Recorder, promise: unknown, args: readonly unknown[], record: RecordResult, site: number, substitute?: Substitute): unknown {
+export function withPromise(
+  recorder: Recorder,
+  promise: unknown,
+  args: readonly unknown[],
+  record: RecordResult,
+  site: number,
+  substitute?: Substitute,
+): unknown {
   if (!real.isPromise(promise)) return promise;
   const settle = (value: unknown) => {
     if (!recorder.on) return value;
@@ -110,13 +126,20 @@ function text(value: unknown): string {
  * a callback or a promise, `readSync`, and `entries()`/`for await`. Node's iterator reads through
  * private methods, so the generator it returns gets its own `next` that records each step.
  */
-export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<object>, orders: WeakMap<object, DirOrder>): void {
+export function patchDir(
+  patcher: Patcher,
+  recorder: Recorder,
+  dirs: WeakSet<object>,
+  orders: WeakMap<object, DirOrder>,
+): void {
   const proto = fs.Dir.prototype as unknown as Record<PropertyKey, Native>;
   const pathOf = real.getOwnPropertyDescriptor(proto, 'path')!.get!;
-  const recordFor = (dir: object): RecordResult => (site, dirent) => {
-    if (dirent === null) recorder.number(Api.dirRead, Tag.none, site, 0);
-    else recorder.string(Api.dirRead, site, entryName(dirent, real.apply(pathOf, dir, [])));
-  };
+  const recordFor =
+    (dir: object): RecordResult =>
+    (site, dirent) => {
+      if (dirent === null) recorder.number(Api.dirRead, Tag.none, site, 0);
+      else recorder.string(Api.dirRead, site, entryName(dirent, real.apply(pathOf, dir, [])));
+    };
   const mine = (dir: unknown) => recorder.on && typeof dir === 'object' && dir !== null && dirs.has(dir);
   const substituteFor = (dir: object): Substitute | undefined => {
     const order = orders.get(dir);
@@ -127,7 +150,8 @@ export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<obj
     apply(target, dir, args) {
       if (!mine(dir)) return real.apply(target, dir, args);
       const site = recorder.site(Api.dirRead);
-      if (typeof ArgAt(args, 0) === 'function') return withCallback(recorder, target, dir, args, 0, recordFor(dir), site, substituteFor(dir));
+      if (typeof ArgAt(args, 0) === 'function')
+        return withCallback(recorder, target, dir, args, 0, recordFor(dir), site, substituteFor(dir));
       return withPromise(recorder, real.apply(target, dir, args), args, recordFor(dir), site, substituteFor(dir));
     },
   });
@@ -163,7 +187,12 @@ export function patchDir(patcher: Patcher, recorder: Recorder, dirs: WeakSet<obj
  * Gives one of Node's Dir generators an own `next` that records each step: an entry, or the end.
  * The site is taken when the program asks for the next entry, before the generator resumes.
  */
-function recordSteps(recorder: Recorder, iterator: { next: Native }, record: RecordResult, substitute?: Substitute): void {
+function recordSteps(
+  recorder: Recorder,
+  iterator: { next: Native },
+  record: RecordResult,
+  substitute?: Substitute,
+): void {
   const step: RecordResult = (site, result, args) => {
     const { done, value } = result as IteratorResult<unknown>;
     record(site, done ? null : value, args);
@@ -172,7 +201,14 @@ function recordSteps(recorder: Recorder, iterator: { next: Native }, record: Rec
     apply(target, thisArg, args) {
       if (!recorder.on) return real.apply(target, thisArg, args);
       const site = recorder.site(Api.dirRead);
-      return withPromise(recorder, real.apply(target, thisArg, args), args, step, site, substitute && stepOf(substitute));
+      return withPromise(
+        recorder,
+        real.apply(target, thisArg, args),
+        args,
+        step,
+        site,
+        substitute && stepOf(substitute),
+      );
     },
   });
   real.defineProperty(iterator, 'next', { value: next, writable: true, enumerable: false, configurable: true });

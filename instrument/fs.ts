@@ -2,7 +2,17 @@ import fs from 'node:fs';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { ArgAt, Number, RegExpExec } from '../tracer/primordials.js';
-import { entryName, guard, patchDir, substituted, withCallback, withPromise, type DirOrder, type RecordResult, type Substitute } from './fs-dir.js';
+import {
+  entryName,
+  guard,
+  patchDir,
+  substituted,
+  withCallback,
+  withPromise,
+  type DirOrder,
+  type RecordResult,
+  type Substitute,
+} from './fs-dir.js';
 import { family, type Native } from './patch.js';
 import { captureFrames, real, SafeWeakMap, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
@@ -14,7 +24,8 @@ type Form = 'callback' | 'sync' | 'promise';
 // Node 20, 22 and 24 call stat, lstat, readdir (each form) and promises.opendir so, statSync from the
 // recursive watcher's event callbacks too: no form can skip the check, whose stack capture is most
 // of what a hooked statSync costs (about 2.5 µs on Node 20, 1 µs on Node 24).
-const NODE_FS_CALLER = /^node:(?:fs$|repl$|internal\/(?:fs|modules|http2|repl|test_runner|watch_mode|main|source_map|debugger)\/)/;
+const NODE_FS_CALLER =
+  /^node:(?:fs$|repl$|internal\/(?:fs|modules|http2|repl|test_runner|watch_mode|main|source_map|debugger)\/)/;
 
 /**
  * Directory orders and stat times: `readdir` in every form (values: the names in the order the
@@ -30,36 +41,58 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
   // Perturb mode (dir-order): listings reach the program in another order, and so do Dir reads.
   const perturber = recorder.perturber?.variant('dir-order') ? recorder.perturber : null;
   const orders = new SafeWeakMap<object, DirOrder>();
-  const reorder = perturber && ((args: readonly unknown[]): Substitute => (names) => perturber.order(names as unknown[], (entry) => entryName(entry, args[0])));
-  const patch = (target: Record<string, Native>, key: string, form: Form, api: number, record: RecordResult, perturb?: Perturb | null) =>
-    patcher.methodWhenLoaded(target, key, handler(recorder, form, api, record, perturb ?? undefined));
+  const reorder =
+    perturber &&
+    ((args: readonly unknown[]): Substitute =>
+      (names) =>
+        perturber.order(names as unknown[], (entry) => entryName(entry, args[0])));
+  const patch = (
+    target: Record<string, Native>,
+    key: string,
+    form: Form,
+    api: number,
+    record: RecordResult,
+    perturb?: Perturb | null,
+  ) => patcher.methodWhenLoaded(target, key, handler(recorder, form, api, record, perturb ?? undefined));
 
-  const listing = (api: number): RecordResult => (site, result, args) => {
-    const list = result as readonly unknown[];
-    const names: string[] = []; // as the trace spells them: a Dirent by its name, a Buffer as text
-    for (let i = 0; i < list.length; i++) names[i] = entryName(list[i], args[0]);
-    recorder.list(api, site, names);
-  };
+  const listing =
+    (api: number): RecordResult =>
+    (site, result, args) => {
+      const list = result as readonly unknown[];
+      const names: string[] = []; // as the trace spells them: a Dirent by its name, a Buffer as text
+      for (let i = 0; i < list.length; i++) names[i] = entryName(list[i], args[0]);
+      recorder.list(api, site, names);
+    };
   patch(exports, 'readdir', 'callback', Api.readdir, listing(Api.readdir), reorder);
   patch(exports, 'readdirSync', 'sync', Api.readdirSync, listing(Api.readdirSync), reorder);
   patch(promises, 'readdir', 'promise', Api.readdirPromise, listing(Api.readdirPromise), reorder);
 
   // The open is an event without a value; its Dir's reads are recorded from then on.
-  const opened = (api: number): RecordResult => (site, dir, args) => {
-    dirs.add(dir as object);
-    if (perturber) orders.set(dir as object, { path: ArgAt(args, 0), options: typeof ArgAt(args, 1) === 'object' ? ArgAt(args, 1) : undefined, entries: null, at: 0 });
-    recorder.number(api, Tag.none, site, 0);
-  };
+  const opened =
+    (api: number): RecordResult =>
+    (site, dir, args) => {
+      dirs.add(dir as object);
+      if (perturber)
+        orders.set(dir as object, {
+          path: ArgAt(args, 0),
+          options: typeof ArgAt(args, 1) === 'object' ? ArgAt(args, 1) : undefined,
+          entries: null,
+          at: 0,
+        });
+      recorder.number(api, Tag.none, site, 0);
+    };
   patch(exports, 'opendir', 'callback', Api.opendir, opened(Api.opendir));
   patch(exports, 'opendirSync', 'sync', Api.opendirSync, opened(Api.opendirSync));
   patch(promises, 'opendir', 'promise', Api.opendirPromise, opened(Api.opendirPromise));
   patchDir(patcher, recorder, dirs, orders);
 
   // `statSync(path, { throwIfNoEntry: false })` gives undefined: an event without a value.
-  const mtime = (api: number): RecordResult => (site, stats) => {
-    if (stats === undefined) recorder.number(api, Tag.none, site, 0);
-    else recorder.number(api, Tag.f64, site, Number((stats as fs.Stats | fs.BigIntStats).mtimeMs));
-  };
+  const mtime =
+    (api: number): RecordResult =>
+    (site, stats) => {
+      if (stats === undefined) recorder.number(api, Tag.none, site, 0);
+      else recorder.number(api, Tag.f64, site, Number((stats as fs.Stats | fs.BigIntStats).mtimeMs));
+    };
   // index loops: the family may install in the program's time (deferred.ts), under its built-ins
   const stats = ['stat', 'lstat', 'fstat'];
   for (let i = 0; i < stats.length; i++) {
@@ -77,18 +110,29 @@ type Perturb = (args: readonly unknown[]) => Substitute;
  * The Proxy handler of one form: the program's call passes through untouched, then its result is
  * recorded (in perturb mode, after `perturb` put it in another order).
  */
-function handler(recorder: Recorder, form: Form, api: number, record: RecordResult, perturb?: Perturb): ProxyHandler<Native> {
+function handler(
+  recorder: Recorder,
+  form: Form,
+  api: number,
+  record: RecordResult,
+  perturb?: Perturb,
+): ProxyHandler<Native> {
   const self: ProxyHandler<Native> = {
     apply(target, thisArg, args) {
       // Node validates the callback as `typeof options === 'function' ? options : callback`.
       const index = typeof ArgAt(args, 1) === 'function' ? 1 : 2;
-      if (!recorder.on || (form === 'callback' && typeof ArgAt(args, index) !== 'function') || !fromProgram(recorder, self.apply!)) {
+      if (
+        !recorder.on ||
+        (form === 'callback' && typeof ArgAt(args, index) !== 'function') ||
+        !fromProgram(recorder, self.apply!)
+      ) {
         return real.apply(target, thisArg, args);
       }
       const site = recorder.site(api);
       const substitute = perturb?.(args);
       if (form === 'callback') return withCallback(recorder, target, thisArg, args, index, record, site, substitute);
-      if (form === 'promise') return withPromise(recorder, real.apply(target, thisArg, args), args, record, site, substitute);
+      if (form === 'promise')
+        return withPromise(recorder, real.apply(target, thisArg, args), args, record, site, substitute);
       let value = real.apply(target, thisArg, args);
       if (!recorder.on) return value;
       if (substitute) value = substituted(recorder, substitute, value);

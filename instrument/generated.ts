@@ -2,7 +2,15 @@ import { findSourceMap, Module } from 'node:module';
 import vm from 'node:vm';
 import { frameFile, type StackContext } from '../tracer/stack.js';
 import type { SourceDef } from '../tracer/format.js';
-import { ArgAt, JSONStringify, StringCharCodeAt, StringIncludes, StringIndexOf, StringLastIndexOf, StringSlice } from '../tracer/primordials.js';
+import {
+  ArgAt,
+  JSONStringify,
+  StringCharCodeAt,
+  StringIncludes,
+  StringIndexOf,
+  StringLastIndexOf,
+  StringSlice,
+} from '../tracer/primordials.js';
 import type { TraceWriter } from '../tracer/writer.js';
 import { family, type Native } from './patch.js';
 import { dataValue, real, SafeMap, type CallSite } from './real.js';
@@ -31,7 +39,8 @@ export class GeneratedCode {
 
   /** Notes `code`, compiled under `filename`: an engine name (a path or a URL), or a program's `vm` options. */
   note(filename: unknown, code: unknown): void {
-    if (typeof filename === 'string' && typeof code === 'string' && !this.seen.has(filename)) this.code.set(filename, code);
+    if (typeof filename === 'string' && typeof code === 'string' && !this.seen.has(filename))
+      this.code.set(filename, code);
   }
 
   /**
@@ -80,7 +89,8 @@ export class GeneratedCode {
  */
 function inlineMap(code: string): string | null {
   const at = StringLastIndexOf(code, INLINE);
-  if (at < 4 || StringSlice(code, at - 4, at - 1) !== '//#' && StringSlice(code, at - 4, at - 1) !== '//@') return null;
+  if (at < 4 || (StringSlice(code, at - 4, at - 1) !== '//#' && StringSlice(code, at - 4, at - 1) !== '//@'))
+    return null;
   if (at > 4 && code[at - 5] !== '\n' && code[at - 5] !== '\r') return null;
   const start = at + 'sourceMappingURL='.length;
   const comma = StringIndexOf(code, BASE64, start);
@@ -88,11 +98,20 @@ function inlineMap(code: string): string | null {
   let end = comma + BASE64.length;
   while (end < code.length && isBase64(StringCharCodeAt(code, end))) end++;
   const rest = StringSlice(code, end, end + 2);
-  return end > comma + BASE64.length && (rest === '' || rest[0] === '\n' || rest[0] === '\r') ? StringSlice(code, start, end) : null;
+  return end > comma + BASE64.length && (rest === '' || rest[0] === '\n' || rest[0] === '\r')
+    ? StringSlice(code, start, end)
+    : null;
 }
 
 function isBase64(char: number): boolean {
-  return (char >= 65 && char <= 90) || (char >= 97 && char <= 122) || (char >= 48 && char <= 57) || char === 43 || char === 47 || char === 61;
+  return (
+    (char >= 65 && char <= 90) ||
+    (char >= 97 && char <= 122) ||
+    (char >= 48 && char <= 57) ||
+    char === 43 ||
+    char === 47 ||
+    char === 61
+  );
 }
 
 /** The `filename` a `vm` call was given: a string, or an own data property of its options. */

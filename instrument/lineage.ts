@@ -4,7 +4,14 @@ import { TRACE_EXTENSION } from '../tracer/format.js';
 import { isMirror, type ChunkMirror } from '../tracer/mirror.js';
 import { VARS } from '../tracer/settings.js';
 import { loadedThreads, real, type Threads } from './real.js';
-import { StringCharCodeAt, StringEndsWith, StringIncludes, StringLastIndexOf, StringSlice, StringStartsWith } from '../tracer/primordials.js';
+import {
+  StringCharCodeAt,
+  StringEndsWith,
+  StringIncludes,
+  StringLastIndexOf,
+  StringSlice,
+  StringStartsWith,
+} from '../tracer/primordials.js';
 
 const MathMax = Math.max;
 
@@ -100,7 +107,10 @@ function processName(spawn: string | null): string {
   if (process.env.NODE_TEST_CONTEXT === undefined || (given && StringIncludes(spawn, '.@'))) return spawn ?? '0';
   const runner = given ? StringSlice(spawn, 0, MathMax(0, StringLastIndexOf(spawn, '.'))) || '0' : (spawn ?? '0');
   const script = process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'eval';
-  return `${runner}.@${script.split(sep).join('+').replace(/[^\w+-]/g, '_')}`;
+  return `${runner}.@${script
+    .split(sep)
+    .join('+')
+    .replace(/[^\w+-]/g, '_')}`;
 }
 
 /**
@@ -116,7 +126,7 @@ function workerName(threads: Threads, spawn: string | null): string {
     return given;
   }
   const parent = threads.getEnvironmentData(LINEAGE_KEY);
-  return `${typeof parent === 'string' ? parent : spawn ?? '0'}.t${threads.threadId}`;
+  return `${typeof parent === 'string' ? parent : (spawn ?? '0')}.t${threads.threadId}`;
 }
 
 /** The mirror our Worker wrapper passed, taken out of this thread's environment data as the name is. */

@@ -1,7 +1,22 @@
 import fs from 'node:fs';
 import { relative, sep } from 'node:path';
 import { Api } from '../tracer/apis.js';
-import { ArgAt, ArrayBufferIsView, bytesOf, FunctionHasInstance, StringReplaceAll, StringSlice, StringStartsWith, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayLength, Uint8Array, URL, URLHref, Utf8Decode } from '../tracer/primordials.js';
+import {
+  ArgAt,
+  ArrayBufferIsView,
+  bytesOf,
+  FunctionHasInstance,
+  StringReplaceAll,
+  StringSlice,
+  StringStartsWith,
+  TypedArrayBuffer,
+  TypedArrayByteOffset,
+  TypedArrayLength,
+  Uint8Array,
+  URL,
+  URLHref,
+  Utf8Decode,
+} from '../tracer/primordials.js';
 import { filePathOf } from '../tracer/stack.js';
 import { family, type Native } from './patch.js';
 import { absolutePath, real, SafeWeakMap, SafeWeakSet } from './real.js';
@@ -30,7 +45,10 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ro
   const mask = new RootMask(root);
   const recordWrites = recordWrite(recorder, streams, mask);
   // process.stdout is created on first access; patch it then, so the hook does not create it early.
-  for (const [name, api] of [['stdout', Api.stdout], ['stderr', Api.stderr]] as const) {
+  for (const [name, api] of [
+    ['stdout', Api.stdout],
+    ['stderr', Api.stderr],
+  ] as const) {
     patcher.getter(process, name, {
       apply(target, thisArg, args) {
         const stream = real.apply(target, thisArg, args) as NodeJS.WriteStream;
@@ -102,7 +120,11 @@ function recordFile(recorder: Recorder, root: string, mask: RootMask): ProxyHand
       const file = ArgAt(args, 0);
       const data = ArgAt(args, 1);
       if (writing && file === outerFile && data === outerData) return real.apply(target, thisArg, args);
-      if (recorder.on && (typeof file === 'string' || FunctionHasInstance(URL, file)) && (typeof data === 'string' || ArrayBufferIsView(data))) {
+      if (
+        recorder.on &&
+        (typeof file === 'string' || FunctionHasInstance(URL, file)) &&
+        (typeof data === 'string' || ArrayBufferIsView(data))
+      ) {
         try {
           const path = displayPath(file as string | URL, root);
           const shown = typeof data === 'string' ? mask.text(data) : mask.bytes(data as ArrayBufferView);
@@ -157,4 +179,3 @@ function textHead(view: ArrayBufferView): string {
   const length = TypedArrayLength(bytes);
   return Utf8Decode(length > HEAD ? new Uint8Array(TypedArrayBuffer(bytes), TypedArrayByteOffset(bytes), HEAD) : bytes);
 }
-

@@ -15,7 +15,7 @@ interface Saved {
   readonly descriptor: PropertyDescriptor | undefined | (() => PropertyDescriptor);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a native's parameters and result are whatever the builtin takes and gives
 export type Native = (...args: any[]) => any;
 
 /** Every wrapper, Proxy or plain, and the function it stands for: what `toString` prints. */
@@ -39,7 +39,14 @@ export type Call = (target: Native, thisArg: unknown, args: IArguments) => unkno
 
 /** A plain wrapper of `target` (see `imitate`) that hands every call to `call`. */
 export function wrapPlain<T extends Native>(target: T, call: Call): T {
-  return imitate(target, { wrapper(this: unknown): unknown { return call(target, this, arguments); } }.wrapper as T);
+  return imitate(
+    target,
+    {
+      wrapper(this: unknown): unknown {
+        return call(target, this, arguments);
+      },
+    }.wrapper as T,
+  );
 }
 
 /**
@@ -54,7 +61,8 @@ export function wrapPlain<T extends Native>(target: T, call: Call): T {
  * `construct`, for a constructor, decides what `new` makes instead (`Date`).
  */
 export function imitate<T extends Native>(target: T, method: T, construct?: Construct): T {
-  if (isConstructor(method)) throw new HookError('ERR_DETDRIFT_PATCH', `cannot imitate ${target.name} with a constructor`);
+  if (isConstructor(method))
+    throw new HookError('ERR_DETDRIFT_PATCH', `cannot imitate ${target.name} with a constructor`);
   const wrapper = isConstructor(target) ? constructible(target, method, construct) : method;
   // index loops and saved built-ins: a family deferred.ts installs runs in the program's time, under its built-ins
   const keys = real.ownKeys(target);
@@ -161,15 +169,21 @@ export class Patcher {
         const own = real.getOwnPropertyDescriptor(target, key);
         if (typeof value !== 'function' || own?.value !== value) return value; // not a lazy method after all
         loaded ??= { original: value, wrapper: wrapWith(value, wrapping) };
-        if (value !== loaded.original || !real.defineProperty(target, key, { ...own, value: loaded.wrapper })) return value;
+        if (value !== loaded.original || !real.defineProperty(target, key, { ...own, value: loaded.wrapper }))
+          return value;
         return loaded.wrapper;
       },
     });
-    this.define(target, key, () => {
-      // Node's getter, once it has run, leaves the data property for good: the original goes back in it.
-      const own = real.getOwnPropertyDescriptor(target, key);
-      return loaded && own?.value === loaded.wrapper ? { ...own, value: loaded.original } : descriptor;
-    }, { ...descriptor, get: load });
+    this.define(
+      target,
+      key,
+      () => {
+        // Node's getter, once it has run, leaves the data property for good: the original goes back in it.
+        const own = real.getOwnPropertyDescriptor(target, key);
+        return loaded && own?.value === loaded.wrapper ? { ...own, value: loaded.original } : descriptor;
+      },
+      { ...descriptor, get: load },
+    );
   }
 
   /**
@@ -182,7 +196,10 @@ export class Patcher {
     const own = real.getOwnPropertyDescriptor(target, key);
     if (own !== undefined) {
       if (typeof own.value !== 'function') {
-        throw new HookError('ERR_DETDRIFT_PATCH', `cannot shadow ${String(key)}: already an own property, not a method`);
+        throw new HookError(
+          'ERR_DETDRIFT_PATCH',
+          `cannot shadow ${String(key)}: already an own property, not a method`,
+        );
       }
       this.define(target, key, own, { ...own, value: wrap(own.value as Native, handler) });
       return;
@@ -221,10 +238,15 @@ export class Patcher {
         return real.apply(original, thisArg, args);
       },
     });
-    this.define(target, key, () => {
-      const own = real.getOwnPropertyDescriptor(target, key);
-      return own?.get === get ? descriptor : own!;
-    }, { ...descriptor, get });
+    this.define(
+      target,
+      key,
+      () => {
+        const own = real.getOwnPropertyDescriptor(target, key);
+        return own?.get === get ? descriptor : own!;
+      },
+      { ...descriptor, get },
+    );
   }
 
   restore(): void {
@@ -294,7 +316,9 @@ export function family<R>(name: string, patch: (patcher: Patcher, recorder: R) =
 }
 
 /** Makes `String(wrapper)` print what `String(original)` prints, for every wrapper made here. */
-export const installToStringMask = family('Function.prototype.toString', (patcher) => maskToString(patcher, Function.prototype));
+export const installToStringMask = family('Function.prototype.toString', (patcher) =>
+  maskToString(patcher, Function.prototype),
+);
 
 /** installToStringMask for one realm's `Function.prototype` (a `vm` context's too, realms.ts). */
 export function maskToString(patcher: Patcher, functionPrototype: Function): void {

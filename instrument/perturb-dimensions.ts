@@ -5,7 +5,16 @@
  */
 import { Stream } from './control.js';
 
-export type Dimension = 'dir-order' | 'timers' | 'clock' | 'timezone' | 'locale' | 'cpus' | 'hostname' | 'tmpdir' | 'eol';
+export type Dimension =
+  | 'dir-order'
+  | 'timers'
+  | 'clock'
+  | 'timezone'
+  | 'locale'
+  | 'cpus'
+  | 'hostname'
+  | 'tmpdir'
+  | 'eol';
 
 /** One dimension to vary, and how: `dir-order:case`. */
 export interface Perturbation {
@@ -22,12 +31,18 @@ interface Spec {
 const DIMENSIONS: Readonly<Record<Dimension, Spec>> = Object.freeze({
   'dir-order': {
     variants: ['shuffle', 'reverse', 'case'],
-    summary: 'directory listing order (readdir, opendir and Dir reads): shuffled by the seed, reversed, or case-insensitive as NTFS and HFS+ list',
+    summary:
+      'directory listing order (readdir, opendir and Dir reads): shuffled by the seed, reversed, or case-insensitive as NTFS and HFS+ list',
   },
-  timers: { variants: ['jitter'], summary: 'timers of some delays (chosen by the seed) fall due 1 ms later: timers due together fire in another order' },
+  timers: {
+    variants: ['jitter'],
+    summary:
+      'timers of some delays (chosen by the seed) fall due 1 ms later: timers due together fire in another order',
+  },
   clock: {
     variants: ['skew', 'dst', 'resolution'],
-    summary: 'the virtual clock starts in another year (skew), one second before a DST change in America/New_York (dst), or reads in 16 ms steps (resolution)',
+    summary:
+      'the virtual clock starts in another year (skew), one second before a DST change in America/New_York (dst), or reads in 16 ms steps (resolution)',
   },
   timezone: { variants: ['zone'], summary: 'TZ set to a zone with an unusual offset' },
   locale: { variants: ['lang'], summary: 'LANG and LC_ALL set to another locale' },
@@ -41,7 +56,12 @@ const DIMENSIONS: Readonly<Record<Dimension, Spec>> = Object.freeze({
 export const DEFAULT_DIMENSIONS: readonly Dimension[] = Object.freeze(Object.keys(DIMENSIONS) as Dimension[]);
 
 /** Wall-clock starts for `clock:skew`, picked by the seed: each in another year than the virtual epoch's 2024. */
-export const SKEW_STARTS: readonly string[] = ['2031-06-15T12:00:00.000Z', '2038-01-19T03:13:07.000Z', '2000-02-29T23:59:59.000Z', '2026-12-31T23:59:59.000Z'];
+export const SKEW_STARTS: readonly string[] = [
+  '2031-06-15T12:00:00.000Z',
+  '2038-01-19T03:13:07.000Z',
+  '2000-02-29T23:59:59.000Z',
+  '2026-12-31T23:59:59.000Z',
+];
 /** `clock:dst`: one second before 2 a.m. EST turned into 3 a.m. EDT, in the zone the run gets. */
 export const DST_START = '2024-03-10T06:59:59.000Z';
 const DST_ZONE = 'America/New_York';
@@ -54,16 +74,22 @@ const LOCALES = ['tr_TR.UTF-8', 'de_DE.UTF-8', 'ar_EG.UTF-8', 'hi_IN.UTF-8', 'fr
  */
 export function parsePerturbations(text: string): Perturbation[] {
   const list: Perturbation[] = [];
-  for (const entry of text.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const [name, variant, extra] = entry.split(':');
     if (!Object.hasOwn(DIMENSIONS, name!)) {
       throw new Error(`${JSON.stringify(entry)} names no dimension; allowed: ${Object.keys(DIMENSIONS).join(', ')}`);
     }
     const spec = DIMENSIONS[name as Dimension];
     if (extra !== undefined || (variant !== undefined && !spec.variants.includes(variant))) {
-      throw new Error(`${JSON.stringify(entry)}: ${name} varies as ${spec.variants.map((known) => `${name}:${known}`).join(', ')}`);
+      throw new Error(
+        `${JSON.stringify(entry)}: ${name} varies as ${spec.variants.map((known) => `${name}:${known}`).join(', ')}`,
+      );
     }
-    if (list.some((known) => known.dimension === name)) throw new Error(`${JSON.stringify(entry)}: ${name} is named twice`);
+    if (list.some((known) => known.dimension === name))
+      throw new Error(`${JSON.stringify(entry)}: ${name} is named twice`);
     list.push(Object.freeze({ dimension: name as Dimension, variant: variant ?? spec.variants[0]! }));
   }
   if (list.length === 0) throw new Error(`no dimension named; allowed: ${Object.keys(DIMENSIONS).join(', ')}`);
@@ -71,7 +97,9 @@ export function parsePerturbations(text: string): Perturbation[] {
 }
 
 export function formatPerturbation(perturbation: Perturbation): string {
-  return perturbation.variant === DIMENSIONS[perturbation.dimension].variants[0] ? perturbation.dimension : `${perturbation.dimension}:${perturbation.variant}`;
+  return perturbation.variant === DIMENSIONS[perturbation.dimension].variants[0]
+    ? perturbation.dimension
+    : `${perturbation.dimension}:${perturbation.variant}`;
 }
 
 /**

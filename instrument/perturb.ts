@@ -4,7 +4,14 @@ import { sep } from 'node:path';
 import { digestString, digestHex } from '../tracer/digest.js';
 import { ArrayFilter, ArraySort, MathFloor, StringSlice, StringToUpperCase, Utf8Text } from '../tracer/primordials.js';
 import { VIRTUAL_EPOCH_MS } from './control.js';
-import { DST_START, SKEW_STARTS, formatPerturbation, pick, type Dimension, type Perturbation } from './perturb-dimensions.js';
+import {
+  DST_START,
+  SKEW_STARTS,
+  formatPerturbation,
+  pick,
+  type Dimension,
+  type Perturbation,
+} from './perturb-dimensions.js';
 import { real, relativePath, SafeMap } from './real.js';
 
 /** One perturbation as the trace header records it: what was varied, and to what. */
@@ -46,7 +53,12 @@ export class Perturber {
     this.perturbations = perturbations;
     this.variants = new SafeMap(perturbations.map(({ dimension, variant }) => [dimension, variant]));
     // Worked out once: the clocks read it on every call.
-    const start = this.variant('clock') === 'skew' ? pick(seed, 'clock', SKEW_STARTS) : this.variant('clock') === 'dst' ? DST_START : null;
+    const start =
+      this.variant('clock') === 'skew'
+        ? pick(seed, 'clock', SKEW_STARTS)
+        : this.variant('clock') === 'dst'
+          ? DST_START
+          : null;
     this.wallShift = start === null ? 0 : real.Date.parse(start) - VIRTUAL_EPOCH_MS;
   }
 
@@ -68,7 +80,8 @@ export class Perturber {
     for (let i = 0; i < count; i++) list[i] = entries[variant === 'reverse' ? count - 1 - i : i]!;
     if (variant === null || variant === 'reverse' || count < 2) return list;
     const keyed: Array<{ entry: T; index: number; key: string }> = [];
-    for (let i = 0; i < count; i++) keyed[i] = { entry: list[i]!, index: i, key: this.sortKey(variant, nameOf(list[i]!)) };
+    for (let i = 0; i < count; i++)
+      keyed[i] = { entry: list[i]!, index: i, key: this.sortKey(variant, nameOf(list[i]!)) };
     ArraySort(keyed, (x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.index - y.index));
     let unmoved = true;
     for (let i = 0; i < count; i++) {
@@ -87,7 +100,10 @@ export class Perturber {
    */
   dirSnapshot(path: unknown, options: unknown): fs.Dirent[] {
     const { encoding, recursive } = (options ?? {}) as { encoding?: unknown; recursive?: unknown };
-    const entries = real.apply(readdirSync, fs, [path, { withFileTypes: true, encoding, recursive: recursive === true }]) as fs.Dirent[];
+    const entries = real.apply(readdirSync, fs, [
+      path,
+      { withFileTypes: true, encoding, recursive: recursive === true },
+    ]) as fs.Dirent[];
     const base = typeof path === 'string' ? path : null;
     return this.order(entries, (entry) => {
       const name = typeof entry.name === 'string' ? entry.name : Utf8Text(entry.name as Buffer);
@@ -119,7 +135,11 @@ export class Perturber {
   }
 
   cpuCount(real: number): number {
-    return pick(this.seed, 'cpus', ArrayFilter(CPU_COUNTS, (count) => count !== real));
+    return pick(
+      this.seed,
+      'cpus',
+      ArrayFilter(CPU_COUNTS, (count) => count !== real),
+    );
   }
 
   hostname(real: string): string {
@@ -138,7 +158,11 @@ export class Perturber {
 
   /** What the header records: each perturbation, with the values this run actually got. */
   describe(env: NodeJS.ProcessEnv): PerturbRecord[] {
-    return this.perturbations.map((perturbation) => ({ dimension: perturbation.dimension, variant: perturbation.variant, detail: this.detail(perturbation, env) }));
+    return this.perturbations.map((perturbation) => ({
+      dimension: perturbation.dimension,
+      variant: perturbation.variant,
+      detail: this.detail(perturbation, env),
+    }));
   }
 
   private detail({ dimension, variant }: Perturbation, env: NodeJS.ProcessEnv): string {
@@ -148,7 +172,9 @@ export class Perturber {
       case 'timers':
         return 'delays chosen by the seed fall due 1 ms later';
       case 'clock':
-        return variant === 'resolution' ? `clocks in ${RESOLUTION_MS} ms steps` : `wall clock starts at ${new real.Date(this.wall(VIRTUAL_EPOCH_MS)).toISOString()}${variant === 'dst' ? ` (TZ=${env.TZ ?? 'unset'})` : ''}`;
+        return variant === 'resolution'
+          ? `clocks in ${RESOLUTION_MS} ms steps`
+          : `wall clock starts at ${new real.Date(this.wall(VIRTUAL_EPOCH_MS)).toISOString()}${variant === 'dst' ? ` (TZ=${env.TZ ?? 'unset'})` : ''}`;
       case 'timezone':
         return `TZ=${env.TZ ?? 'unset'}`;
       case 'locale':

@@ -22,7 +22,10 @@ export const install = family<Recorder>('process', (patcher, recorder) => {
     tmpdir: perturber?.variant('tmpdir') ? (value: string) => perturber.tmpdir(value) : undefined,
   };
   // index loops: the family may install in the program's time (deferred.ts), under its built-ins
-  const named = [['hostname', Api.hostname], ['tmpdir', Api.tmpdir]] as const;
+  const named = [
+    ['hostname', Api.hostname],
+    ['tmpdir', Api.tmpdir],
+  ] as const;
   for (let i = 0; i < named.length; i++) {
     const name = named[i]![0];
     const api = named[i]![1];

@@ -12,7 +12,16 @@ import asyncHooks from 'node:async_hooks';
 import path from 'node:path';
 import { types } from 'node:util';
 import type WorkerThreads from 'node:worker_threads';
-import { ArrayBuffer, ArrayIncludes, ArrayIsArray, ObjectHasOwn, String, TypedArraySet, Uint8Array, Utf8Decode } from '../tracer/primordials.js';
+import {
+  ArrayBuffer,
+  ArrayIncludes,
+  ArrayIsArray,
+  ObjectHasOwn,
+  String,
+  TypedArraySet,
+  Uint8Array,
+  Utf8Decode,
+} from '../tracer/primordials.js';
 
 const { defineProperty, setPrototypeOf } = Reflect;
 
@@ -80,7 +89,10 @@ export function builtin<T>(id: string): T {
 }
 
 /** What lineage and the workers family use of worker_threads: naming threads. */
-export type Threads = Pick<typeof WorkerThreads, 'isMainThread' | 'threadId' | 'getEnvironmentData' | 'setEnvironmentData'>;
+export type Threads = Pick<
+  typeof WorkerThreads,
+  'isMainThread' | 'threadId' | 'getEnvironmentData' | 'setEnvironmentData'
+>;
 
 /**
  * worker_threads where this thread has loaded it already, else null: a worker thread loads it as
@@ -108,7 +120,6 @@ export function messageOf(error: unknown): string {
   return typeof error === 'object' && error !== null ? 'a thrown object that is not an Error' : String(error);
 }
 
-
 /**
  * `promise.then(onFulfilled)` that asks the program nothing: `then` makes its promise with the
  * constructor it finds on `promise` (its species), which the program can change on
@@ -116,7 +127,13 @@ export function messageOf(error: unknown): string {
  * real Promise, taken away again before any code of the program's can run.
  */
 export function promiseThen(promise: Promise<unknown>, onFulfilled: (value: unknown) => unknown): Promise<unknown> {
-  if (!defineProperty(promise, 'constructor', { __proto__: null, value: REAL_SPECIES, configurable: true } as PropertyDescriptor)) {
+  if (
+    !defineProperty(promise, 'constructor', {
+      __proto__: null,
+      value: REAL_SPECIES,
+      configurable: true,
+    } as PropertyDescriptor)
+  ) {
     return real.apply(promiseThenMethod, promise, [onFulfilled]) as Promise<unknown>; // a frozen promise: as the program's own `then` would
   }
   try {
@@ -149,7 +166,8 @@ export function relativePath(from: string, to: string): string {
  * `TypedArray.prototype`, the program's if it replaced it.
  */
 export function withOwnByteLength(view: Uint8Array, length: number): Uint8Array {
-  if (!defineProperty(view, 'byteLength', { __proto__: null, value: length } as PropertyDescriptor)) throw new real.Error('a view of the hook was handed twice');
+  if (!defineProperty(view, 'byteLength', { __proto__: null, value: length } as PropertyDescriptor))
+    throw new real.Error('a view of the hook was handed twice');
   return view;
 }
 
@@ -207,7 +225,10 @@ const returnFrames = (_error: Error, frames: CallSite[]): CallSite[] => frames;
  */
 export function captureFrames(limit: number, above?: (...args: never[]) => unknown): CallSite[] | null {
   const RealError = real.Error;
-  if (!settingsOurs(RealError)) throw new RealError("the program's global Error does not take its prepareStackTrace from the realm's Error, or the stack settings are accessors");
+  if (!settingsOurs(RealError))
+    throw new RealError(
+      "the program's global Error does not take its prepareStackTrace from the realm's Error, or the stack settings are accessors",
+    );
   const previousLimit = RealError.stackTraceLimit;
   const previousPrepare = RealError.prepareStackTrace;
   const holder: { stack?: CallSite[] } = {};
@@ -232,7 +253,11 @@ export function captureFrames(limit: number, above?: (...args: never[]) => unkno
  * `globalThis` could itself run a getter.
  */
 function settingsOurs(RealError: ErrorConstructor): boolean {
-  return inheritsOurs(dataValue(globalThis, 'Error'), RealError) && dataValue(RealError, 'stackTraceLimit') !== ACCESSOR && dataValue(RealError, 'prepareStackTrace') !== ACCESSOR;
+  return (
+    inheritsOurs(dataValue(globalThis, 'Error'), RealError) &&
+    dataValue(RealError, 'stackTraceLimit') !== ACCESSOR &&
+    dataValue(RealError, 'prepareStackTrace') !== ACCESSOR
+  );
 }
 
 /**
@@ -243,7 +268,12 @@ function settingsOurs(RealError: ErrorConstructor): boolean {
 function inheritsOurs(global: unknown, RealError: ErrorConstructor): boolean {
   for (let level = global, depth = 0; depth < 16; depth++) {
     if (level === RealError) return true;
-    if (typeof level !== 'function' || real.isProxy(level) || real.getOwnPropertyDescriptor(level, 'prepareStackTrace') !== undefined) return false;
+    if (
+      typeof level !== 'function' ||
+      real.isProxy(level) ||
+      real.getOwnPropertyDescriptor(level, 'prepareStackTrace') !== undefined
+    )
+      return false;
     level = real.getPrototypeOf(level);
   }
   return false;

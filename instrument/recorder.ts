@@ -13,7 +13,14 @@ import type { Controller } from './control.js';
 import type { Perturber } from './perturb.js';
 import type { Mismatch, Replayer } from './replay.js';
 import type { TraceValue } from '../tracer/reader.js';
-import { bytesOf, NumberIsInteger, TypedArrayLength, Uint8Array, Utf8Encode, Utf8EncodeInto } from '../tracer/primordials.js';
+import {
+  bytesOf,
+  NumberIsInteger,
+  TypedArrayLength,
+  Uint8Array,
+  Utf8Encode,
+  Utf8EncodeInto,
+} from '../tracer/primordials.js';
 import { imitate, type Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { GeneratedCode } from './generated.js';
@@ -25,7 +32,6 @@ export type { Sampling, SitePolicy } from './schedule.js';
 
 /** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
 const CAPTURE_LIMIT = 32;
-
 
 /**
  * The one object every family records through. Taking a stack costs microseconds, so `site()`
@@ -91,7 +97,10 @@ export class Recorder {
     this.hold = sources.hold ?? false;
     this.stack = stack;
     this.schedule = new SiteSchedule(policy);
-    this.contexts = new ContextTracker((id, high, low, type) => writer.defineContextKey(id, high, low, type), (error) => this.fail('ERR_DETDRIFT_CONTEXT', error));
+    this.contexts = new ContextTracker(
+      (id, high, low, type) => writer.defineContextKey(id, high, low, type),
+      (error) => this.fail('ERR_DETDRIFT_CONTEXT', error),
+    );
     this.newContexts = new NewContexts(policy, this.contexts);
     this.contexts.enable();
   }
@@ -112,7 +121,11 @@ export class Recorder {
       const value = replayer.take(api, this.contexts.currentKey(), this.siteKeys.get(site) ?? null);
       const mismatch = replayer.mismatch as Mismatch | null;
       if (mismatch && this.on) {
-        this.string(Api.replayMismatch, site, `${mismatch.api}: the recording has ${mismatch.expected}, this run called it at ${mismatch.got}`);
+        this.string(
+          Api.replayMismatch,
+          site,
+          `${mismatch.api}: the recording has ${mismatch.expected}, this run called it at ${mismatch.got}`,
+        );
       }
       return value;
     } catch (error) {
@@ -359,7 +372,14 @@ function report(code: string, error: unknown, consequence: string): void {
  * real source of another machine. A method written out here rather than a Proxy: these are the
  * calls programs make in hot loops.
  */
-export function numberSource(recorder: Recorder, api: number, tag: number, substitute?: () => number, flags?: number, sampling?: Sampling | null): (target: Native) => Native {
+export function numberSource(
+  recorder: Recorder,
+  api: number,
+  tag: number,
+  substitute?: () => number,
+  flags?: number,
+  sampling?: Sampling | null,
+): (target: Native) => Native {
   return numberWrapper(recorder, api, tag, substitute, flags ?? (substitute ? CONTROLLED : 0), sampling ?? null);
 }
 
@@ -368,7 +388,14 @@ export function numberSource(recorder: Recorder, api: number, tag: number, subst
  * all in a scope of their own, and V8 then checks each read of one from the wrapper for the
  * temporal dead zone, after every call it makes (about 80 instructions an event, callgrind).
  */
-function numberWrapper(recorder: Recorder, api: number, tag: number, substitute: (() => number) | undefined, flags: number, sampling: Sampling | null): (target: Native) => Native {
+function numberWrapper(
+  recorder: Recorder,
+  api: number,
+  tag: number,
+  substitute: (() => number) | undefined,
+  flags: number,
+  sampling: Sampling | null,
+): (target: Native) => Native {
   return (target) => {
     const source = {
       source(this: unknown): number {

@@ -22,7 +22,19 @@
 import type { Stats } from 'node:fs';
 import type { VARS } from '../tracer/settings.js';
 
-const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } = process.getBuiltinModule('node:fs');
+const {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} = process.getBuiltinModule('node:fs');
 const { tmpdir } = process.getBuiltinModule('node:os');
 const { isAbsolute, join } = process.getBuiltinModule('node:path');
 const { pathToFileURL } = process.getBuiltinModule('node:url');
@@ -57,7 +69,10 @@ try {
   // The hook's code could not be read or compiled (a permission model that does not let the program
   // read it, say): said as start() says its own failures, and the program runs unrecorded.
   try {
-    writeSync(2, `detdrift: ERR_DETDRIFT_START: cannot load the hook: ${(error as Error)?.message ?? String(error)} (not recording; the program continues)\n`);
+    writeSync(
+      2,
+      `detdrift: ERR_DETDRIFT_START: cannot load the hook: ${(error as Error)?.message ?? String(error)} (not recording; the program continues)\n`,
+    );
   } catch {
     // stderr is gone: nothing left to tell
   }
@@ -77,7 +92,8 @@ function load(): void {
   const start = (script.runInThisContext() as Bundle)(BUNDLE.href);
   start();
   // made after start-up, the cache holds the bytecode of every function start-up compiled too
-  if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true)) writeCache(cacheFile, script.createCachedData());
+  if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true))
+    writeCache(cacheFile, script.createCachedData());
 }
 
 /** The bundle, or null where `npm run build` has not made one. */
@@ -149,7 +165,8 @@ function readCache(file: string): Buffer | undefined {
     const stats = fstatSync(fd);
     if (!ours(stats, false) || stats.size <= CHECKSUM_BYTES) return undefined;
     const bytes = Buffer.alloc(stats.size);
-    for (let at = 0, read = -1; at < bytes.length && read !== 0; at += read) read = readSync(fd, bytes, at, bytes.length - at, at);
+    for (let at = 0, read = -1; at < bytes.length && read !== 0; at += read)
+      read = readSync(fd, bytes, at, bytes.length - at, at);
     const data = bytes.subarray(CHECKSUM_BYTES);
     return checksum(data).equals(bytes.subarray(0, CHECKSUM_BYTES)) ? data : undefined;
   } catch {
@@ -188,7 +205,6 @@ function writeCache(file: string, data: Buffer): void {
 function writeAll(fd: number, bytes: Buffer): void {
   for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }
-
 
 /** FNV-1a of a string's UTF-16 code units, as 8 hex digits: tells flags and bundles apart in a file name. */
 function fnv1a(text: string): string {

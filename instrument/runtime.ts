@@ -28,7 +28,14 @@ import { canDefer, installDeferred, type Deferred } from './deferred.js';
 import { Perturber } from './perturb.js';
 import { parsePerturbations, type Perturbation } from './perturb-dimensions.js';
 import { Replayer } from './replay.js';
-import { injectContextFault, injectRecordFault, installCounter, limitedWrite, readFaults, type Faults } from './faults.js';
+import {
+  injectContextFault,
+  injectRecordFault,
+  installCounter,
+  limitedWrite,
+  readFaults,
+  type Faults,
+} from './faults.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, installToStringMask, type Handle } from './patch.js';
 import { messageOf, real, readJsonFile } from './real.js';
@@ -59,7 +66,10 @@ function families(recorder: Recorder, children: Children, root: string): Family[
     { install: () => installToStringMask(undefined) },
     { install: () => installLifecycle(recorder) },
     // Node's own cluster and test runner spawn through child_process without the program loading it
-    { install: () => installChildren(children), modules: spawnsAtStart() ? undefined : ['child_process', 'cluster', 'test'] },
+    {
+      install: () => installChildren(children),
+      modules: spawnsAtStart() ? undefined : ['child_process', 'cluster', 'test'],
+    },
     { install: () => installWorkers(children), modules: ['worker_threads'] },
     { install: () => installClock(recorder) },
     // The classes (`Performance`, `Crypto`) are no way in: their methods need the instance, which only
@@ -118,7 +128,10 @@ export function start(): Runtime | null {
   } catch (error) {
     const code = String((error as { code?: unknown } | null)?.code ?? '');
     try {
-      real.writeSync(real.stderrFd, `detdrift: ${code.startsWith('ERR_DETDRIFT_') ? code : 'ERR_DETDRIFT_START'}: ${messageOf(error)} (not recording; the program continues)\n`);
+      real.writeSync(
+        real.stderrFd,
+        `detdrift: ${code.startsWith('ERR_DETDRIFT_') ? code : 'ERR_DETDRIFT_START'}: ${messageOf(error)} (not recording; the program continues)\n`,
+      );
     } catch {
       // stderr is gone: the program still runs, unrecorded
     }
@@ -141,15 +154,26 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
     const lockfile = settings.lockfile ?? digestLockfile(settings.root);
     const sites = sitePolicy(settings, claimed.lineage);
     const traceHeader = header(settings, claimed.lineage, lockfile, given.perturber ?? null, sites);
-    const writer = writeHeader(fileSink(claimed.fd, limitedWrite(faults.writeLimit)), traceHeader, claimed.file, claimed.mirror);
+    const writer = writeHeader(
+      fileSink(claimed.fd, limitedWrite(faults.writeLimit)),
+      traceHeader,
+      claimed.file,
+      claimed.mirror,
+    );
     if (claimed.mirror) arm(claimed.mirror, claimed.file);
     injectRecordFault(writer, faults.recordAt);
-    const active = new Recorder(writer, settings.mode, {
-      root: settings.root,
-      ownDir: OWN_DIR,
-      packageOf: createPackageResolver(readJsonFile),
-      depth: 16,
-    }, sites, given);
+    const active = new Recorder(
+      writer,
+      settings.mode,
+      {
+        root: settings.root,
+        ownDir: OWN_DIR,
+        packageOf: createPackageResolver(readJsonFile),
+        depth: 16,
+      },
+      sites,
+      given,
+    );
     recorder = active;
     const step = installCounter(faults.installAt);
     const all = families(active, childrenOf({ lineage: claimed.lineage, settings, lockfile }), settings.root);
@@ -165,10 +189,12 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
       }
       if (waiting.length === 0) return;
       step();
-      handles.push(installDeferred(waiting, {
-        installed: (handle) => void (handles[handles.length] = handle), // at the program's time: no Array.prototype of its
-        failed: (error) => active.fail('ERR_DETDRIFT_PATCH', error),
-      }));
+      handles.push(
+        installDeferred(waiting, {
+          installed: (handle) => void (handles[handles.length] = handle), // at the program's time: no Array.prototype of its
+          failed: (error) => active.fail('ERR_DETDRIFT_PATCH', error),
+        }),
+      );
     });
     injectContextFault(active.contexts, faults.contextAt);
   } catch (error) {
@@ -199,7 +225,9 @@ function claimTrace(traceDir: string, spawn: string | null): Claimed {
   try {
     return claimTraceFile(traceDir, spawn);
   } catch (error) {
-    throw new HookError('ERR_DETDRIFT_OPEN', `cannot create a trace file in ${traceDir}: ${(error as Error).message}`, { cause: error });
+    throw new HookError('ERR_DETDRIFT_OPEN', `cannot create a trace file in ${traceDir}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -211,7 +239,9 @@ function writeHeader(sink: Sink, traceHeader: TraceHeader, file: string, mirror:
   try {
     return mirror ? new MirroredWriter(sink, traceHeader, mirror) : new TraceWriter(sink, traceHeader);
   } catch (error) {
-    throw new HookError('ERR_DETDRIFT_OPEN', `cannot write the trace header to ${file}: ${(error as Error).message}`, { cause: error });
+    throw new HookError('ERR_DETDRIFT_OPEN', `cannot write the trace header to ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -235,7 +265,8 @@ function loadSources(settings: HookSettings): Sources {
   return (lineage) => {
     const file = join(recorded, lineage + TRACE_EXTENSION);
     if (!existsSync(file)) return { hold: true }; // a process the recording did not have runs fresh
-    const limit = settings.replayLimit && settings.replayLimit.lineage === lineage ? settings.replayLimit.count : Infinity;
+    const limit =
+      settings.replayLimit && settings.replayLimit.lineage === lineage ? settings.replayLimit.count : Infinity;
     const replayer = new Replayer(file, limit, settings.replayFresh);
     return { controller: replayer.mode === 'control' ? seeded() : null, replayer, hold: true };
   };
@@ -246,11 +277,21 @@ function readPerturbations(value: string): Perturbation[] {
   try {
     return parsePerturbations(value);
   } catch (error) {
-    throw new HookError('ERR_DETDRIFT_PERTURB', `${VARS.perturb} is ${JSON.stringify(value)}: ${(error as Error).message}`, { cause: error });
+    throw new HookError(
+      'ERR_DETDRIFT_PERTURB',
+      `${VARS.perturb} is ${JSON.stringify(value)}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
-function header(settings: HookSettings, lineage: string, lockfile: TraceHeader['lockfile'], perturber: Perturber | null, sites: SitePolicy): TraceHeader {
+function header(
+  settings: HookSettings,
+  lineage: string,
+  lockfile: TraceHeader['lockfile'],
+  perturber: Perturber | null,
+  sites: SitePolicy,
+): TraceHeader {
   const own = readJsonFile(join(OWN_DIR, 'package.json')) as { version?: string } | null;
   const project = readJsonFile(join(settings.root, 'package.json')) as { name?: string; version?: string } | null;
   return {
@@ -275,7 +316,9 @@ function header(settings: HookSettings, lineage: string, lockfile: TraceHeader['
 
 /** The sampling, and the calls of this process whose stacks the CLI asked for. */
 function sitePolicy(settings: HookSettings, lineage: string): SitePolicy {
-  const at = settings.stacksAt.filter((ask) => ask.lineage === lineage).map(({ api, ordinal }) => [api, ordinal] as const);
+  const at = settings.stacksAt
+    .filter((ask) => ask.lineage === lineage)
+    .map(({ api, ordinal }) => [api, ordinal] as const);
   return at.length > 0 ? { ...settings.sites, at } : settings.sites;
 }
 

@@ -63,7 +63,8 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
       // Perturb mode (timers): every timer of this delay falls due 1 ms later, so timers due together
       // fire in another order while each delay's own timers keep theirs. Node inserts the timer by
       // `_idleTimeout` right after this init; the program's delay is what the trace keeps.
-      if (perturber && type === 'Timeout' && delay > 0) (resource as { _idleTimeout: number })._idleTimeout = delay + perturber.timerJitter(delay);
+      if (perturber && type === 'Timeout' && delay > 0)
+        (resource as { _idleTimeout: number })._idleTimeout = delay + perturber.timerJitter(delay);
       return scheduled;
     },
     before(scheduled) {
@@ -96,13 +97,24 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
     const wrapper = wrap(original, scheduling(api, fire, type));
     patcher.value(globalThis, name, wrapper);
     // node:timers exports the very functions the global holds: one wrapper keeps them identical.
-    patcher.value(timers, name, exports[name] === original ? wrapper : wrap(exports[name]!, scheduling(api, fire, type)));
+    patcher.value(
+      timers,
+      name,
+      exports[name] === original ? wrapper : wrap(exports[name]!, scheduling(api, fire, type)),
+    );
   }
 
   // `setTimeout[util.promisify.custom]` is a getter that reads these exports, so it sees the wrappers.
   patcher.method(timersPromises, 'setTimeout', scheduling(Api.setTimeoutPromise, Api.setTimeoutFire, 'Timeout'));
-  patcher.method(timersPromises, 'setImmediate', scheduling(Api.setImmediatePromise, Api.setImmediateFire, 'Immediate'));
-  const scheduler = (timersPromises.scheduler ? Object.getPrototypeOf(timersPromises.scheduler) : {}) as Record<string, unknown>;
+  patcher.method(
+    timersPromises,
+    'setImmediate',
+    scheduling(Api.setImmediatePromise, Api.setImmediateFire, 'Immediate'),
+  );
+  const scheduler = (timersPromises.scheduler ? Object.getPrototypeOf(timersPromises.scheduler) : {}) as Record<
+    string,
+    unknown
+  >;
   if (typeof scheduler.wait === 'function' && typeof scheduler.yield === 'function') {
     // they call the module's own setTimeout and setImmediate, not the patched exports
     patcher.method(scheduler, 'wait', scheduling(Api.setTimeoutPromise, Api.setTimeoutFire, 'Timeout'));
@@ -116,7 +128,14 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
       const iterator = real.apply(target, thisArg, args) as object;
       if (recorder.on) {
         const site = recorder.site(Api.setIntervalPromise);
-        intervals.add(iterator, ArgAt(args, 0), { api: Api.setIntervalPromise, fire: Api.setIntervalFire, type: 'Timeout', site, taken: false, fires: 0 });
+        intervals.add(iterator, ArgAt(args, 0), {
+          api: Api.setIntervalPromise,
+          fire: Api.setIntervalFire,
+          type: 'Timeout',
+          site,
+          taken: false,
+          fires: 0,
+        });
       }
       return iterator;
     },

@@ -39,7 +39,9 @@ export function readMatrix(dir: string): MatrixRun[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const sub = join(dir, entry.name);
-    const traces = readdirSync(sub).filter((name) => name.endsWith(TRACE_EXTENSION)).map((name) => name.slice(0, -TRACE_EXTENSION.length));
+    const traces = readdirSync(sub)
+      .filter((name) => name.endsWith(TRACE_EXTENSION))
+      .map((name) => name.slice(0, -TRACE_EXTENSION.length));
     if (traces.length === 0) continue;
     const root = traces.sort(compareLineage)[0]!;
     const reader = TraceReader.open(join(sub, root + TRACE_EXTENSION));
@@ -68,7 +70,9 @@ export function planMatrix(runs: readonly MatrixRun[], reference: MatrixRun): Ma
   const pairs: Array<{ run: MatrixRun; reference: MatrixRun }> = [];
   const unpaired: MatrixRun[] = [];
   for (const run of runs) {
-    const own = runs.find((other) => other.platform === reference.platform && other.node === reference.node && other.seed === run.seed);
+    const own = runs.find(
+      (other) => other.platform === reference.platform && other.node === reference.node && other.seed === run.seed,
+    );
     if (own === run) continue;
     if (own) pairs.push({ run, reference: own });
     else unpaired.push(run);
@@ -87,7 +91,8 @@ export function labelOf(run: MatrixRun, reference: MatrixRun, runs: readonly Mat
 }
 
 function byConfiguration(a: MatrixRun, b: MatrixRun): number {
-  const rank = (run: MatrixRun) => (PLATFORM_ORDER.includes(run.platform) ? PLATFORM_ORDER.indexOf(run.platform) : PLATFORM_ORDER.length);
+  const rank = (run: MatrixRun) =>
+    PLATFORM_ORDER.includes(run.platform) ? PLATFORM_ORDER.indexOf(run.platform) : PLATFORM_ORDER.length;
   return (
     rank(a) - rank(b) ||
     a.platform.localeCompare(b.platform) ||

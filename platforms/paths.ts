@@ -31,7 +31,10 @@ function placed(path: string, { platform, root }: PathContext): string {
     const match = pattern.exec(path);
     if (match) return path.slice(match[0].length + 1) || '.';
   }
-  for (const [patterns, name] of [[platform.tempDirs, '<tmp>'], [platform.homeDirs, '<home>']] as const) {
+  for (const [patterns, name] of [
+    [platform.tempDirs, '<tmp>'],
+    [platform.homeDirs, '<home>'],
+  ] as const) {
     for (const pattern of patterns) {
       const match = pattern.exec(path);
       if (match) return name + path.slice(match[0].length);

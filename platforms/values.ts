@@ -33,7 +33,8 @@ export function comparableValue(event: TraceEvent, context: PathContext): TraceV
   const placeholder = MACHINE_VALUES[event.api];
   if (placeholder !== undefined) return placeholder;
   if (event.api === 'os.tmpdir' && typeof value === 'string') return normalizePath(value, context);
-  if (event.family === 'fs' && event.tag === Tag.list) return (value as readonly string[]).map((name) => context.platform.portable(name));
+  if (event.family === 'fs' && event.tag === Tag.list)
+    return (value as readonly string[]).map((name) => context.platform.portable(name));
   if (event.family === 'fs' && event.tag === Tag.string) return context.platform.portable(value as string);
   if (event.tag === Tag.chunk) {
     const { digest, head } = value as Chunk;

@@ -57,7 +57,13 @@ function relativeFiles(trace: TraceShape, context: PathContext): Set<string> {
   for (const site of trace.sites.values()) {
     for (const frame of site.frames) {
       const file = normalizePath(frame.file, context);
-      if (frame.package === null && !context.platform.isAbsolute(file) && !file.startsWith('<') && !file.startsWith('node:')) files.add(file);
+      if (
+        frame.package === null &&
+        !context.platform.isAbsolute(file) &&
+        !file.startsWith('<') &&
+        !file.startsWith('node:')
+      )
+        files.add(file);
     }
   }
   return files;

@@ -11,7 +11,11 @@ export const win32: Platform = Object.freeze({
   caseSensitive: false,
   portable,
   isAbsolute: (path: string) => /^[a-z]:\//.test(path) || path.startsWith('//'),
-  tempDirs: [/^[a-z]:\/users\/[^/]+\/appdata\/local\/temp(?=\/|$)/i, /^[a-z]:\/windows\/temp(?=\/|$)/i, /^[a-z]:\/te?mp(?=\/|$)/i],
+  tempDirs: [
+    /^[a-z]:\/users\/[^/]+\/appdata\/local\/temp(?=\/|$)/i,
+    /^[a-z]:\/windows\/temp(?=\/|$)/i,
+    /^[a-z]:\/te?mp(?=\/|$)/i,
+  ],
   homeDirs: [/^[a-z]:\/users\/[^/]+(?=\/|$)/i],
   workspaceRoots: [/^[a-z]:\/a\/[^/]+\/[^/]+(?=\/|$)/i],
 });

@@ -11,6 +11,12 @@ export function codeFrameText(source: SourceView, color = false): string {
   const last = source.lines.at(-1)?.[0] ?? source.line;
   const location = { start: { line: source.line, ...(source.column ? { column: source.column } : {}) } };
   // startLine numbers the window's first line: Babel's own options take it, @types/babel__code-frame does not name it.
-  const options = { linesAbove: source.line - first, linesBelow: last - source.line, highlightCode: color, forceColor: color, startLine: first };
+  const options = {
+    linesAbove: source.line - first,
+    linesBelow: last - source.line,
+    highlightCode: color,
+    forceColor: color,
+    startLine: first,
+  };
   return codeFrameColumns(source.lines.map(([, text]) => text).join('\n'), location, options);
 }

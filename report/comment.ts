@@ -15,7 +15,10 @@ export function renderComment(report: Report, limit = COMMENT_LIMIT): string {
   return fit(
     (limits) => {
       const evidence = details(report, limits, '####');
-      const folded = evidence.length > 0 ? ['<details><summary>First divergence, stacks and counts</summary>', ...evidence, '</details>'] : [];
+      const folded =
+        evidence.length > 0
+          ? ['<details><summary>First divergence, stacks and counts</summary>', ...evidence, '</details>']
+          : [];
       return [COMMENT_MARKER, heading(report, '###'), ...overview(report, limits), ...folded].join('\n\n') + '\n';
     },
     limit,

@@ -61,8 +61,14 @@ export function sameFrame(x: FrameView | null, y: FrameView | null): boolean {
  */
 export function projectFrame(report: Report): FrameView | null {
   const cause = report.cause;
-  const candidates = cause?.kind === 'call' ? [cause.firstPartySite, cause.site] : [report.firstDivergence?.a?.site, report.firstDivergence?.b?.site];
-  return candidates.find((frame): frame is FrameView => frame !== null && frame !== undefined && frame.package === null) ?? null;
+  const candidates =
+    cause?.kind === 'call'
+      ? [cause.firstPartySite, cause.site]
+      : [report.firstDivergence?.a?.site, report.firstDivergence?.b?.site];
+  return (
+    candidates.find((frame): frame is FrameView => frame !== null && frame !== undefined && frame.package === null) ??
+    null
+  );
 }
 
 /**
@@ -71,7 +77,11 @@ export function projectFrame(report: Report): FrameView | null {
  */
 export function describeBump(bump: BumpView): string {
   const change =
-    bump.from === null ? `added at ${bump.to ?? '?'}` : bump.to === null ? `removed (was ${bump.from})` : `${bump.from} → ${bump.to}`;
+    bump.from === null
+      ? `added at ${bump.to ?? '?'}`
+      : bump.to === null
+        ? `removed (was ${bump.from})`
+        : `${bump.from} → ${bump.to}`;
   const through = bump.path && bump.path.length > 1 ? `, through ${bump.path.join(' > ')}` : '';
   return `${bump.name} ${change} (${bump.kind}${through})`;
 }
@@ -85,8 +95,13 @@ export function manifestDependency(bump: BumpView): string {
 export function describeCulprit(cause: CauseView | null): string {
   if (!cause) return 'the runs diverge';
   if (cause.kind === 'ordering') return 'an ordering difference';
-  if (cause.kind === 'outside') return cause.bump ? `not explained by an intercepted source: ${describeChangedCode(cause.bump)}` : 'not explained by an intercepted source';
-  return siteUnknown(cause) ? `${cause.api ?? '?'} at an unknown call site` : `${cause.api ?? '?'} in ${cause.package ?? 'the project'}`;
+  if (cause.kind === 'outside')
+    return cause.bump
+      ? `not explained by an intercepted source: ${describeChangedCode(cause.bump)}`
+      : 'not explained by an intercepted source';
+  return siteUnknown(cause)
+    ? `${cause.api ?? '?'} at an unknown call site`
+    : `${cause.api ?? '?'} in ${cause.package ?? 'the project'}`;
 }
 
 /** A bump whose new code ran where no intercepted call explains the divergence. */
@@ -118,10 +133,14 @@ const REASONS: Record<NonNullable<Report['firstDivergence']>['reason'], (names: 
  * Where and how two runs part, in words: `base and head make different calls after 12 recorded
  * calls` (a call index counts the clock, entropy, timer, fs and process calls recorded before it).
  */
-export function describeDivergence(divergence: NonNullable<Report['firstDivergence']>, names: RunNames = RUN_NAMES): string {
+export function describeDivergence(
+  divergence: NonNullable<Report['firstDivergence']>,
+  names: RunNames = RUN_NAMES,
+): string {
   const { a, b } = divergence.index;
   const calls = (count: number) => `${count} recorded call${count === 1 ? '' : 's'}`;
-  const where = a === b ? (a === 0 ? 'right away' : `after ${calls(a)}`) : `after ${calls(a)} of ${names.a} and ${b} of ${names.b}`;
+  const where =
+    a === b ? (a === 0 ? 'right away' : `after ${calls(a)}`) : `after ${calls(a)} of ${names.a} and ${b} of ${names.b}`;
   return `${REASONS[divergence.reason](names)} ${where}`;
 }
 
@@ -132,7 +151,11 @@ const CONFIDENCE: Record<CauseView['confidence'], string> = {
 
 /** ` (value from the seed)` for a value control mode decided, ` (value from the program's own stub)`, or nothing for a real one. */
 export function describeControl(controlledBy: EventView['controlledBy']): string {
-  return controlledBy === 'detdrift' ? ' (value from the seed)' : controlledBy === 'program' ? " (value from the program's own stub)" : '';
+  return controlledBy === 'detdrift'
+    ? ' (value from the seed)'
+    : controlledBy === 'program'
+      ? " (value from the program's own stub)"
+      : '';
 }
 
 /** How sure the cause is, in words. */
@@ -180,7 +203,10 @@ export function describeBumpVerdict(verdict: BumpSectionView['verdict']): string
 export function describeFailure({ statuses }: FailureView): string {
   const failed = statuses.flatMap((status, index) => (status === 0 ? [] : [index + 1]));
   const codes = [...new Set(statuses.filter((status) => status !== 0))].join(', ');
-  const which = failed.length === statuses.length ? 'every run' : `run${failed.length === 1 ? '' : 's'} ${failed.join(', ')} of ${statuses.length}`;
+  const which =
+    failed.length === statuses.length
+      ? 'every run'
+      : `run${failed.length === 1 ? '' : 's'} ${failed.join(', ')} of ${statuses.length}`;
   const ending = failed.length === statuses.length ? ': a failing command is no check of determinism' : '';
   return `the command failed in ${which} (exit ${codes})${ending}`;
 }

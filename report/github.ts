@@ -8,7 +8,22 @@
  * or inject annotations, masks, outputs or environment changes.
  */
 import { randomUUID } from 'node:crypto';
-import { changedCounts, describeBump, describeChangedCode, describeConfidence, describeContexts, describeCulprit, describeDivergence, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import {
+  changedCounts,
+  describeBump,
+  describeChangedCode,
+  describeConfidence,
+  describeContexts,
+  describeCulprit,
+  describeDivergence,
+  describeFrame,
+  describeStackNote,
+  diskPath,
+  manifestDependency,
+  projectFrame,
+  repositoryPath,
+  sameFrame,
+} from './describe.js';
 import { runNames } from './text.js';
 import type { CauseView, FrameView, Report } from './types.js';
 
@@ -36,17 +51,33 @@ export function renderGithub(report: Report, options: GithubOptions = {}): strin
 function annotations(report: Report, options: GithubOptions): Annotation[] {
   const { a } = report.runs;
   if (report.verdict === 'agree') {
-    return [{ type: 'notice', title: 'detdrift', message: [`the runs agree: ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched`] }];
+    return [
+      {
+        type: 'notice',
+        title: 'detdrift',
+        message: [`the runs agree: ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched`],
+      },
+    ];
   }
   const cause = report.cause;
   const prefix = options.pathPrefix ?? '';
   const title = describeCulprit(cause);
   const here = projectFrame(report);
-  const out: Annotation[] = [{ type: 'error', ...at(here, prefix), title, message: [lead(report, cause, here), ...details(report, cause, here)] }];
+  const out: Annotation[] = [
+    {
+      type: 'error',
+      ...at(here, prefix),
+      title,
+      message: [lead(report, cause, here), ...details(report, cause, here)],
+    },
+  ];
   const bump = cause?.bump;
   const line = bump ? (options.dependencyLine?.(manifestDependency(bump)) ?? null) : null;
   if (bump && line !== null) {
-    const message = [`detdrift: this change (${describeBump(bump)}) makes seeded runs diverge: ${title}.`, ...details(report, cause, null, false)];
+    const message = [
+      `detdrift: this change (${describeBump(bump)}) makes seeded runs diverge: ${title}.`,
+      ...details(report, cause, null, false),
+    ];
     out.push({ type: 'error', file: repositoryPath('package.json', prefix), line, title, message });
   }
   out.push({ type: 'notice', title: 'detdrift summary', message: rest(report) });
@@ -54,9 +85,12 @@ function annotations(report: Report, options: GithubOptions): Annotation[] {
 }
 
 function lead(report: Report, cause: CauseView | null, here: FrameView | null): string {
-  if (!cause) return `detdrift: the runs diverge${report.firstDivergence ? `: ${describeDivergence(report.firstDivergence, runNames(report))}` : ''}.`;
-  if (cause.kind === 'ordering') return `detdrift: the runs diverge: ${describeContexts(cause.contexts ?? [])} finished in a different order.`;
-  if (cause.kind === 'outside') return `detdrift: the runs diverge, and no intercepted call explains it: ${cause.bump ? describeChangedCode(cause.bump) : cause.rule}.`;
+  if (!cause)
+    return `detdrift: the runs diverge${report.firstDivergence ? `: ${describeDivergence(report.firstDivergence, runNames(report))}` : ''}.`;
+  if (cause.kind === 'ordering')
+    return `detdrift: the runs diverge: ${describeContexts(cause.contexts ?? [])} finished in a different order.`;
+  if (cause.kind === 'outside')
+    return `detdrift: the runs diverge, and no intercepted call explains it: ${cause.bump ? describeChangedCode(cause.bump) : cause.rule}.`;
   const where = cause.package ? ` in ${cause.package}` : '';
   const reached = here && !sameFrame(here, cause.site) ? `, reached from here${here.fn ? ` (${here.fn})` : ''}` : '';
   return `detdrift: the runs diverge at an uncontrolled ${cause.api ?? '?'} call${where}${reached}.`;
@@ -66,13 +100,17 @@ function lead(report: Report, cause: CauseView | null, here: FrameView | null): 
 function details(report: Report, cause: CauseView | null, here: FrameView | null, bump = true): string[] {
   const out: string[] = [];
   const names = runNames(report);
-  if (cause?.site) out.push(`call site: ${diskPath(cause.site)}:${cause.site.line}:${cause.site.column}${cause.site.fn ? ` (${cause.site.fn})` : ''}`);
+  if (cause?.site)
+    out.push(
+      `call site: ${diskPath(cause.site)}:${cause.site.line}:${cause.site.column}${cause.site.fn ? ` (${cause.site.fn})` : ''}`,
+    );
   const stackNote = cause ? describeStackNote(cause) : null;
   if (stackNote) out.push(`${cause?.site ? 'its stack' : 'call site'}: ${stackNote}`);
   if (cause?.firstPartySite && here === null) out.push(`reached from: ${describeFrame(cause.firstPartySite)}`);
   if (cause?.bump && bump) out.push(`dependency: ${describeBump(cause.bump)}`);
   if (cause && cause.kind !== 'outside') out.push(`why: ${cause.rule} (${describeConfidence(cause.confidence)})`);
-  if (!cause && report.firstDivergence) out.push(`first divergence: ${describeDivergence(report.firstDivergence, names)}`);
+  if (!cause && report.firstDivergence)
+    out.push(`first divergence: ${describeDivergence(report.firstDivergence, names)}`);
   if (report.replay) out.push(`replay ${names.a} locally: ${report.replay}`);
   return out;
 }
@@ -81,13 +119,22 @@ function details(report: Report, cause: CauseView | null, here: FrameView | null
 function rest(report: Report): string[] {
   const out: string[] = [];
   const names = runNames(report);
-  if (report.firstDivergence) out.push(`first divergence: ${describeDivergence(report.firstDivergence, names)} (process ${report.firstDivergence.process})`);
+  if (report.firstDivergence)
+    out.push(
+      `first divergence: ${describeDivergence(report.firstDivergence, names)} (process ${report.firstDivergence.process})`,
+    );
   const changed = changedCounts(report);
-  if (changed.length > 0) out.push(`calls per API that differ (${names.a} → ${names.b}): ${changed.slice(0, 10).join(', ')}${changed.length > 10 ? `, and ${changed.length - 10} more` : ''}`);
+  if (changed.length > 0)
+    out.push(
+      `calls per API that differ (${names.a} → ${names.b}): ${changed.slice(0, 10).join(', ')}${changed.length > 10 ? `, and ${changed.length - 10} more` : ''}`,
+    );
   const processes = report.differences.processes;
-  out.push(`${processes.filter((entry) => entry.verdict === 'diverge').length} of ${processes.length} processes diverge`);
+  out.push(
+    `${processes.filter((entry) => entry.verdict === 'diverge').length} of ${processes.length} processes diverge`,
+  );
   out.push(`${report.differences.uncontrolledValues} matched calls have uncontrolled values that differ`);
-  if (report.confirmation) out.push(`replay confirmation: ${report.confirmation.status} after ${report.confirmation.runs} re-runs`);
+  if (report.confirmation)
+    out.push(`replay confirmation: ${report.confirmation.status} after ${report.confirmation.runs} re-runs`);
   return out;
 }
 

@@ -45,7 +45,8 @@ function stack(title: string, frames: readonly FrameView[]): Markup {
     else groups.push([at]);
   }
   const firstParty = frames.find((at) => at.package === null);
-  const items = (group: readonly FrameView[]) => group.map((at) => html`<li class="${at === firstParty ? 'first-party' : ''}">${frame(at)}</li>`);
+  const items = (group: readonly FrameView[]) =>
+    group.map((at) => html`<li class="${at === firstParty ? 'first-party' : ''}">${frame(at)}</li>`);
   const body = groups.map((group) =>
     group[0]!.package === null
       ? html`<div class="own"><ol>${items(group)}</ol></div>`
@@ -64,7 +65,9 @@ ${countTable('API', perApi, runNames(report))}${perSite.length > 0 ? html`<h3>Pe
 
 function countTable(title: string, rows: readonly CountView[], names: RunNames): Markup {
   const body = rows.map(
-    (row) => html`<tr class="${row.a !== row.b ? 'differs' : ''}"><td><span class="chip ${familyClass(familyOfApi(row.key))}"></span><code>${row.key}</code></td>
+    (
+      row,
+    ) => html`<tr class="${row.a !== row.b ? 'differs' : ''}"><td><span class="chip ${familyClass(familyOfApi(row.key))}"></span><code>${row.key}</code></td>
 <td class="num">${count(row.a)}</td><td class="num">${count(row.b)}</td><td class="num">${row.a === row.b ? '' : `${row.b > row.a ? '+' : ''}${count(row.b - row.a)}`}</td></tr>`,
   );
   return html`<table class="counts"><thead><tr><th>${title}</th><th class="num">${names.a}</th><th class="num">${names.b}</th><th class="num">${names.b} − ${names.a}</th></tr></thead><tbody>${body}</tbody></table>`;

@@ -33,8 +33,14 @@ export function timelineSection(report: Report): Markup | null {
   for (let start = 0; start < timeline.ops.length; ) {
     let end = start + 1;
     while (end < timeline.ops.length && open[end] === open[start]) end++;
-    const stretch = timeline.ops.slice(start, end).map((op, offset) => step(op, start + offset, timeline.at, output, names));
-    rows.push(open[start] || end - start < FOLD_AT_LEAST ? html`${stretch}` : fold(timeline.ops.slice(start, end), stretch, names));
+    const stretch = timeline.ops
+      .slice(start, end)
+      .map((op, offset) => step(op, start + offset, timeline.at, output, names));
+    rows.push(
+      open[start] || end - start < FOLD_AT_LEAST
+        ? html`${stretch}`
+        : fold(timeline.ops.slice(start, end), stretch, names),
+    );
     start = end;
   }
   if (output && timeline.at === timeline.ops.length) rows.push(outputRow(output, names));
@@ -52,7 +58,7 @@ function keptOpen(timeline: TimelineView): boolean[] {
   const keep = (center: number, radius: number) => {
     for (let i = Math.max(0, center - radius); i <= Math.min(open.length - 1, center + radius); i++) open[i] = true;
   };
-  timeline.ops.forEach((op, index) => op.kind !== 'equal' && keep(index, NEAR_DIFFERENCE));
+  for (const [index, op] of timeline.ops.entries()) if (op.kind !== 'equal') keep(index, NEAR_DIFFERENCE);
   keep(timeline.at, NEAR_DIVERGENCE);
   return open;
 }
@@ -87,12 +93,15 @@ type EventPair = { readonly a: EventView | null; readonly b: EventView | null };
 /** The first divergence's two outputs, when it is one: the lanes hold calls, so it goes between them. */
 function outputDivergence(divergence: DivergenceView | null | undefined): EventPair | null {
   if (!divergence) return null;
-  const isOutput = divergence.reason === 'output' || [divergence.a, divergence.b].some((event) => event && familyOfApi(event.api) === 'output');
+  const isOutput =
+    divergence.reason === 'output' ||
+    [divergence.a, divergence.b].some((event) => event && familyOfApi(event.api) === 'output');
   return isOutput ? { a: divergence.a, b: divergence.b } : null;
 }
 
 function outputRow({ a, b }: EventPair, names: RunNames): Markup {
-  const what = (event: EventView | null) => (event ? html`<code>${event.api}</code> ${describeValue(event.value)}` : html`nothing (the run ends first)`);
+  const what = (event: EventView | null) =>
+    event ? html`<code>${event.api}</code> ${describeValue(event.value)}` : html`nothing (the run ends first)`;
   return html`<div class="op divergence output-divergence" id="divergence">The outputs part here: ${names.a} writes ${what(a)}; ${names.b} writes ${what(b)}</div>`;
 }
 
@@ -106,7 +115,9 @@ function overview(timeline: TimelineView, names: RunNames): Markup {
     return html`<rect class="span" x="0" y="${y}" width="1000" height="12"/><rect class="window" x="${x(timeline.before[side])}" y="${y}" width="${Math.max(2, Number(x(shown)))}" height="12"/>
 <line class="at" x1="${x(at)}" x2="${x(at)}" y1="${y - 2}" y2="${y + 14}"/>`;
   };
-  const sizes = (['a', 'b'] as const).map((side) => count(timeline.before[side] + timeline.ops.filter((op) => op[side]).length + timeline.after[side]));
+  const sizes = (['a', 'b'] as const).map((side) =>
+    count(timeline.before[side] + timeline.ops.filter((op) => op[side]).length + timeline.after[side]),
+  );
   return html`<svg class="overview" viewBox="0 0 1000 36" preserveAspectRatio="none" role="img" aria-label="${names.a} has ${sizes[0]} calls, ${names.b} ${sizes[1]}; the shaded part is shown below, the red line is the first divergence">${bar('a', 4)}${bar('b', 22)}</svg>
 <p class="muted">${capitalized(names.a)}: ${sizes[0]} calls (top bar); ${names.b}: ${sizes[1]} calls (bottom bar). The shaded part is shown below; the red line is the first divergence.</p>`;
 }

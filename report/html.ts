@@ -55,7 +55,9 @@ function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
   const { a } = report.runs;
   const names = runNames(report);
   const title = html`<${heading}>detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}</${heading}>`;
-  const where = a ? `${report.firstDivergence ? `process ${report.firstDivergence.process}, ` : ''}${a.mode} mode, seed ${a.seed ?? 'none'}` : '';
+  const where = a
+    ? `${report.firstDivergence ? `process ${report.firstDivergence.process}, ` : ''}${a.mode} mode, seed ${a.seed ?? 'none'}`
+    : '';
   if (report.verdict === 'agree') {
     const ordered = report.ordering && capitalized(describeOrdering(report.ordering));
     const ordering = ordered ? ` ${ordered}; the outputs did not depend on it.` : '';
@@ -66,16 +68,22 @@ ${report.cause ? cause(report.cause, names) : html`<p class="culprit">No cause f
 }
 
 function cause(found: CauseView, names: RunNames): Markup {
-  const what = found.kind === 'call'
-    ? html`<span class="chip ${familyClass(familyOfApi(found.api ?? ''))}"></span><code>${found.api ?? '?'}</code>${found.form && found.form !== 'call' ? ` (${found.form})` : ''} ${siteUnknown(found) && !found.package ? ' at an unknown call site' : html` in <code>${found.package ?? 'the project'}</code>`}, seen in ${names[found.run]}`
-    : describeCulprit(found);
+  const what =
+    found.kind === 'call'
+      ? html`<span class="chip ${familyClass(familyOfApi(found.api ?? ''))}"></span><code>${found.api ?? '?'}</code>${found.form && found.form !== 'call' ? ` (${found.form})` : ''} ${siteUnknown(found) && !found.package ? ' at an unknown call site' : html` in <code>${found.package ?? 'the project'}</code>`}, seen in ${names[found.run]}`
+      : describeCulprit(found);
   const facts: Array<[string, Markup | string]> = [];
   if (found.site) facts.push(['call site', frame(found.site)]);
   const stackNote = describeStackNote(found);
   if (stackNote) facts.push([found.site ? 'its stack' : 'call site', stackNote]);
-  if (found.firstPartySite && !sameFrame(found.firstPartySite, found.site)) facts.push(['first project frame', frame(found.firstPartySite)]);
+  if (found.firstPartySite && !sameFrame(found.firstPartySite, found.site))
+    facts.push(['first project frame', frame(found.firstPartySite)]);
   if (found.bump) facts.push(['brought by', html`<code>${describeBump(found.bump)}</code>`]);
-  if (found.value) facts.push(['value', html`${names.a} <code>${describeValue(found.value.a)}</code>, ${names.b} <code>${describeValue(found.value.b)}</code>`]);
+  if (found.value)
+    facts.push([
+      'value',
+      html`${names.a} <code>${describeValue(found.value.a)}</code>, ${names.b} <code>${describeValue(found.value.b)}</code>`,
+    ]);
   if (found.contexts) facts.push(['finished in another order', describeContexts(found.contexts)]);
   facts.push(['why', found.rule]);
   return html`<p class="culprit" id="cause">Cause: ${what} <span class="badge">${describeConfidence(found.confidence)}</span></p>
@@ -85,14 +93,17 @@ function cause(found: CauseView, names: RunNames): Markup {
 /** The code frame, the blamed call's line (the one @babel/code-frame marks `>`) highlighted. */
 function source({ source: code }: CauseView): Markup | null {
   if (!code) return null;
-  const lines = codeFrameText(code).split('\n').map((line) => html`<span class="${line.startsWith('>') ? 'hit' : ''}">${line}</span>`);
+  const lines = codeFrameText(code)
+    .split('\n')
+    .map((line) => html`<span class="${line.startsWith('>') ? 'hit' : ''}">${line}</span>`);
   return html`<p class="muted"><code>${code.file}</code>:</p><pre class="source">${lines}</pre>`;
 }
 
 /** When the cause is outside the hook: run A's I/O, timer and fs calls nearest where the outputs part. */
 function nearby({ nearby: events }: Report, names: RunNames): Markup | null {
   if (events.length === 0) return null;
-  const item = (event: EventView) => html`<li>#${event.index} <code>${event.api}</code> ${describeValue(event.value)}${event.site ? html` at ${frame(event.site)}` : null}</li>`;
+  const item = (event: EventView) =>
+    html`<li>#${event.index} <code>${event.api}</code> ${describeValue(event.value)}${event.site ? html` at ${frame(event.site)}` : null}</li>`;
   return html`<p>${capitalized(names.a)}'s I/O, timer and fs calls nearest the first output divergence:</p><ul>${events.map(item)}</ul>`;
 }
 
@@ -102,7 +113,9 @@ function failure({ failure: failed }: Report): Markup | null {
 }
 
 function confirmation({ confirmation: found }: Report, names: RunNames): Markup | null {
-  return found ? html`<p>Replay: <span class="badge">${found.status}</span> ${describeConfirmation(found, names)}</p>` : null;
+  return found
+    ? html`<p>Replay: <span class="badge">${found.status}</span> ${describeConfirmation(found, names)}</p>`
+    : null;
 }
 
 function replay(command: string | null, names: RunNames): Markup | null {
@@ -121,8 +134,13 @@ function perturbation({ perturbation: found }: Report, names: RunNames): Markup 
 function bumpSection(bump: BumpSectionView | null): Markup | null {
   if (!bump) return null;
   // A transitive change's description names the chain it comes through.
-  const changes = bump.changes.map((change) => html`<li><code>${describeBump(change)}</code>${change.direct ? ' direct' : null}</li>`);
-  const added = bump.addedSites.map((site) => html`<li><code>${site.api}</code> at <code>${site.package}/${site.file}:${site.line}:${site.column}</code>${site.reached ? ' (reached by head)' : ''}</li>`);
+  const changes = bump.changes.map(
+    (change) => html`<li><code>${describeBump(change)}</code>${change.direct ? ' direct' : null}</li>`,
+  );
+  const added = bump.addedSites.map(
+    (site) =>
+      html`<li><code>${site.api}</code> at <code>${site.package}/${site.file}:${site.line}:${site.column}</code>${site.reached ? ' (reached by head)' : ''}</li>`,
+  );
   return html`<section id="bump"><h2>Dependency bump</h2><p>${describeBumpVerdict(bump.verdict)} (seed ${bump.seed ?? 'none'}).</p><ul>${changes}</ul>${added.length > 0 ? html`<p>Clock and entropy call sites the new versions added:</p><ul>${added}</ul>` : null}</section>`;
 }
 
@@ -130,16 +148,18 @@ function bumpSection(bump: BumpSectionView | null): Markup | null {
 function seedsSection({ seeds }: Report): Markup | null {
   if (!seeds) return null;
   const words = describeSeeds(seeds);
-  const diverged = words.diverged.map((entry) => html`<li>seed <code>${entry.seed ?? 'none'}</code>: ${describeSeedCause(entry)}</li>`);
+  const diverged = words.diverged.map(
+    (entry) => html`<li>seed <code>${entry.seed ?? 'none'}</code>: ${describeSeedCause(entry)}</li>`,
+  );
   return html`<section id="seeds"><h2>Seeds</h2><p>${capitalized(words.counts)}.</p>${diverged.length > 0 ? html`<ul>${diverged}</ul>` : null}${words.moreDiverged ? html`<p>${capitalized(words.moreDiverged)}.</p>` : null}
 ${words.agreed ? html`<p>Agree: <code>${words.agreed}</code>.</p>` : null}${words.notChecked ? html`<p>Not checked: <code>${words.notChecked}</code> (${words.whyNotChecked}).</p>` : null}</section>`;
 }
 
 function runsSection({ runs }: Report, names: RunNames): Markup | null {
   if (!runs.a && !runs.b) return null;
-  const row = (label: string, cell: (run: RunView) => string) => html`<tr><th>${label}</th><td>${runs.a ? cell(runs.a) : ''}</td><td>${runs.b ? cell(runs.b) : ''}</td></tr>`;
+  const row = (label: string, cell: (run: RunView) => string) =>
+    html`<tr><th>${label}</th><td>${runs.a ? cell(runs.a) : ''}</td><td>${runs.b ? cell(runs.b) : ''}</td></tr>`;
   return html`<section id="runs"><h2>Runs</h2><table><thead><tr><th></th><th>${names.a}</th><th>${names.b}</th></tr></thead><tbody>
 ${row('trace', (run) => run.trace)}${row('Node', (run) => `${run.node} on ${run.platform}-${run.arch}`)}${row('mode, seed', (run) => `${run.mode}, ${run.seed ?? 'none'}`)}
 ${row('calls, outputs', (run) => `${count(run.calls)}, ${count(run.outputs)}`)}${row('ended', (run) => (run.complete ? `exit code ${run.exitCode ?? '?'}` : 'cut short'))}</tbody></table></section>`;
 }
-

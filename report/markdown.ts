@@ -25,7 +25,11 @@ export function codeBlock(lines: readonly string[], info = ''): string {
 }
 
 /** A table: `header` cells are ours; body cells must already be Markdown (use `code(x, { table: true })`). */
-export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align: readonly ('l' | 'r')[] = []): string {
+export function table(
+  header: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  align: readonly ('l' | 'r')[] = [],
+): string {
   const rule = header.map((_cell, index) => (align[index] === 'r' ? '---:' : '---'));
   return [header, rule, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
@@ -49,4 +53,3 @@ function longestRun(text: string, char: string): number {
   }
   return longest;
 }
-

@@ -16,11 +16,19 @@ export interface MatrixDetail {
 
 export function renderMatrixHtml(matrix: MatrixReport, detail: MatrixDetail | null): string {
   const title = `detdrift matrix: ${matrix.verdict === 'agree' ? 'every run agrees with' : 'runs diverge from'} ${matrix.reference}`;
-  const unpaired = matrix.unpaired.length > 0 ? html`<p>Not compared (no reference run of their seed): <code>${matrix.unpaired.join(', ')}</code></p>` : null;
-  const below = detail ? html`<h2 id="detail">${detail.row.name} against ${detail.row.reference}</h2>${reportBody(detail.report, 'h2')}` : null;
-  return page(title, html`<header id="verdict" class="verdict ${matrix.verdict === 'agree' ? 'agree' : 'diverge'}"><h1>${title}</h1>
+  const unpaired =
+    matrix.unpaired.length > 0
+      ? html`<p>Not compared (no reference run of their seed): <code>${matrix.unpaired.join(', ')}</code></p>`
+      : null;
+  const below = detail
+    ? html`<h2 id="detail">${detail.row.name} against ${detail.row.reference}</h2>${reportBody(detail.report, 'h2')}`
+    : null;
+  return page(
+    title,
+    html`<header id="verdict" class="verdict ${matrix.verdict === 'agree' ? 'agree' : 'diverge'}"><h1>${title}</h1>
 <p>Each run against the reference run of its seed, compared with paths, line endings and host identity normalized.</p></header>
-${grid(matrix)}${unpaired}${below}`);
+${grid(matrix)}${unpaired}${below}`,
+  );
 }
 
 /** Platform and Node down, seed across. */
@@ -28,7 +36,9 @@ function grid(matrix: MatrixReport): Markup {
   const configurations = [...new Set(matrix.runs.map(configuration))];
   const seeds = [...new Set(matrix.runs.map((row) => row.seed ?? '-'))];
   const cell = (config: string, seed: string) => {
-    const row = matrix.runs.find((candidate) => configuration(candidate) === config && (candidate.seed ?? '-') === seed);
+    const row = matrix.runs.find(
+      (candidate) => configuration(candidate) === config && (candidate.seed ?? '-') === seed,
+    );
     if (!row) return html`<td class="muted">—</td>`;
     const why = row.verdict === 'diverge' ? describeCulprit(row.cause) : null;
     return html`<td class="${row.label}"><b>${row.label}</b><br><span class="muted">${row.name} vs ${row.reference}</span>${why ? html`<br>${why}` : null}</td>`;

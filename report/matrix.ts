@@ -9,7 +9,12 @@ export function renderMatrixText(report: MatrixReport): string {
   const header = ['run', 'platform', 'node', 'seed', 'against', 'result'];
   const cells = report.runs.map((row) => [row.name, row.platform, row.node, row.seed ?? '-', row.reference, row.label]);
   const widths = header.map((title, index) => Math.max(title.length, ...cells.map((row) => row[index]!.length)));
-  const line = (row: readonly string[]) => '  ' + row.map((cell, index) => cell.padEnd(widths[index]!)).join('  ').trimEnd();
+  const line = (row: readonly string[]) =>
+    '  ' +
+    row
+      .map((cell, index) => cell.padEnd(widths[index]!))
+      .join('  ')
+      .trimEnd();
   const diverging = report.runs.filter((row) => row.verdict === 'diverge');
   const out = [
     `detdrift matrix: ${report.runs.length} run${report.runs.length === 1 ? '' : 's'} against ${report.reference}: ${diverging.length === 0 ? 'all agree' : `${diverging.length} diverge`}`,
@@ -18,10 +23,14 @@ export function renderMatrixText(report: MatrixReport): string {
   ];
   for (const row of diverging) {
     out.push('', `${row.name} (${row.label}) against ${row.reference}:`);
-    if (row.firstDivergence) out.push(`  first divergence: ${describeDivergence(row.firstDivergence, names(row))}${eventText(row.firstDivergence)}`);
+    if (row.firstDivergence)
+      out.push(
+        `  first divergence: ${describeDivergence(row.firstDivergence, names(row))}${eventText(row.firstDivergence)}`,
+      );
     out.push(`  cause: ${causeText(row.cause)}`);
   }
-  if (report.unpaired.length > 0) out.push('', `not compared (no reference run of their seed): ${report.unpaired.join(', ')}`);
+  if (report.unpaired.length > 0)
+    out.push('', `not compared (no reference run of their seed): ${report.unpaired.join(', ')}`);
   return out.join('\n') + '\n';
 }
 
@@ -31,11 +40,23 @@ export function renderMatrixMarkdown(report: MatrixReport): string {
     code(row.name, { table: true }),
     code(`${row.platform}, Node ${row.node}, seed ${row.seed ?? '-'}`, { table: true }),
     row.label === 'agree' ? 'agree' : `**${row.label}**`,
-    row.verdict === 'agree' ? '' : code(`${row.firstDivergence ? describeDivergence(row.firstDivergence, names(row)) + '; ' : ''}${causeText(row.cause)}`, { table: true }),
+    row.verdict === 'agree'
+      ? ''
+      : code(
+          `${row.firstDivergence ? describeDivergence(row.firstDivergence, names(row)) + '; ' : ''}${causeText(row.cause)}`,
+          { table: true },
+        ),
   ]);
   const title = `### detdrift matrix: ${report.verdict === 'agree' ? 'every run agrees with' : 'runs diverge from'} ${code(report.reference)}`;
-  const unpaired = report.unpaired.length > 0 ? [`Not compared (no reference run of their seed): ${report.unpaired.map((name) => code(name)).join(', ')}`, ''] : [];
-  return [title, '', table(['run', 'configuration', 'result', 'first divergence and cause'], rows), '', ...unpaired].join('\n') + '\n';
+  const unpaired =
+    report.unpaired.length > 0
+      ? [`Not compared (no reference run of their seed): ${report.unpaired.map((name) => code(name)).join(', ')}`, '']
+      : [];
+  return (
+    [title, '', table(['run', 'configuration', 'result', 'first divergence and cause'], rows), '', ...unpaired].join(
+      '\n',
+    ) + '\n'
+  );
 }
 
 /** A run and its reference by their names: `linux-20-seed42 and darwin-20-seed42 make different calls`. */
@@ -52,7 +73,11 @@ function eventText(divergence: DivergenceView): string {
 function causeText(cause: CauseView | null): string {
   if (!cause) return 'none found';
   const at = cause.site ? ` at ${describeFrame(cause.site)}` : '';
-  const mine = cause.firstPartySite && cause.firstPartySite !== cause.site ? `, from ${describeFrame(cause.firstPartySite)}` : '';
-  const unsampled = !cause.site && cause.stackNote ? `; its stack was not sampled (${VARS.stacksAt}=${cause.stackNote.stacksAt} on a replay of that run takes it)` : '';
+  const mine =
+    cause.firstPartySite && cause.firstPartySite !== cause.site ? `, from ${describeFrame(cause.firstPartySite)}` : '';
+  const unsampled =
+    !cause.site && cause.stackNote
+      ? `; its stack was not sampled (${VARS.stacksAt}=${cause.stackNote.stacksAt} on a replay of that run takes it)`
+      : '';
   return `${describeCulprit(cause)}${at}${mine} (${cause.rule})${unsampled}`;
 }

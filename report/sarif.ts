@@ -7,7 +7,18 @@
  */
 import { createHash } from 'node:crypto';
 import { API_TABLE, type Family } from '../tracer/apis.js';
-import { describeBump, describeConfidence, describeContexts, describeFrame, describeStackNote, diskPath, manifestDependency, projectFrame, repositoryPath, sameFrame } from './describe.js';
+import {
+  describeBump,
+  describeConfidence,
+  describeContexts,
+  describeFrame,
+  describeStackNote,
+  diskPath,
+  manifestDependency,
+  projectFrame,
+  repositoryPath,
+  sameFrame,
+} from './describe.js';
 import { runNames } from './text.js';
 import type { CauseView, FrameView, Report } from './types.js';
 import { jsonText } from './untrusted.js';
@@ -26,13 +37,48 @@ export interface SarifOptions {
 type RuleKey = Exclude<Family, 'output' | 'meta'> | 'divergence';
 
 const RULES: ReadonlyArray<{ key: RuleKey; name: string; short: string; full: string }> = [
-  { key: 'clock', name: 'UncontrolledClock', short: 'An uncontrolled clock read breaks a seeded run', full: 'A clock read (Date, performance.now, process.hrtime, process.uptime) that the seed does not control made two runs with the same seed diverge.' },
-  { key: 'random', name: 'UncontrolledRandom', short: 'An uncontrolled Math.random draw breaks a seeded run', full: 'A Math.random draw that the seed does not control made two runs with the same seed diverge.' },
-  { key: 'crypto', name: 'UncontrolledCryptoRandom', short: 'An uncontrolled crypto random value breaks a seeded run', full: 'A crypto random value (randomUUID, randomBytes, randomFill, randomInt, getRandomValues) that the seed does not control made two runs with the same seed diverge.' },
-  { key: 'timers', name: 'UncontrolledTimer', short: 'An uncontrolled timer breaks a seeded run', full: 'A timer (setTimeout, setInterval, setImmediate) whose scheduling or firing the seed does not control made two runs with the same seed diverge.' },
-  { key: 'fs', name: 'UncontrolledFilesystemRead', short: 'A directory listing or file time breaks a seeded run', full: 'A directory listing or file time (fs.readdir, fs.opendir, fs.stat) that differs between machines or runs made two runs with the same seed diverge.' },
-  { key: 'process', name: 'UncontrolledHostIdentity', short: 'A host or process identity breaks a seeded run', full: 'A host or process identity (os.hostname, os.cpus, os.tmpdir, process.pid) made two runs with the same seed diverge.' },
-  { key: 'divergence', name: 'UnexplainedDivergence', short: 'Seeded runs diverge without an intercepted cause', full: 'Two runs with the same seed diverge through an ordering difference or a source detdrift does not intercept (I/O completion order, a worker race, a native addon).' },
+  {
+    key: 'clock',
+    name: 'UncontrolledClock',
+    short: 'An uncontrolled clock read breaks a seeded run',
+    full: 'A clock read (Date, performance.now, process.hrtime, process.uptime) that the seed does not control made two runs with the same seed diverge.',
+  },
+  {
+    key: 'random',
+    name: 'UncontrolledRandom',
+    short: 'An uncontrolled Math.random draw breaks a seeded run',
+    full: 'A Math.random draw that the seed does not control made two runs with the same seed diverge.',
+  },
+  {
+    key: 'crypto',
+    name: 'UncontrolledCryptoRandom',
+    short: 'An uncontrolled crypto random value breaks a seeded run',
+    full: 'A crypto random value (randomUUID, randomBytes, randomFill, randomInt, getRandomValues) that the seed does not control made two runs with the same seed diverge.',
+  },
+  {
+    key: 'timers',
+    name: 'UncontrolledTimer',
+    short: 'An uncontrolled timer breaks a seeded run',
+    full: 'A timer (setTimeout, setInterval, setImmediate) whose scheduling or firing the seed does not control made two runs with the same seed diverge.',
+  },
+  {
+    key: 'fs',
+    name: 'UncontrolledFilesystemRead',
+    short: 'A directory listing or file time breaks a seeded run',
+    full: 'A directory listing or file time (fs.readdir, fs.opendir, fs.stat) that differs between machines or runs made two runs with the same seed diverge.',
+  },
+  {
+    key: 'process',
+    name: 'UncontrolledHostIdentity',
+    short: 'A host or process identity breaks a seeded run',
+    full: 'A host or process identity (os.hostname, os.cpus, os.tmpdir, process.pid) made two runs with the same seed diverge.',
+  },
+  {
+    key: 'divergence',
+    name: 'UnexplainedDivergence',
+    short: 'Seeded runs diverge without an intercepted cause',
+    full: 'Two runs with the same seed diverge through an ordering difference or a source detdrift does not intercept (I/O completion order, a worker race, a native addon).',
+  },
 ];
 
 const FAMILY_OF: ReadonlyMap<string, Family> = new Map(API_TABLE.map((spec) => [spec.api, spec.family]));
@@ -72,7 +118,11 @@ function rule({ key, name, short, full }: (typeof RULES)[number]): object {
     fullDescription: { text: full },
     help: { text: help, markdown: help },
     defaultConfiguration: { level: 'error' },
-    properties: { tags: ['determinism', key], precision: key === 'divergence' ? 'low' : 'medium', 'problem.severity': 'error' },
+    properties: {
+      tags: ['determinism', key],
+      precision: key === 'divergence' ? 'low' : 'medium',
+      'problem.severity': 'error',
+    },
   };
 }
 
@@ -81,7 +131,8 @@ function result(report: Report, options: SarifOptions): object {
   const prefix = options.pathPrefix ?? '';
   const family = cause?.kind === 'call' && cause.api ? FAMILY_OF.get(cause.api) : undefined;
   const key: RuleKey = family && family !== 'output' && family !== 'meta' ? family : 'divergence';
-  const site = cause?.site ?? cause?.firstPartySite ?? report.firstDivergence?.b?.site ?? report.firstDivergence?.a?.site ?? null;
+  const site =
+    cause?.site ?? cause?.firstPartySite ?? report.firstDivergence?.b?.site ?? report.firstDivergence?.a?.site ?? null;
   const here = projectFrame(report);
   const own = here && inRepository(here) ? here : null;
   const line = cause?.bump ? (options.dependencyLine?.(manifestDependency(cause.bump)) ?? null) : null;
@@ -89,12 +140,19 @@ function result(report: Report, options: SarifOptions): object {
   const lockfile = lockfileOf(report);
   // Code scanning shows an alert on a pull request only at a file of the repository: the project's
   // own frame, else the bumped dependency's package.json line, else the lockfile.
-  const primary = own ? frameLocation(own, prefix) : (manifest ?? (lockfile ? physical(repositoryPath(lockfile, prefix), 1, 1) : null));
+  const primary = own
+    ? frameLocation(own, prefix)
+    : (manifest ?? (lockfile ? physical(repositoryPath(lockfile, prefix), 1, 1) : null));
   // The blamed call's own site, when the primary location is not already it.
   const linked = site !== null && primary !== null && !sameFrame(site, own);
   const related: object[] = [];
   if (linked) related.push({ id: 1, ...location(site!, prefix, siteText(cause, site!)) });
-  if (manifest && primary !== manifest) related.push({ id: 2, physicalLocation: manifest, message: { text: escapeText(`the bumped dependency: ${describeBump(cause!.bump!)}`) } });
+  if (manifest && primary !== manifest)
+    related.push({
+      id: 2,
+      physicalLocation: manifest,
+      message: { text: escapeText(`the bumped dependency: ${describeBump(cause!.bump!)}`) },
+    });
   const locations = primary ? [{ physicalLocation: primary }] : site ? [location(site, prefix)] : [];
   const stack = cause?.stack ?? [];
   return {
@@ -105,7 +163,22 @@ function result(report: Report, options: SarifOptions): object {
     ...(locations.length > 0 ? { locations } : {}),
     ...(related.length > 0 ? { relatedLocations: related } : {}),
     ...(stack.length > 0
-      ? { codeFlows: [{ message: { text: 'the stack of the blamed call, outermost frame first' }, threadFlows: [{ locations: [...stack].reverse().map((frame, index) => ({ location: location(frame, prefix, frame.fn ?? '(anonymous)'), nestingLevel: index, executionOrder: index + 1 })) }] }] }
+      ? {
+          codeFlows: [
+            {
+              message: { text: 'the stack of the blamed call, outermost frame first' },
+              threadFlows: [
+                {
+                  locations: [...stack].reverse().map((frame, index) => ({
+                    location: location(frame, prefix, frame.fn ?? '(anonymous)'),
+                    nestingLevel: index,
+                    executionOrder: index + 1,
+                  })),
+                },
+              ],
+            },
+          ],
+        }
       : {}),
     partialFingerprints: { 'detdriftCause/v1': fingerprint(key, cause, site) },
     properties: {
@@ -131,9 +204,16 @@ function message(report: Report, cause: CauseView | null, linked: boolean): stri
   const parts: string[] = [];
   const call = linked ? '[an uncontrolled call](1)' : 'an uncontrolled call';
   if (!cause) parts.push('Two seeded runs diverge; no cause was found.');
-  else if (cause.kind === 'ordering') parts.push(escapeText(`Two seeded runs diverge: ${describeContexts(cause.contexts ?? [])} finished in a different order.`));
-  else if (cause.kind === 'outside') parts.push(escapeText(`Two seeded runs diverge, and no intercepted call explains it: ${cause.rule}.`));
-  else parts.push(`Two seeded runs diverge at ${call} ${escapeText(`to ${cause.api ?? '?'}${cause.package ? ` in ${cause.package}` : ''}: ${cause.rule} (${describeConfidence(cause.confidence)})`)}.`);
+  else if (cause.kind === 'ordering')
+    parts.push(
+      escapeText(`Two seeded runs diverge: ${describeContexts(cause.contexts ?? [])} finished in a different order.`),
+    );
+  else if (cause.kind === 'outside')
+    parts.push(escapeText(`Two seeded runs diverge, and no intercepted call explains it: ${cause.rule}.`));
+  else
+    parts.push(
+      `Two seeded runs diverge at ${call} ${escapeText(`to ${cause.api ?? '?'}${cause.package ? ` in ${cause.package}` : ''}: ${cause.rule} (${describeConfidence(cause.confidence)})`)}.`,
+    );
   if (cause?.bump) parts.push(escapeText(`Dependency: ${describeBump(cause.bump)}.`));
   const stackNote = cause ? describeStackNote(cause) : null;
   if (stackNote) parts.push(escapeText(`${cause?.site ? 'Its stack' : 'Call site'}: ${stackNote}.`));
@@ -156,7 +236,11 @@ function frameLocation(frame: FrameView, prefix: string): object {
   return physical(repositoryPath(diskPath(frame), prefix), frame.line, frame.column);
 }
 
-function location(frame: FrameView, prefix: string, text?: string): { physicalLocation: object; message?: { text: string } } {
+function location(
+  frame: FrameView,
+  prefix: string,
+  text?: string,
+): { physicalLocation: object; message?: { text: string } } {
   return { physicalLocation: frameLocation(frame, prefix), ...(text ? { message: { text: escapeText(text) } } : {}) };
 }
 
@@ -179,5 +263,8 @@ function escapeText(text: string): string {
 /** Stable across runs for the same blamed call, whatever the line numbers of unrelated code. */
 function fingerprint(key: RuleKey, cause: CauseView | null, at: FrameView | null): string {
   const site = at ? `${diskPath(at)}:${at.fn ?? ''}` : '';
-  return createHash('sha256').update(`${key}\u0000${cause?.api ?? ''}\u0000${site}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${key}\u0000${cause?.api ?? ''}\u0000${site}`)
+    .digest('hex')
+    .slice(0, 32);
 }

@@ -31,7 +31,11 @@ export function describeSeeds(seeds: readonly SeedView[]): SeedsInWords {
   const [diverged, agreed, notChecked] = [by('diverge'), by('agree'), by('not-checked')];
   const shards = new Set(seeds.map((entry) => entry.shard ?? null));
   const within = shards.size > 1 || !shards.has(null) ? ` in ${shards.size} shard${shards.size === 1 ? '' : 's'}` : '';
-  const counted = [`${diverged.length} diverge`, `${agreed.length} agree`, ...(notChecked.length > 0 ? [`${notChecked.length} not checked`] : [])];
+  const counted = [
+    `${diverged.length} diverge`,
+    `${agreed.length} agree`,
+    ...(notChecked.length > 0 ? [`${notChecked.length} not checked`] : []),
+  ];
   return {
     counts: `${seeds.length} seed${seeds.length === 1 ? '' : 's'}${within}: ${counted.join(', ')}`,
     diverged: diverged.slice(0, LISTED_SEEDS),

@@ -25,7 +25,17 @@ import { describeValue, runNames } from './text.js';
 import { codeFrameText } from './code-frame.js';
 import { code, codeBlock, count, table } from './markdown.js';
 import { describeSeeds } from './seeds.js';
-import type { BumpSectionView, CauseView, DivergenceView, EventView, FrameView, PerturbationView, Report, RunNames, SeedView } from './types.js';
+import type {
+  BumpSectionView,
+  CauseView,
+  DivergenceView,
+  EventView,
+  FrameView,
+  PerturbationView,
+  Report,
+  RunNames,
+  SeedView,
+} from './types.js';
 
 /** 1 MiB, less room for what other steps append to the same summary file. */
 export const SUMMARY_LIMIT = 1_000_000;
@@ -40,7 +50,12 @@ export interface MarkdownLimits {
 
 /** The summary, at most `limit` bytes of UTF-8. */
 export function renderSummary(report: Report, limit = SUMMARY_LIMIT): string {
-  return fit((limits) => [heading(report, '##'), ...overview(report, limits), ...details(report, limits, '###')].join('\n\n') + '\n', limit, Buffer.byteLength);
+  return fit(
+    (limits) =>
+      [heading(report, '##'), ...overview(report, limits), ...details(report, limits, '###')].join('\n\n') + '\n',
+    limit,
+    Buffer.byteLength,
+  );
 }
 
 /** Renders with fewer table rows until it fits; cut at a line as a last resort. */
@@ -51,7 +66,8 @@ export function fit(render: (limits: MarkdownLimits) => string, limit: number, s
   }
   const note = '\n\n*(cut: the report is longer than this summary may be)*\n';
   let text = render({ rows: 0 });
-  while (text !== '' && size(text) + size(note) > limit) text = text.slice(0, Math.max(0, text.lastIndexOf('\n', Math.floor(text.length * 0.9))));
+  while (text !== '' && size(text) + size(note) > limit)
+    text = text.slice(0, Math.max(0, text.lastIndexOf('\n', Math.floor(text.length * 0.9))));
   return text + note;
 }
 
@@ -64,13 +80,22 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
   const { a } = report.runs;
   const names = runNames(report);
   const out: string[] = [];
-  if (report.failure) out.push(`**Failed**: ${capitalized(describeFailure(report.failure))}. Its stderr ends:`, codeBlock(report.failure.stderr, 'text'));
-  if (a) out.push(`${capitalized(names.a)}: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`);
+  if (report.failure)
+    out.push(
+      `**Failed**: ${capitalized(describeFailure(report.failure))}. Its stderr ends:`,
+      codeBlock(report.failure.stderr, 'text'),
+    );
+  if (a)
+    out.push(
+      `${capitalized(names.a)}: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`,
+    );
   if (report.seeds) out.push(...seeds(report.seeds, limits));
   if (report.bump) out.push(...bump(report.bump, limits));
   if (report.perturbation) out.push(...perturbation(report.perturbation, names));
   if (report.verdict === 'agree') {
-    out.push(`${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${code(a?.mode ?? 'observe')} mode.`);
+    out.push(
+      `${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${code(a?.mode ?? 'observe')} mode.`,
+    );
     const ordered = report.ordering && capitalized(describeOrdering(report.ordering, code));
     if (ordered) out.push(`${ordered}; the outputs did not depend on it.`);
     return out;
@@ -83,7 +108,9 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
 
 /** `detdrift bump`: the verdict for the seed, the changed packages, and the clock and entropy sites the new versions added. */
 function bump(section: BumpSectionView, limits: MarkdownLimits): string[] {
-  const out = [`**Bump**: ${describeBumpVerdict(section.verdict)} (seed ${section.seed === null ? 'none' : code(section.seed)}).`];
+  const out = [
+    `**Bump**: ${describeBumpVerdict(section.verdict)} (seed ${section.seed === null ? 'none' : code(section.seed)}).`,
+  ];
   const changes = section.changes.map((change) => [
     code(change.name, { table: true }),
     code(change.from ?? '(none)', { table: true }),
@@ -97,7 +124,11 @@ function bump(section: BumpSectionView, limits: MarkdownLimits): string[] {
     code(`${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}`, { table: true }),
     site.reached ? 'yes' : 'no',
   ]);
-  if (sites.length > 0) out.push('Clock and entropy calls the new versions add:', ...capped(['API', 'site', 'reached by head'], sites, limits));
+  if (sites.length > 0)
+    out.push(
+      'Clock and entropy calls the new versions add:',
+      ...capped(['API', 'site', 'reached by head'], sites, limits),
+    );
   return out;
 }
 
@@ -123,7 +154,11 @@ function perturbation(section: PerturbationView, names: RunNames): string[] {
   const found = section.dimension
     ? `**Perturbation**: ${code(section.dimension)} makes the runs part: ${names.a} had ${code(section.detail ?? '')}, ${names.b} is the plain run.`
     : `**Perturbation**: none of the ${count(section.tried.length)} perturbations tried makes the runs part.`;
-  const rows = section.tried.map((tried) => [code(tried.dimension, { table: true }), code(tried.detail, { table: true }), tried.verdict]);
+  const rows = section.tried.map((tried) => [
+    code(tried.dimension, { table: true }),
+    code(tried.detail, { table: true }),
+    tried.verdict,
+  ]);
   return rows.length > 0 ? [found, table(['perturbation', `${names.a} had`, 'verdict'], rows)] : [found];
 }
 
@@ -131,16 +166,27 @@ function cause(cause: CauseView, names: RunNames): string[] {
   const what =
     cause.kind === 'call'
       ? `${code(cause.api ?? '?')} ${cause.package ? `in ${code(cause.package)}` : siteUnknown(cause) ? 'at an unknown call site' : 'in the project'}, seen in ${names[cause.run]}`
-      : cause.kind === 'ordering' ? 'an ordering difference' : 'not explained by an intercepted source';
+      : cause.kind === 'ordering'
+        ? 'an ordering difference'
+        : 'not explained by an intercepted source';
   const out = [`**Cause**: ${what} (${describeConfidence(cause.confidence)})`, `Why: ${code(cause.rule)}`];
   const rows: string[][] = [];
   if (cause.site) rows.push(['call site', frame(cause.site)]);
   const stackNote = describeStackNote(cause);
   if (stackNote) rows.push([cause.site ? 'its stack' : 'call site', code(stackNote, { table: true, max: 1000 })]);
-  if (cause.firstPartySite && !sameFrame(cause.firstPartySite, cause.site)) rows.push(['first project frame', frame(cause.firstPartySite)]);
+  if (cause.firstPartySite && !sameFrame(cause.firstPartySite, cause.site))
+    rows.push(['first project frame', frame(cause.firstPartySite)]);
   if (cause.bump) rows.push(['dependency', code(describeBump(cause.bump), { table: true })]);
-  if (cause.value) rows.push(['value', `${names.a} ${code(describeValue(cause.value.a), { table: true })}, ${names.b} ${code(describeValue(cause.value.b), { table: true })}`]);
-  if (cause.contexts) rows.push(['finished in another order', describeContexts(cause.contexts, (context) => code(context, { table: true }))]);
+  if (cause.value)
+    rows.push([
+      'value',
+      `${names.a} ${code(describeValue(cause.value.a), { table: true })}, ${names.b} ${code(describeValue(cause.value.b), { table: true })}`,
+    ]);
+  if (cause.contexts)
+    rows.push([
+      'finished in another order',
+      describeContexts(cause.contexts, (context) => code(context, { table: true })),
+    ]);
   if (rows.length > 0) out.push(table(['', ''], rows));
   if (cause.source) out.push(`${code(cause.source.file)}:`, codeBlock(codeFrameText(cause.source).split('\n'), 'js'));
   return out;
@@ -164,27 +210,50 @@ export function details(report: Report, limits: MarkdownLimits, level: string): 
   }
   const platforms = platformRows(report);
   if (platforms) out.push(`${level} Per platform`, ...capped(platforms.header, platforms.rows, limits));
-  const others = report.differences.processes.filter((entry) => entry.verdict === 'diverge' && entry.process !== first?.process);
+  const others = report.differences.processes.filter(
+    (entry) => entry.verdict === 'diverge' && entry.process !== first?.process,
+  );
   if (others.length > 0) {
     const shown = others.slice(0, Math.max(1, limits.rows)).map((entry) => code(entry.process));
-    out.push(`Other diverging processes: ${shown.join(', ')}${others.length > shown.length ? ` and ${others.length - shown.length} more` : ''}`);
+    out.push(
+      `Other diverging processes: ${shown.join(', ')}${others.length > shown.length ? ` and ${others.length - shown.length} more` : ''}`,
+    );
   }
   return out;
 }
 
 function divergence(found: DivergenceView, names: RunNames, limits: MarkdownLimits, stacks: boolean): string[] {
   const out = [`${capitalized(describeDivergence(found, names))}, in process ${code(found.process)}.`];
-  out.push(table(['', names.a, names.b], [['call', event(found.a), event(found.b)], ['site', site(found.a), site(found.b)], ['ran in', context(found.a), context(found.b)]]));
+  out.push(
+    table(
+      ['', names.a, names.b],
+      [
+        ['call', event(found.a), event(found.b)],
+        ['site', site(found.a), site(found.b)],
+        ['ran in', context(found.a), context(found.b)],
+      ],
+    ),
+  );
   if (!stacks) return out;
   const left = found.a?.stack ?? [];
   const right = found.b?.stack ?? [];
-  const rows = Array.from({ length: Math.max(left.length, right.length) }, (_row, index) => [String(index), cell(left[index]), cell(right[index])]);
-  if (rows.length > 0) out.push('Stacks, innermost frame first:', ...capped(['#', names.a, names.b], rows, limits, ['r']));
+  const rows = Array.from({ length: Math.max(left.length, right.length) }, (_row, index) => [
+    String(index),
+    cell(left[index]),
+    cell(right[index]),
+  ]);
+  if (rows.length > 0)
+    out.push('Stacks, innermost frame first:', ...capped(['#', names.a, names.b], rows, limits, ['r']));
   return out;
 }
 
 /** A table of at most `limits.rows` rows, and a note of how many were left out. */
-function capped(header: readonly string[], rows: readonly string[][], limits: MarkdownLimits, align?: readonly ('l' | 'r')[]): string[] {
+function capped(
+  header: readonly string[],
+  rows: readonly string[][],
+  limits: MarkdownLimits,
+  align?: readonly ('l' | 'r')[],
+): string[] {
   if (rows.length <= limits.rows) return [table(header, rows, align)];
   const note = `*${rows.length - limits.rows} more rows not shown, to keep the summary within GitHub's size limit.*`;
   return limits.rows === 0 ? [note] : [table(header, rows.slice(0, limits.rows), align), note];
@@ -193,9 +262,20 @@ function capped(header: readonly string[], rows: readonly string[][], limits: Ma
 /** The per-platform table: not in every report yet, so drawn only when present and well formed. */
 function platformRows(report: Report): { header: string[]; rows: string[][] } | null {
   const platforms: unknown = (report as { platforms?: unknown }).platforms;
-  if (!Array.isArray(platforms) || platforms.length === 0 || !platforms.every((row) => typeof row === 'object' && row !== null)) return null;
+  if (
+    !Array.isArray(platforms) ||
+    platforms.length === 0 ||
+    !platforms.every((row) => typeof row === 'object' && row !== null)
+  )
+    return null;
   const keys = [...new Set(platforms.flatMap((row: object) => Object.keys(row)))].slice(0, 12);
-  const rows = platforms.map((row: Record<string, unknown>) => keys.map((key) => (row[key] === undefined ? '' : code(typeof row[key] === 'string' ? row[key] : JSON.stringify(row[key]), { table: true }))));
+  const rows = platforms.map((row: Record<string, unknown>) =>
+    keys.map((key) =>
+      row[key] === undefined
+        ? ''
+        : code(typeof row[key] === 'string' ? row[key] : JSON.stringify(row[key]), { table: true }),
+    ),
+  );
   return { header: keys.map((key) => code(key, { table: true })), rows };
 }
 

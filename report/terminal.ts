@@ -17,7 +17,20 @@ import {
 import { clip, describeValue, runNames } from './text.js';
 import { codeFrameText } from './code-frame.js';
 import { describeSeedCause, describeSeeds } from './seeds.js';
-import type { BumpSectionView, BumpView, CauseView, DivergenceView, EventView, FailureView, FrameView, PerturbationView, Report, RunNames, SeedView, ValueView } from './types.js';
+import type {
+  BumpSectionView,
+  BumpView,
+  CauseView,
+  DivergenceView,
+  EventView,
+  FailureView,
+  FrameView,
+  PerturbationView,
+  Report,
+  RunNames,
+  SeedView,
+  ValueView,
+} from './types.js';
 
 export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
@@ -37,7 +50,9 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const names = runNames(report);
   if (report.verdict === 'agree') {
     out.push(paint.green('detdrift: the runs agree'));
-    out.push(`  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`);
+    out.push(
+      `  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`,
+    );
     if (report.ordering) out.push(`  note: ${describeOrdering(report.ordering)}; the outputs did not depend on it`);
     if (report.perturbation) out.push(...renderPerturbation(report.perturbation, names, paint));
     if (report.seeds) out.push('', ...renderSeeds(report.seeds, paint));
@@ -45,7 +60,10 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     return out.join('\n') + '\n';
   }
   const process = report.firstDivergence?.process ?? '?';
-  out.push(paint.red(`detdrift: the runs diverge`) + ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`);
+  out.push(
+    paint.red(`detdrift: the runs diverge`) +
+      ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`,
+  );
   out.push('');
   if (report.seeds) out.push(...renderSeeds(report.seeds, paint), '');
   if (report.bump) out.push(...renderBump(report.bump, paint), '');
@@ -53,10 +71,14 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (report.cause) out.push(...renderCause(report.cause, names, paint));
   if (report.confirmation) out.push('', `replay  ${describeConfirmation(report.confirmation, names)}`);
   if (report.nearby.length > 0) {
-    out.push('', paint.bold('nearest I/O, timer and fs calls') + ` (${names.a}'s, by distance from the first output divergence)`);
+    out.push(
+      '',
+      paint.bold('nearest I/O, timer and fs calls') + ` (${names.a}'s, by distance from the first output divergence)`,
+    );
     for (const event of report.nearby) out.push(`  #${event.index} ${formatEvent(event)}`);
   }
-  if (report.firstDivergence) out.push('', ...renderDivergence('first divergence', report.firstDivergence, names, paint, options.width ?? 100));
+  if (report.firstDivergence)
+    out.push('', ...renderDivergence('first divergence', report.firstDivergence, names, paint, options.width ?? 100));
   const output = report.outputDivergence;
   const first = report.firstDivergence;
   if (output && !(first && first.reason === output.reason && first.index.a === output.index.a)) {
@@ -66,14 +88,17 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (changed.length > 0) {
     // The counts' columns start after the key's 2 + 22 + 1 characters.
     out.push('', paint.bold('calls per API') + `${' '.repeat(12)}${names.a.padStart(6)}   ${names.b.padStart(6)}`);
-    for (const row of changed) out.push(`  ${row.key.padEnd(22)} ${String(row.a).padStart(6)}   ${String(row.b).padStart(6)}`);
+    for (const row of changed)
+      out.push(`  ${row.key.padEnd(22)} ${String(row.a).padStart(6)}   ${String(row.b).padStart(6)}`);
   }
   const causes = new Set(report.attempts?.flatMap((attempt) => (attempt.cause ? [attempt.cause] : [])));
   if (causes.size > 1) {
     out.push('', paint.bold('attempts') + '  the cause differs between the runs compared with run 1:');
     for (const attempt of report.attempts!) out.push(`  run ${attempt.run}: ${attempt.cause ?? 'agrees'}`);
   }
-  const others = report.differences.processes.filter((entry) => entry.verdict === 'diverge' && entry.process !== process);
+  const others = report.differences.processes.filter(
+    (entry) => entry.verdict === 'diverge' && entry.process !== process,
+  );
   if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
   out.push(...renderTraceProblems(report, names, paint));
   if (report.replay) out.push('', `replay ${names.a} locally: ${report.replay}`);
@@ -84,7 +109,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
 function renderSeeds(seeds: readonly SeedView[], paint: Paint): string[] {
   const words = describeSeeds(seeds);
   const out = [paint.bold(words.counts)];
-  for (const entry of words.diverged) out.push(`  ${paint.red('diverge')}      ${entry.seed ?? 'none'}: ${describeSeedCause(entry)}`);
+  for (const entry of words.diverged)
+    out.push(`  ${paint.red('diverge')}      ${entry.seed ?? 'none'}: ${describeSeedCause(entry)}`);
   if (words.moreDiverged) out.push(`               ${words.moreDiverged}`);
   if (words.agreed) out.push(`  ${paint.green('agree')}        ${words.agreed}`);
   if (words.notChecked) out.push(`  not checked  ${words.notChecked} (${words.whyNotChecked})`);
@@ -96,7 +122,8 @@ function renderTraceProblems(report: Report, names: RunNames, paint: Paint): str
   const problems = report.traceProblems ?? [];
   if (problems.length === 0) return [];
   const out = ['', paint.yellow('trace problems') + ' (the comparison covers what could be read)'];
-  for (const problem of problems) out.push(`  ${names[problem.run]} ${problem.trace}: ${problem.code}: ${problem.message}`);
+  for (const problem of problems)
+    out.push(`  ${names[problem.run]} ${problem.trace}: ${problem.code}: ${problem.message}`);
   return out;
 }
 
@@ -105,37 +132,70 @@ function renderCause(cause: CauseView, names: RunNames, paint: Paint): string[] 
   if (cause.kind === 'outside') {
     out.push(paint.bold('cause') + '  not explained by an intercepted source: ' + cause.rule);
     if (cause.bump) out.push(`       ${describeChangedCode(cause.bump)}`);
-    else out.push('       (I/O completion order, a worker race, a native addon, or the program\'s own logic)');
+    else out.push("       (I/O completion order, a worker race, a native addon, or the program's own logic)");
     return out;
   }
   if (cause.kind === 'ordering') {
-    out.push(paint.bold('cause') + `  an ordering difference: ${describeContexts(cause.contexts ?? [])} finished in a different order`);
+    out.push(
+      paint.bold('cause') +
+        `  an ordering difference: ${describeContexts(cause.contexts ?? [])} finished in a different order`,
+    );
   } else {
-    const where = cause.package ? ` in ${paint.yellow(cause.package)}` : siteUnknown(cause) ? ' at an unknown call site' : ' in the project';
-    out.push(paint.bold('cause') + `  ${paint.bold(cause.api ?? '?')}${cause.form && cause.form !== 'call' ? ` (${cause.form})` : ''}${where}, seen in ${names[cause.run]}`);
+    const where = cause.package
+      ? ` in ${paint.yellow(cause.package)}`
+      : siteUnknown(cause)
+        ? ' at an unknown call site'
+        : ' in the project';
+    out.push(
+      paint.bold('cause') +
+        `  ${paint.bold(cause.api ?? '?')}${cause.form && cause.form !== 'call' ? ` (${cause.form})` : ''}${where}, seen in ${names[cause.run]}`,
+    );
     out.push(`       why: ${cause.rule} (${describeConfidence(cause.confidence)})`);
-    if (cause.value) out.push(`       value: ${names.a} ${formatValue(cause.value.a)}, ${names.b} ${formatValue(cause.value.b)}`);
-    if (cause.bump) out.push(`       brought by ${paint.yellow(cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind}${through(cause.bump)})`);
+    if (cause.value)
+      out.push(`       value: ${names.a} ${formatValue(cause.value.a)}, ${names.b} ${formatValue(cause.value.b)}`);
+    if (cause.bump)
+      out.push(
+        `       brought by ${paint.yellow(cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind}${through(cause.bump)})`,
+      );
   }
   if (cause.site) out.push(`       at ${formatFrame(cause.site)}`);
   const stackNote = describeStackNote(cause);
   if (stackNote) out.push(`       ${cause.site ? 'its stack' : 'call site unknown'}: ${stackNote}`);
-  if (cause.firstPartySite && !(cause.site && formatFrame(cause.site) === formatFrame(cause.firstPartySite))) out.push(`       first project frame: ${formatFrame(cause.firstPartySite)}`);
-  if (cause.source) out.push('', ...codeFrameText(cause.source, paint.isColorSupported).split('\n').map((line) => `  ${line}`));
+  if (cause.firstPartySite && !(cause.site && formatFrame(cause.site) === formatFrame(cause.firstPartySite)))
+    out.push(`       first project frame: ${formatFrame(cause.firstPartySite)}`);
+  if (cause.source)
+    out.push(
+      '',
+      ...codeFrameText(cause.source, paint.isColorSupported)
+        .split('\n')
+        .map((line) => `  ${line}`),
+    );
   return out;
 }
 
 /** The command's failure comes first: whatever the runs did, it is what a user must fix. */
 function renderFailure(failure: FailureView, paint: Paint): string[] {
-  return [paint.red(`detdrift: ${describeFailure(failure)}`), ...failure.stderr.map((line) => `  ${paint.dim('│')} ${line}`)];
+  return [
+    paint.red(`detdrift: ${describeFailure(failure)}`),
+    ...failure.stderr.map((line) => `  ${paint.dim('│')} ${line}`),
+  ];
 }
 
 /** Which perturbation run A had (run B is the plain run), then every one tried. */
 function renderPerturbation(perturbation: PerturbationView, names: RunNames, paint: Paint): string[] {
   const out = perturbation.dimension
-    ? [paint.bold('perturbation') + `  ${paint.yellow(perturbation.dimension)} makes the runs part: ${names.a} had ${perturbation.detail}, ${names.b} is the plain run`]
-    : [paint.bold('perturbation') + `  none of the ${perturbation.tried.length} perturbations tried makes the runs part`];
-  for (const tried of perturbation.tried) out.push(`  ${tried.verdict === 'diverge' ? paint.red('diverge') : paint.green('agree  ')}  ${tried.dimension.padEnd(18)} ${tried.detail}`);
+    ? [
+        paint.bold('perturbation') +
+          `  ${paint.yellow(perturbation.dimension)} makes the runs part: ${names.a} had ${perturbation.detail}, ${names.b} is the plain run`,
+      ]
+    : [
+        paint.bold('perturbation') +
+          `  none of the ${perturbation.tried.length} perturbations tried makes the runs part`,
+      ];
+  for (const tried of perturbation.tried)
+    out.push(
+      `  ${tried.verdict === 'diverge' ? paint.red('diverge') : paint.green('agree  ')}  ${tried.dimension.padEnd(18)} ${tried.detail}`,
+    );
   return out;
 }
 
@@ -151,19 +211,30 @@ function renderBump(bump: BumpSectionView, paint: Paint): string[] {
     out.push(`       ${change.name} ${change.from ?? '(none)'} → ${change.to ?? '(removed)'} (${change.kind}, ${via})`);
   }
   for (const site of bump.addedSites) {
-    out.push(`       + ${site.api} at ${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}${site.reached ? ' (reached by head)' : ''}`);
+    out.push(
+      `       + ${site.api} at ${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}${site.reached ? ' (reached by head)' : ''}`,
+    );
   }
   return out;
 }
 
-function renderDivergence(title: string, divergence: DivergenceView, names: RunNames, paint: Paint, width: number, stacks = true): string[] {
+function renderDivergence(
+  title: string,
+  divergence: DivergenceView,
+  names: RunNames,
+  paint: Paint,
+  width: number,
+  stacks = true,
+): string[] {
   const out = [paint.bold(title) + `  ${describeDivergence(divergence, names)}`];
   const label = Math.max(names.a.length, names.b.length) + 1;
   out.push(`  ${`${names.a}:`.padEnd(label)} ${formatEvent(divergence.a)}`);
   out.push(`  ${`${names.b}:`.padEnd(label)} ${formatEvent(divergence.b)}`);
   const contexts = [divergence.a?.context, divergence.b?.context];
   if (contexts[0] && contexts[1] && contexts[0] !== contexts[1]) {
-    out.push(`  the calls ran in different places: ${names.a} in ${describeContext(contexts[0])}, ${names.b} in ${describeContext(contexts[1])}`);
+    out.push(
+      `  the calls ran in different places: ${names.a} in ${describeContext(contexts[0])}, ${names.b} in ${describeContext(contexts[1])}`,
+    );
   }
   if (!stacks) return out;
   const left = (divergence.a?.stack ?? []).map(formatFrame);

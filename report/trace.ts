@@ -33,8 +33,19 @@ export function eventJson(recorded: TraceEvent, sites: ReadonlyMap<number, SiteD
   // shownHeld leaves no bytes: only crypto values are ever held
   const value = typeof event.value === 'bigint' ? event.value.toString() : (event.value as EventJson['value']);
   const frame = siteFrame(event, sites, shown);
-  const mapping = frame?.generated ? { generated: frame.generated } : frame?.sourceMapError ? { sourceMapError: frame.sourceMapError } : {};
-  const site = frame && { file: frame.file, line: frame.line, column: frame.column, fn: frame.fn, package: frame.package, ...mapping };
+  const mapping = frame?.generated
+    ? { generated: frame.generated }
+    : frame?.sourceMapError
+      ? { sourceMapError: frame.sourceMapError }
+      : {};
+  const site = frame && {
+    file: frame.file,
+    line: frame.line,
+    column: frame.column,
+    fn: frame.fn,
+    package: frame.package,
+    ...mapping,
+  };
   return { seq: event.seq, api: event.api, form: event.form, family: event.family, value, site, ctx: event.ctx };
 }
 
@@ -92,8 +103,11 @@ export function describeEnding(ending: TraceEnding): string {
   const damaged = ending.problems.some((problem) => problem.code === 'ERR_TRACE_CORRUPT');
   const how = ending.complete
     ? `complete, exit code ${ending.exitCode}`
-    : (truncation?.message ?? (damaged ? 'incomplete: no end record read' : 'incomplete: no end record (the run was killed)'));
-  const damage = ending.problems.filter((problem) => problem !== truncation).map((problem) => `; ${problem.code}: ${problem.message}`);
+    : (truncation?.message ??
+      (damaged ? 'incomplete: no end record read' : 'incomplete: no end record (the run was killed)'));
+  const damage = ending.problems
+    .filter((problem) => problem !== truncation)
+    .map((problem) => `; ${problem.code}: ${problem.message}`);
   return `${count}, ${how}${damage.join('')}`;
 }
 

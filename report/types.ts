@@ -176,7 +176,11 @@ export interface PerturbationView {
   /** what run A got instead (`TZ=Pacific/Chatham`); null when none made the runs part */
   readonly detail: string | null;
   /** each perturbed run, in the order tried, with its verdict against the plain run */
-  readonly tried: ReadonlyArray<{ readonly dimension: string; readonly detail: string; readonly verdict: 'agree' | 'diverge' }>;
+  readonly tried: ReadonlyArray<{
+    readonly dimension: string;
+    readonly detail: string;
+    readonly verdict: 'agree' | 'diverge';
+  }>;
 }
 
 export interface CountView {
@@ -356,7 +360,12 @@ export interface Report {
   /** what was wrong with the traces compared, in process order (absent in older reports) */
   readonly traceProblems?: readonly TraceProblemView[];
   readonly differences: {
-    readonly processes: ReadonlyArray<{ readonly process: string; readonly verdict: 'agree' | 'diverge'; readonly inA: boolean; readonly inB: boolean }>;
+    readonly processes: ReadonlyArray<{
+      readonly process: string;
+      readonly verdict: 'agree' | 'diverge';
+      readonly inA: boolean;
+      readonly inB: boolean;
+    }>;
     readonly perApi: readonly CountView[];
     readonly perSite: readonly CountView[];
     /** matched calls whose values differ and that nothing controls (expected in observe mode), up to the first divergence */

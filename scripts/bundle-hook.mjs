@@ -55,15 +55,22 @@ const result = await build({ ...options, plugins: [builtinsFromProcess(used)] })
 
 // The hook runs inside the traced program: it holds only instrument/ and tracer/ code (DESIGN.md)
 // and loads nothing but Node's builtins, through process.getBuiltinModule.
-const inputs = Object.keys(result.metafile.inputs).filter((path) => !/^(instrument|tracer)\//.test(path) && !path.startsWith(`${NAMESPACE}:`));
+const inputs = Object.keys(result.metafile.inputs).filter(
+  (path) => !/^(instrument|tracer)\//.test(path) && !path.startsWith(`${NAMESPACE}:`),
+);
 const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((entry) => entry.path));
 const foreign = [...inputs, ...imports];
 if (foreign.length > 0) {
-  console.error(`bundle-hook: the hook would hold or import ${foreign.join(', ')}; only instrument/ and tracer/ code is allowed, and builtins come from process.getBuiltinModule`);
+  console.error(
+    `bundle-hook: the hook would hold or import ${foreign.join(', ')}; only instrument/ and tracer/ code is allowed, and builtins come from process.getBuiltinModule`,
+  );
   process.exit(1);
 }
 
-const outputs = result.outputFiles.map((file) => [file.path, file.path.endsWith('.js') ? asScript(file.text) : file.contents]);
+const outputs = result.outputFiles.map((file) => [
+  file.path,
+  file.path.endsWith('.js') ? asScript(file.text) : file.contents,
+]);
 for (const [path, contents] of outputs) writeFileSync(path, contents);
 
 /**
@@ -119,7 +126,8 @@ function builtinImports(code) {
       refuse(`a re-export from ${node.moduleSpecifier.text}`);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [argument] = node.arguments;
-      if (argument && ts.isStringLiteral(argument) && argument.text.startsWith('node:')) refuse(`a dynamic import of ${argument.text}`);
+      if (argument && ts.isStringLiteral(argument) && argument.text.startsWith('node:'))
+        refuse(`a dynamic import of ${argument.text}`);
     }
     ts.forEachChild(node, visit);
   };
@@ -145,7 +153,11 @@ function builtinsFromProcess(builtins) {
   const specifiers = [...builtins.keys()];
   const snapshot = specifiers.flatMap((specifier, index) => [
     `const b${index} = process.getBuiltinModule(${JSON.stringify(specifier)});`,
-    ...[...builtins.get(specifier)].map((name) => (name === 'default' ? `export { b${index} as ${local(index, name)} };` : `export const ${local(index, name)} = b${index}.${name};`)),
+    ...[...builtins.get(specifier)].map((name) =>
+      name === 'default'
+        ? `export { b${index} as ${local(index, name)} };`
+        : `export const ${local(index, name)} = b${index}.${name};`,
+    ),
   ]);
   return {
     name: 'builtins-from-process',
@@ -156,9 +168,15 @@ function builtinsFromProcess(builtins) {
         const index = specifiers.indexOf(path);
         if (index === -1) throw new Error(`${path} was not imported in the first pass`);
         const names = [...builtins.get(path)].map((name) => `${local(index, name)} as ${name}`);
-        return { contents: `export { ${names.join(', ')} } from ${JSON.stringify(`${NAMESPACE}:${SNAPSHOT}`)};`, loader: 'js' };
+        return {
+          contents: `export { ${names.join(', ')} } from ${JSON.stringify(`${NAMESPACE}:${SNAPSHOT}`)};`,
+          loader: 'js',
+        };
       });
-      plugin.onResolve({ filter: new RegExp(`^${NAMESPACE}:`) }, ({ path }) => ({ path: path.slice(NAMESPACE.length + 1), namespace: NAMESPACE }));
+      plugin.onResolve({ filter: new RegExp(`^${NAMESPACE}:`) }, ({ path }) => ({
+        path: path.slice(NAMESPACE.length + 1),
+        namespace: NAMESPACE,
+      }));
     },
   };
 }

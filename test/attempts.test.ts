@@ -14,12 +14,26 @@ const EACH_ITS_OWN = lines(
 
 test('check --runs 3 whose later runs part from the first for different causes says so', () => {
   const dir = appWith({ 'app.js': EACH_ITS_OWN });
-  const args = [CLI, 'check', '--runs', '3', '--no-confirm', '--out', join(dir, 'runs'), '--', process.execPath, 'app.js'];
+  const args = [
+    CLI,
+    'check',
+    '--runs',
+    '3',
+    '--no-confirm',
+    '--out',
+    join(dir, 'runs'),
+    '--',
+    process.execPath,
+    'app.js',
+  ];
   const report = reportOf(runPlain([...args.slice(0, -3), '--json', ...args.slice(-3)], { cwd: dir }), 1);
   assert.deepEqual(report.attempts, [
     { run: 2, cause: 'Date.now at app.js:2' },
     { run: 3, cause: 'performance.now at app.js:3' },
   ]);
   const text = runPlain(args, { cwd: dir });
-  assert.match(text.stdout, /attempts {2}the cause differs between the runs compared with run 1:\n {2}run 2: Date\.now at app\.js:2\n {2}run 3: performance\.now at app\.js:3/);
+  assert.match(
+    text.stdout,
+    /attempts {2}the cause differs between the runs compared with run 1:\n {2}run 2: Date\.now at app\.js:2\n {2}run 3: performance\.now at app\.js:3/,
+  );
 });

@@ -46,7 +46,10 @@ function sideFiles(side: Side, format: FixtureFormat, layout: Layout): Record<st
     'tree.json': {
       layout,
       installs: Object.fromEntries(
-        Object.entries(side.tree.installs).map(([where, install]) => [where, { name: where.split('node_modules/').pop(), version: install.version, dependencies: install.dependencies }]),
+        Object.entries(side.tree.installs).map(([where, install]) => [
+          where,
+          { name: where.split('node_modules/').pop(), version: install.version, dependencies: install.dependencies },
+        ]),
       ),
     },
   };
@@ -54,7 +57,12 @@ function sideFiles(side: Side, format: FixtureFormat, layout: Layout): Record<st
     const at = id.lastIndexOf('@');
     const [name, version] = [id.slice(0, at), id.slice(at + 1)];
     const install = Object.values(side.tree.installs).find((candidate) => candidate.version === version);
-    files[`vendor/${name}-${version}/package.json`] = { name, version, main: 'index.js', dependencies: install?.dependencies };
+    files[`vendor/${name}-${version}/package.json`] = {
+      name,
+      version,
+      main: 'index.js',
+      dependencies: install?.dependencies,
+    };
     const own = typeof source === 'string' ? { 'index.js': source } : source;
     for (const [path, text] of Object.entries(own)) files[`vendor/${name}-${version}/${path}`] = text;
   }
@@ -66,7 +74,12 @@ export type Layout = 'npm' | 'pnpm';
 
 /** A repository whose HEAD~1 is `base` and HEAD is `head`, the head checkout installed. */
 export function repository(format: FixtureFormat, app: string, base: Side, head: Side, layout: Layout = 'npm'): string {
-  const dir = project({ 'app.js': app, 'materialize.cjs': MATERIALIZE, '.gitignore': 'node_modules\n', ...sideFiles(base, format, layout) });
+  const dir = project({
+    'app.js': app,
+    'materialize.cjs': MATERIALIZE,
+    '.gitignore': 'node_modules\n',
+    ...sideFiles(base, format, layout),
+  });
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
   git('init', '-q');
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'root');
@@ -81,11 +94,30 @@ export function repository(format: FixtureFormat, app: string, base: Side, head:
 }
 
 export function bump(dir: string, ...extra: string[]) {
-  return detdrift(['bump', '--base', 'HEAD~1', '--seed', '7', '--install', `${process.execPath} materialize.cjs`, '--json', ...extra, '--', process.execPath, 'app.js'], dir);
+  return detdrift(
+    [
+      'bump',
+      '--base',
+      'HEAD~1',
+      '--seed',
+      '7',
+      '--install',
+      `${process.execPath} materialize.cjs`,
+      '--json',
+      ...extra,
+      '--',
+      process.execPath,
+      'app.js',
+    ],
+    dir,
+  );
 }
 
 /** The report as plain JSON: these tests read it field by field, as a CI script would. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const json = (run: ReturnType<typeof detdrift>, status: number): any => reportOf(run, status);
 
-export const direct = (name: string, version: string): Tree => ({ dependencies: { [name]: `^${version}` }, installs: { [nm(name)]: { version } } });
+export const direct = (name: string, version: string): Tree => ({
+  dependencies: { [name]: `^${version}` },
+  installs: { [nm(name)]: { version } },
+});

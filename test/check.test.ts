@@ -8,9 +8,15 @@ import { test } from 'node:test';
 import { tempDir } from './helpers.js';
 import { appWith, causeOf, detdrift, lineOf, lines, record, reportOf } from './cli-fixtures.js';
 
-const check = (dir: string, ...options: string[]) => detdrift(['check', '--seed', '7', ...options, '--json', '--', process.execPath, 'app.js'], dir);
+const check = (dir: string, ...options: string[]) =>
+  detdrift(['check', '--seed', '7', ...options, '--json', '--', process.execPath, 'app.js'], dir);
 
-const TIEBREAK_1 = lines("'use strict';", 'exports.rank = function rank(items) {', '  return items.map((item, i) => `${i}:${item}`);', '};');
+const TIEBREAK_1 = lines(
+  "'use strict';",
+  'exports.rank = function rank(items) {',
+  '  return items.map((item, i) => `${i}:${item}`);',
+  '};',
+);
 const TIEBREAK_2 = lines(
   "'use strict';",
   '// 2.0.0: ties are broken at random, and each label carries the salt that broke them',
@@ -26,7 +32,8 @@ const RANK_APP = lines(
   "console.log(labels.join(' '));",
   "console.log('shard', Math.floor(Math.random() * 4));",
 );
-const tiebreak = (version: string, source: string) => appWith({ 'app.js': RANK_APP }, { name: 'tiebreak', version, files: { 'index.js': source } });
+const tiebreak = (version: string, source: string) =>
+  appWith({ 'app.js': RANK_APP }, { name: 'tiebreak', version, files: { 'index.js': source } });
 
 test('a dependency that adds Math.random: base and head in control mode part at the new draw, not at the draw it shifts', () => {
   const base = tiebreak('1.0.0', TIEBREAK_1);
@@ -71,12 +78,28 @@ test('a dependency that adds Math.random: two observe runs of head part at the d
   assert.deepEqual({ ...report.confirmation, runs: 0 }, { status: 'confirmed', pinned: 1, total: 2, runs: 0 });
   const { a, b } = report.cause!.value!;
   assert.notEqual(a, b);
-  assert.ok(JSON.stringify(report.outputDivergence?.a?.value).includes(`0:build:${a}`), 'run A printed the draw blamed');
-  assert.ok(JSON.stringify(report.outputDivergence?.b?.value).includes(`0:build:${b}`), 'run B printed the draw blamed');
+  assert.ok(
+    JSON.stringify(report.outputDivergence?.a?.value).includes(`0:build:${a}`),
+    'run A printed the draw blamed',
+  );
+  assert.ok(
+    JSON.stringify(report.outputDivergence?.b?.value).includes(`0:build:${b}`),
+    'run B printed the draw blamed',
+  );
 });
 
-const STAMP = lines("'use strict';", 'exports.line = function line(message) {', '  const at = Date.now();', '  return `[${at}] ${message}`;', '};');
-const STAMP_APP = lines("'use strict';", "const { line } = require('stamp-log');", "console.log(line('build started'));");
+const STAMP = lines(
+  "'use strict';",
+  'exports.line = function line(message) {',
+  '  const at = Date.now();',
+  '  return `[${at}] ${message}`;',
+  '};',
+);
+const STAMP_APP = lines(
+  "'use strict';",
+  "const { line } = require('stamp-log');",
+  "console.log(line('build started'));",
+);
 
 test('a dependency that prints Date.now: observe runs part at its clock read; control mode pins the clock', () => {
   const dir = appWith({ 'app.js': STAMP_APP }, { name: 'stamp-log', version: '1.3.0', files: { 'index.js': STAMP } });
@@ -108,7 +131,11 @@ const JOB_IDS = lines(
   '  return { id: randomUUID(), name };',
   '};',
 );
-const JOBS_APP = lines("'use strict';", "const { createJob } = require('job-ids');", "for (const name of ['lint', 'test']) console.log(JSON.stringify(createJob(name)));");
+const JOBS_APP = lines(
+  "'use strict';",
+  "const { createJob } = require('job-ids');",
+  "for (const name of ['lint', 'test']) console.log(JSON.stringify(createJob(name)));",
+);
 
 test('a dependency that prints crypto.randomUUID ids: observe runs part at the first id; control mode agrees', () => {
   const dir = appWith({ 'app.js': JOBS_APP }, { name: 'job-ids', version: '4.0.0', files: { 'index.js': JOB_IDS } });
@@ -124,7 +151,10 @@ test('a dependency that prints crypto.randomUUID ids: observe runs part at the f
     confidence: 'replay-confirmed',
   });
   // The first line printed differs, so the first id is blamed, not the second.
-  assert.deepEqual(report.cause?.stack.map((frame) => frame.file), ['job-ids@4.0.0/index.js', 'app.js']);
+  assert.deepEqual(
+    report.cause?.stack.map((frame) => frame.file),
+    ['job-ids@4.0.0/index.js', 'app.js'],
+  );
   assert.deepEqual(report.firstDivergence?.index, { a: 1, b: 1 });
   assert.notDeepEqual(report.cause?.value?.a, report.cause?.value?.b);
 
@@ -160,11 +190,20 @@ test('parallel reads that finish in varying order, with sorted output, are no di
   assert.equal(report.cause, null);
   assert.ok(report.differences.uncontrolledValues > 0, 'the shuffle draws and the timings differ, unblamed');
   // The condition the test is about did occur: some later run completed its reads in another order.
-  const reordered = [2, 3, 4, 5].map((k) => reportOf(detdrift(['diff', '--json', join(runs, 'run-1'), join(runs, `run-${k}`)], dir), 0));
-  assert.ok(reordered.some((later) => later.ordering !== null), 'some run completed its reads in another order than run 1');
+  const reordered = [2, 3, 4, 5].map((k) =>
+    reportOf(detdrift(['diff', '--json', join(runs, 'run-1'), join(runs, `run-${k}`)], dir), 0),
+  );
+  assert.ok(
+    reordered.some((later) => later.ordering !== null),
+    'some run completed its reads in another order than run 1',
+  );
 });
 
-const SEEDED_APP = lines("'use strict';", "const { randomUUID } = require('node:crypto');", 'console.log(Math.random(), new Date().toISOString(), randomUUID());');
+const SEEDED_APP = lines(
+  "'use strict';",
+  "const { randomUUID } = require('node:crypto');",
+  'console.log(Math.random(), new Date().toISOString(), randomUUID());',
+);
 const TIMED_APP = lines(
   "'use strict';",
   "const { readdirSync, readFileSync } = require('node:fs');",
@@ -172,20 +211,38 @@ const TIMED_APP = lines(
   'const jitter = Math.random(); // a retry backoff, used only when a read fails',
   "const total = readdirSync('data').reduce((sum, name) => sum + readFileSync(`data/${name}`, 'utf8').length, 0);",
   'console.log(`total ${total}`);',
-  "if (process.env.VERBOSE) console.error(`took ${Date.now() - started} ms, jitter ${jitter}`);",
+  'if (process.env.VERBOSE) console.error(`took ${Date.now() - started} ms, jitter ${jitter}`);',
 );
 
 test('deterministic programs: check agrees in observe mode and in control mode', () => {
   const timed = appWith({ 'app.js': TIMED_APP, 'data/b.txt': 'bb', 'data/a.txt': 'a', 'data/c.txt': 'ccc' });
   const observed = reportOf(check(timed, '--runs', '3'), 0);
-  assert.deepEqual(causeOf(observed), { verdict: 'agree', reason: null, kind: null, api: null, package: null, site: null, firstPartySite: null, confidence: null });
+  assert.deepEqual(causeOf(observed), {
+    verdict: 'agree',
+    reason: null,
+    kind: null,
+    api: null,
+    package: null,
+    site: null,
+    firstPartySite: null,
+    confidence: null,
+  });
   assert.equal(observed.outputDivergence, null);
   // The jitter (and the start time, unless two runs read the same millisecond) differ, and nothing printed them.
   assert.ok(observed.differences.uncontrolledValues >= 1, 'values that differ but decide nothing are not blamed');
 
   const seeded = appWith({ 'app.js': SEEDED_APP });
   const controlled = reportOf(check(seeded, '--mode', 'control'), 0);
-  assert.deepEqual(causeOf(controlled), { verdict: 'agree', reason: null, kind: null, api: null, package: null, site: null, firstPartySite: null, confidence: null });
+  assert.deepEqual(causeOf(controlled), {
+    verdict: 'agree',
+    reason: null,
+    kind: null,
+    api: null,
+    package: null,
+    site: null,
+    firstPartySite: null,
+    confidence: null,
+  });
   assert.equal(controlled.runs.b?.calls, 3);
   // The same program is not deterministic without control: the agreement above is control mode's doing.
   const observedSeeded = reportOf(check(seeded), 1);

@@ -18,9 +18,14 @@ test('a checkpoint in a test file that Vitest runs in a vm context is recorded',
   });
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(join(REPO, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'junction');
-  const run = detdrift(['record', '--out', 'trace', '--', process.execPath, 'node_modules/vitest/vitest.mjs', 'run', '--pool=vmThreads'], dir);
+  const run = detdrift(
+    ['record', '--out', 'trace', '--', process.execPath, 'node_modules/vitest/vitest.mjs', 'run', '--pool=vmThreads'],
+    dir,
+  );
   assert.equal(run.code, 0, run.stderr);
-  const heads = [...readTraces(join(dir, 'trace')).values()].flatMap((trace) => eventsOf(trace, 'checkpoint').map((event) => (event.value as { head: string }).head));
+  const heads = [...readTraces(join(dir, 'trace')).values()].flatMap((trace) =>
+    eventsOf(trace, 'checkpoint').map((event) => (event.value as { head: string }).head),
+  );
   assert.deepEqual(heads, ['inside']);
 });
 
@@ -28,13 +33,16 @@ test('a checkpoint in a CommonJS test file that Jest runs requires detdrift thro
   const dir = project({
     'package.json': { name: 'app', version: '1.0.0' },
     'jest.config.json': '{ "transform": {} }\n',
-    'test/app.test.js': "const { checkpoint } = require('detdrift');\ntest('t', () => checkpoint('inside', { n: 1 }));\n",
+    'test/app.test.js':
+      "const { checkpoint } = require('detdrift');\ntest('t', () => checkpoint('inside', { n: 1 }));\n",
   });
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(join(REPO, 'node_modules', 'jest'), join(dir, 'node_modules', 'jest'), 'junction');
   symlinkSync(REPO, join(dir, 'node_modules', 'detdrift'), 'junction');
   const run = detdrift(['record', '--out', 'trace', '--', process.execPath, 'node_modules/jest/bin/jest.js'], dir);
   assert.equal(run.code, 0, run.stderr);
-  const heads = [...readTraces(join(dir, 'trace')).values()].flatMap((trace) => eventsOf(trace, 'checkpoint').map((event) => (event.value as { head: string }).head));
+  const heads = [...readTraces(join(dir, 'trace')).values()].flatMap((trace) =>
+    eventsOf(trace, 'checkpoint').map((event) => (event.value as { head: string }).head),
+  );
   assert.deepEqual(heads, ['inside']);
 });

@@ -52,7 +52,12 @@ export function appWith(app: Readonly<Record<string, string>>, dependency?: Depe
 }
 
 /** `detdrift record` of `node ...args` in `dir` into `out` (absolute), which must succeed. */
-export function record(dir: string, out: string, args: readonly string[], mode: 'observe' | 'control' = 'observe'): string {
+export function record(
+  dir: string,
+  out: string,
+  args: readonly string[],
+  mode: 'observe' | 'control' = 'observe',
+): string {
   const run = detdrift(['record', '--mode', mode, '--seed', '1', '--out', out, '--', process.execPath, ...args], dir);
   assert.equal(run.code, 0, `record ${args.join(' ')}: ${run.stderr}`);
   return out;
@@ -72,7 +77,8 @@ export function lines(...text: string[]): string {
 
 /** The parts of a report every story pins: the verdict, why the runs part, and the blamed call. */
 export function causeOf(report: Report) {
-  const at = (frame: { file: string; line: number } | null | undefined) => (frame ? `${frame.file}:${frame.line}` : null);
+  const at = (frame: { file: string; line: number } | null | undefined) =>
+    frame ? `${frame.file}:${frame.line}` : null;
   return {
     verdict: report.verdict,
     reason: report.firstDivergence?.reason ?? null,

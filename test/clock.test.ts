@@ -55,7 +55,13 @@ test('CommonJS callers and a dependency in node_modules are attributed to name@v
   const trace = run.traces.get('0')!;
   const [event] = eventsOf(trace, 'Date.now');
   const frames = trace.sites.get(event!.site)!.frames;
-  assert.deepEqual(frames[0], { file: 'clock-dep@1.2.3/lib/index.js', line: 2, column: 15, fn: 'read', package: 'clock-dep@1.2.3' });
+  assert.deepEqual(frames[0], {
+    file: 'clock-dep@1.2.3/lib/index.js',
+    line: 2,
+    column: 15,
+    fn: 'read',
+    package: 'clock-dep@1.2.3',
+  });
   assert.equal(frames[1]!.file, 'app.cjs');
   assert.equal(frames[1]!.package, null);
 });

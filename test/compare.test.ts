@@ -8,7 +8,11 @@ import { renderJson } from '../report/json.js';
 import { project, runHooked, tempDir } from './helpers.js';
 import { writeTrace, type SyntheticEvent } from './synthetic.js';
 
-function pair(a: readonly SyntheticEvent[], b: readonly SyntheticEvent[], options: { completeB?: boolean; lockB?: string } = {}) {
+function pair(
+  a: readonly SyntheticEvent[],
+  b: readonly SyntheticEvent[],
+  options: { completeB?: boolean; lockB?: string } = {},
+) {
   const dir = tempDir();
   mkdirSync(join(dir, 'a'));
   mkdirSync(join(dir, 'b'));
@@ -20,8 +24,14 @@ function pair(a: readonly SyntheticEvent[], b: readonly SyntheticEvent[], option
 
 test('observe-mode clock values alone are not a divergence', () => {
   const report = pair(
-    [{ api: 'dateNow', at: 'app.js:1', value: 1 }, { api: 'stdout', at: 'app.js:2', value: 'done\n' }],
-    [{ api: 'dateNow', at: 'app.js:1', value: 2 }, { api: 'stdout', at: 'app.js:2', value: 'done\n' }],
+    [
+      { api: 'dateNow', at: 'app.js:1', value: 1 },
+      { api: 'stdout', at: 'app.js:2', value: 'done\n' },
+    ],
+    [
+      { api: 'dateNow', at: 'app.js:1', value: 2 },
+      { api: 'stdout', at: 'app.js:2', value: 'done\n' },
+    ],
   );
   assert.equal(report.verdict, 'agree');
   assert.equal(report.cause, null);
@@ -44,7 +54,10 @@ test('the last uncontrolled value before an output divergence is the cause, not 
 });
 
 test('a call only the new dependency tree makes is blamed when the lockfiles differ', () => {
-  const base: SyntheticEvent[] = [{ api: 'dateNow', at: 'app.js:1', value: 1 }, { api: 'stdout', at: 'app.js:9', value: 'x\n' }];
+  const base: SyntheticEvent[] = [
+    { api: 'dateNow', at: 'app.js:1', value: 1 },
+    { api: 'stdout', at: 'app.js:9', value: 'x\n' },
+  ];
   const head: SyntheticEvent[] = [
     { api: 'dateNow', at: 'app.js:1', value: 2 },
     { api: 'mathRandom', at: 'queue@1.1.0/index.js:10', value: 0.5, control: 1 },
@@ -78,7 +91,10 @@ test('calls completing in another order across contexts are an ordering differen
 });
 
 test('a run cut short is missing its calls, and nothing intercepted explains the difference', () => {
-  const events: SyntheticEvent[] = [{ api: 'hostname', at: 'app.js:1', value: 'h' }, { api: 'stdout', at: 'app.js:2', value: 'ok' }];
+  const events: SyntheticEvent[] = [
+    { api: 'hostname', at: 'app.js:1', value: 'h' },
+    { api: 'stdout', at: 'app.js:2', value: 'ok' },
+  ];
   const report = pair(events, events.slice(0, 1), { completeB: false });
   assert.equal(report.verdict, 'diverge');
   assert.equal(report.firstDivergence?.reason, 'missing');
@@ -86,7 +102,7 @@ test('a run cut short is missing its calls, and nothing intercepted explains the
 });
 
 test('the same traces always give the same report, byte for byte', () => {
-  const dir = project({ 'app.js': "console.log(Date.now() > 0, Math.random() < 2);\n" });
+  const dir = project({ 'app.js': 'console.log(Date.now() > 0, Math.random() < 2);\n' });
   const first = runHooked(['app.js'], { cwd: dir });
   const second = runHooked(['app.js'], { cwd: dir });
   const render = () => renderJson(buildReport(compare(first.traceDir, second.traceDir), { root: dir }));
@@ -106,7 +122,8 @@ test('a branch on Math.random: the draw is blamed at its line, not the clock rea
   });
   // Run until two runs disagree: each has even odds, so a few runs suffice (and the test is exact once they do).
   const runs = [runHooked(['app.js'], { cwd: dir })];
-  while (runs.length < 40 && runs.every((run) => run.stdout === runs[0]!.stdout)) runs.push(runHooked(['app.js'], { cwd: dir }));
+  while (runs.length < 40 && runs.every((run) => run.stdout === runs[0]!.stdout))
+    runs.push(runHooked(['app.js'], { cwd: dir }));
   const other = runs.find((run) => run.stdout !== runs[0]!.stdout);
   assert.ok(other, 'two runs disagreed within 40 tries');
   const report = buildReport(compare(runs[0]!.traceDir, other.traceDir), { root: dir });
@@ -120,8 +137,14 @@ test('a branch on Math.random: the draw is blamed at its line, not the clock rea
 
 test('a trace cannot make a report print files outside the project (absolute or ../ frame paths)', () => {
   const report = pair(
-    [{ api: 'mathRandom', at: '/etc/hostname:1', value: 0.1 }, { api: 'stdout', at: '../../etc/passwd:1', value: 'a' }],
-    [{ api: 'mathRandom', at: '/etc/hostname:1', value: 0.9 }, { api: 'stdout', at: '../../etc/passwd:1', value: 'b' }],
+    [
+      { api: 'mathRandom', at: '/etc/hostname:1', value: 0.1 },
+      { api: 'stdout', at: '../../etc/passwd:1', value: 'a' },
+    ],
+    [
+      { api: 'mathRandom', at: '/etc/hostname:1', value: 0.9 },
+      { api: 'stdout', at: '../../etc/passwd:1', value: 'b' },
+    ],
   );
   assert.equal(report.cause?.site?.file, '/etc/hostname');
   assert.equal(report.cause?.source, null, 'no code frame read from outside the project');

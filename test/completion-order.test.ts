@@ -27,7 +27,7 @@ const parent = (last: string) =>
     "const start = () => spawn(process.execPath, ['child.js'], { stdio: ['pipe', 'ignore', 'inherit'] });",
     'const children = [start(), start()];',
     'let done = 0;',
-    'children.forEach((child, self) => child.on(\'close\', () => {',
+    "children.forEach((child, self) => child.on('close', () => {",
     `  if (++done === 2) { ${last} }`,
     '}));',
     'const [first, second] = flip ? [children[1], children[0]] : children;',
@@ -43,15 +43,20 @@ test('children that complete in the other order, the second doing the shared wor
   // The third run has the first's order: the report is about the second, which had the other.
   const report = reportOf(check(dir, '--runs', '3'), 0);
   assert.deepEqual(causeOf(report), AGREED);
-  assert.equal(report.ordering?.index, 0, 'the draw was made in the other child\'s callback');
+  assert.equal(report.ordering?.index, 0, "the draw was made in the other child's callback");
   assert.equal(report.ordering?.moved, 1);
   assert.notEqual(report.ordering?.contexts[0], report.ordering?.contexts[1]);
   const processes = report.differences.processes.map(({ process, verdict }) => [process, verdict]);
-  assert.deepEqual(processes, [['0', 'agree'], ['0.1', 'agree'], ['0.2', 'agree']]);
+  assert.deepEqual(processes, [
+    ['0', 'agree'],
+    ['0.1', 'agree'],
+    ['0.2', 'agree'],
+  ]);
 
   const terminal = detdrift(['check', '--seed', '7', '--runs', '2', ...COMMAND], dir);
   assert.equal(terminal.code, 0, terminal.stderr);
-  const note = /note: (async callbacks \w+ and \w+|top-level code and async callback \w+|async callback \w+ and top-level code) finished in a different order \(1 call made in the other's callback\)/;
+  const note =
+    /note: (async callbacks \w+ and \w+|top-level code and async callback \w+|async callback \w+ and top-level code) finished in a different order \(1 call made in the other's callback\)/;
   assert.match(terminal.stdout, note);
 });
 

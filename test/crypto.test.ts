@@ -6,7 +6,16 @@ import { test } from 'node:test';
 import { install } from '../instrument/crypto.js';
 import type { Recorder } from '../instrument/recorder.js';
 import { murmurReference } from './murmur-reference.js';
-import { assertSameAsPlain, eventsOf, project, runHooked, runHookedOk, siteOf, type HookedRun, type Trace } from './helpers.js';
+import {
+  assertSameAsPlain,
+  eventsOf,
+  project,
+  runHooked,
+  runHookedOk,
+  siteOf,
+  type HookedRun,
+  type Trace,
+} from './helpers.js';
 
 const hexDigest = (hex: string) => murmurReference(Buffer.from(hex, 'hex'));
 const textDigest = (text: string) => murmurReference(Buffer.from(text, 'utf8'));
@@ -74,7 +83,9 @@ test('every crypto API is recorded once, with its form, site and a digest of wha
 });
 
 test('randomInt is kept as a digest, and in clear only in a trace that holds values for replay', () => {
-  const dir = project({ 'app.mjs': "import { randomInt } from 'node:crypto';\nconsole.log(randomInt(-(2 ** 40), 2 ** 40));\n" });
+  const dir = project({
+    'app.mjs': "import { randomInt } from 'node:crypto';\nconsole.log(randomInt(-(2 ** 40), 2 ** 40));\n",
+  });
   for (const hold of [undefined, 'bytes']) {
     const run = runHooked(['app.mjs'], { cwd: dir, env: { DETDRIFT_HOLD: hold } });
     const int = Number(run.stdout);
@@ -87,7 +98,8 @@ test('randomInt is kept as a digest, and in clear only in a trace that holds val
 
 test('CommonJS require and a dependency in node_modules are attributed name@version', () => {
   const dir = project({
-    'app.cjs': "const token = require('token-dep');\nconst { randomInt } = require('node:crypto');\nconsole.log(token.make().length, randomInt(5) < 5);\n",
+    'app.cjs':
+      "const token = require('token-dep');\nconst { randomInt } = require('node:crypto');\nconsole.log(token.make().length, randomInt(5) < 5);\n",
     'node_modules/token-dep/package.json': { name: 'token-dep', version: '2.0.1', main: 'index.js' },
     'node_modules/token-dep/index.js': [
       "const crypto = require('crypto');",
@@ -99,11 +111,17 @@ test('CommonJS require and a dependency in node_modules are attributed name@vers
   const run = runHooked(['app.cjs'], { cwd: dir });
   assert.equal(run.stdout, '44 true\n');
   const trace = traceOf(run);
-  for (const [api, form] of [['crypto.randomBytes', 'sync'], ['crypto.randomUUID', 'webcrypto']] as const) {
+  for (const [api, form] of [
+    ['crypto.randomBytes', 'sync'],
+    ['crypto.randomUUID', 'webcrypto'],
+  ] as const) {
     const [event, ...more] = eventsOf(trace, api, form);
     assert.equal(more.length, 0, `${api} recorded once`);
     const frames = trace.sites.get(event!.site)!.frames;
-    assert.deepEqual({ ...frames[0], column: 0 }, { file: 'token-dep@2.0.1/index.js', line: 3, column: 0, fn: 'make', package: 'token-dep@2.0.1' });
+    assert.deepEqual(
+      { ...frames[0], column: 0 },
+      { file: 'token-dep@2.0.1/index.js', line: 3, column: 0, fn: 'make', package: 'token-dep@2.0.1' },
+    );
     assert.deepEqual([frames[1]!.file, frames[1]!.line, frames[1]!.package], ['app.cjs', 3, null]);
   }
   const [int] = eventsOf(trace, 'crypto.randomInt', 'sync');
@@ -118,7 +136,11 @@ test('callback forms record at call time, before the callback runs', () => {
   const order = trace.events
     .filter((event) => event.family === 'crypto' || event.api === 'Math.random')
     .map((event) => [event.api, siteOf(trace, event)?.line]);
-  assert.deepEqual(order, [['crypto.randomBytes', 2], ['Math.random', 3], ['Math.random', 2]]);
+  assert.deepEqual(order, [
+    ['crypto.randomBytes', 2],
+    ['Math.random', 3],
+    ['Math.random', 2],
+  ]);
 });
 
 test('each call is recorded exactly once: module getRandomValues goes through Crypto.prototype, aliases through randomBytes', () => {
@@ -139,7 +161,10 @@ test('each call is recorded exactly once: module getRandomValues goes through Cr
   assert.equal(eventsOf(trace, 'crypto.getRandomValues', 'module').length, 3);
   assert.equal(eventsOf(trace, 'crypto.getRandomValues', 'webcrypto').length, 2);
   const aliases = eventsOf(trace, 'crypto.randomBytes');
-  assert.deepEqual(aliases.map((event) => [event.form, siteOf(trace, event)?.line]), [['sync', 4]]);
+  assert.deepEqual(
+    aliases.map((event) => [event.form, siteOf(trace, event)?.line]),
+    [['sync', 4]],
+  );
 });
 
 test('synchronous draws create no async context, so they move no later context; a callback draw still runs in its own', () => {
@@ -158,7 +183,10 @@ test('synchronous draws create no async context, so they move no later context; 
     return eventsOf(trace, 'Math.random').map((event) => trace.contexts.get(event.ctx));
   };
   const none = contextsOfMathRandom(0);
-  assert.deepEqual(none.map((context) => context?.type), ['Timeout', 'RANDOMBYTESREQUEST']);
+  assert.deepEqual(
+    none.map((context) => context?.type),
+    ['Timeout', 'RANDOMBYTESREQUEST'],
+  );
   assert.deepEqual(contextsOfMathRandom(3), none);
 });
 
@@ -211,13 +239,24 @@ test('uninstall puts back every descriptor it replaced, and a second install is 
   const web = Object.getPrototypeOf(cryptoModule.webcrypto) as object;
   // Descriptor fields compared by identity: reading into values would trip lazy getters (constants).
   const snapshot = () =>
-    [cryptoModule, web].flatMap((target) => Reflect.ownKeys(target).map((key) => {
-      const { value, get, set, writable, enumerable, configurable } = Object.getOwnPropertyDescriptor(target, key)!;
-      return [key, value, get, set, writable, enumerable, configurable];
-    }));
+    [cryptoModule, web].flatMap((target) =>
+      Reflect.ownKeys(target).map((key) => {
+        const { value, get, set, writable, enumerable, configurable } = Object.getOwnPropertyDescriptor(target, key)!;
+        return [key, value, get, set, writable, enumerable, configurable];
+      }),
+    );
   const before = snapshot();
   const events: unknown[] = [];
-  const recorder = { on: true, hold: false, contexts: { syncDraws: 0 }, site: () => 0, replay: () => undefined, digest: (...args: unknown[]) => events.push(args), number: () => {}, fail: () => {} };
+  const recorder = {
+    on: true,
+    hold: false,
+    contexts: { syncDraws: 0 },
+    site: () => 0,
+    replay: () => undefined,
+    digest: (...args: unknown[]) => events.push(args),
+    number: () => {},
+    fail: () => {},
+  };
   const handle = install(recorder as unknown as Recorder);
   assert.throws(() => install(recorder as unknown as Recorder), { code: 'ERR_DETDRIFT_INSTALLED' });
   const aliases = cryptoModule as unknown as { rng: unknown };
@@ -227,21 +266,35 @@ test('uninstall puts back every descriptor it replaced, and a second install is 
   handle.uninstall();
   const after = snapshot();
   assert.equal(after.length, before.length);
-  before.forEach((fields, i) => fields.forEach((field, j) => assert.equal(after[i]![j], field, `${String(fields[0])}[${j}]`)));
+  before.forEach((fields, i) =>
+    fields.forEach((field, j) => assert.equal(after[i]![j], field, `${String(fields[0])}[${j}]`)),
+  );
 });
 
 test('replaying a trace that kept only digests gives each UUID and each buffer a fresh value, never the digest, and pins the rest', () => {
   const dir = project({
-    'app.cjs': "const crypto = require('node:crypto');\nconsole.log(JSON.stringify([crypto.randomUUID(), crypto.randomBytes(4).toString('hex'), Math.random()]));\n",
+    'app.cjs':
+      "const crypto = require('node:crypto');\nconsole.log(JSON.stringify([crypto.randomUUID(), crypto.randomBytes(4).toString('hex'), Math.random()]));\n",
   });
   const recorded = runHookedOk(['app.cjs'], { cwd: dir });
   const [uuid, bytes, draw] = JSON.parse(recorded.stdout) as [string, string, number];
-  const replayed = runHookedOk(['app.cjs'], { cwd: dir, env: { DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: recorded.traceDir } });
+  const replayed = runHookedOk(['app.cjs'], {
+    cwd: dir,
+    env: { DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: recorded.traceDir },
+  });
   const [uuidAgain, bytesAgain, drawAgain] = JSON.parse(replayed.stdout) as [string, string, number];
-  assert.match(uuidAgain, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a UUID, not a 16-digit digest');
+  assert.match(
+    uuidAgain,
+    /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    'a UUID, not a 16-digit digest',
+  );
   assert.notEqual(uuidAgain, uuid);
   assert.match(bytesAgain, /^[0-9a-f]{8}$/);
   assert.notEqual(bytesAgain, bytes, 'fresh bytes (equal by chance once in 2^32)');
   assert.equal(drawAgain, draw, 'a Math.random the trace holds is fed back');
-  assert.equal(eventsOf(replayed.traces.get('0')!, 'replay').length, 0, 'no replay mismatch: the calls kept their places');
+  assert.equal(
+    eventsOf(replayed.traces.get('0')!, 'replay').length,
+    0,
+    'no replay mismatch: the calls kept their places',
+  );
 });

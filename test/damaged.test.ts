@@ -44,7 +44,8 @@ function eventsIn(dir: string, bytes: Buffer, start: number, from: number, to: n
 
 test('a trace file of no bytes (a run killed before its first write) is an empty, incomplete trace: show and diff of its directory say so', () => {
   const dir = project({
-    'app.js': "require('node:child_process').spawnSync(process.execPath, [require('node:path').join(__dirname, 'child.js')]);\nconsole.log('done');\n",
+    'app.js':
+      "require('node:child_process').spawnSync(process.execPath, [require('node:path').join(__dirname, 'child.js')]);\nconsole.log('done');\n",
     'child.js': 'Math.random();\n',
   });
   const a = record(dir, join(dir, 'a'), ['app.js']);
@@ -56,11 +57,24 @@ test('a trace file of no bytes (a run killed before its first write) is an empty
   assert.equal(shown.code, 0, shown.stderr);
   assert.ok(shown.stderr.split('\n').includes(`detdrift: ${said}`), shown.stderr);
 
-  const problem = { process: '0.1', run: 'a', trace: join(a, '0.1.ddtrace'), code: 'ERR_TRACE_EMPTY', bytes: { from: 0, to: 0 }, message: 'empty (the run stopped before its first write)' };
+  const problem = {
+    process: '0.1',
+    run: 'a',
+    trace: join(a, '0.1.ddtrace'),
+    code: 'ERR_TRACE_EMPTY',
+    bytes: { from: 0, to: 0 },
+    message: 'empty (the run stopped before its first write)',
+  };
   const report = reportOf(detdrift(['diff', '--no-confirm', '--json', 'a', 'b'], dir), 1);
   assert.deepEqual(report.traceProblems, [problem]);
   // It recorded nothing: every call of run B's child is missing from run A's.
-  assert.deepEqual(report.differences.processes.map(({ process, verdict, inA }) => [process, verdict, inA]), [['0', 'agree', true], ['0.1', 'diverge', false]]);
+  assert.deepEqual(
+    report.differences.processes.map(({ process, verdict, inA }) => [process, verdict, inA]),
+    [
+      ['0', 'agree', true],
+      ['0.1', 'diverge', false],
+    ],
+  );
   assert.deepEqual([report.firstDivergence?.process, report.firstDivergence?.reason], ['0.1', 'missing']);
   const text = detdrift(['diff', '--no-confirm', 'a', 'b'], dir);
   assert.equal(text.code, 1, text.stderr);
@@ -69,7 +83,11 @@ test('a trace file of no bytes (a run killed before its first write) is an empty
 
 test('a chunk written twice is no longer read as a sound, complete trace: show and diff report ERR_TRACE_COUNT and the repeated chunk', () => {
   const { dir, bytes, start, chunks, events } = drawn();
-  const twice = Buffer.concat([bytes.subarray(0, chunks[2]), bytes.subarray(chunks[1], chunks[2]), bytes.subarray(chunks[2])]);
+  const twice = Buffer.concat([
+    bytes.subarray(0, chunks[2]),
+    bytes.subarray(chunks[1], chunks[2]),
+    bytes.subarray(chunks[2]),
+  ]);
   const file = runOf(dir, 'twice', twice);
   const read = events + eventsIn(dir, bytes, start, chunks[1]!, chunks[2]!);
   const count = new RegExp(
@@ -79,10 +97,16 @@ test('a chunk written twice is no longer read as a sound, complete trace: show a
   const shown = show(file, dir);
   assert.equal(shown.code, 0, shown.stderr);
   assert.equal(shown.stdout.split('\n').length - 1, read);
-  assert.match(shown.stderr, new RegExp(`^detdrift: ${join('twice', '0.ddtrace')}: ${read} events, complete, exit code 0; ${count.source}\\n$`));
+  assert.match(
+    shown.stderr,
+    new RegExp(`^detdrift: ${join('twice', '0.ddtrace')}: ${read} events, complete, exit code 0; ${count.source}\\n$`),
+  );
 
   const report = reportOf(detdrift(['diff', '--no-confirm', '--json', 'twice', 'base'], dir), 1);
-  assert.deepEqual(report.traceProblems?.map(({ process, run, trace, code }) => [process, run, trace, code]), [['0', 'a', file, 'ERR_TRACE_COUNT']]);
+  assert.deepEqual(
+    report.traceProblems?.map(({ process, run, trace, code }) => [process, run, trace, code]),
+    [['0', 'a', file, 'ERR_TRACE_COUNT']],
+  );
   assert.match(`ERR_TRACE_COUNT: ${report.traceProblems![0]!.message}`, count);
 });
 
@@ -99,15 +123,20 @@ test('a damaged length field mid-file is corruption, not truncation: the chunks 
   assert.equal(shown.stdout.split('\n').length - 1, read, 'the later chunks are read');
   assert.match(
     shown.stderr,
-    new RegExp(`^detdrift: ${join('damaged', '0.ddtrace')}: ${read} events, complete, exit code 0; ${skipped}; ERR_TRACE_COUNT: the end record at byte \\d+ counts ${events} events, ${read} were read before it\\n$`),
+    new RegExp(
+      `^detdrift: ${join('damaged', '0.ddtrace')}: ${read} events, complete, exit code 0; ${skipped}; ERR_TRACE_COUNT: the end record at byte \\d+ counts ${events} events, ${read} were read before it\\n$`,
+    ),
   );
 
   const json = detdrift(['diff', '--no-confirm', '--json', 'damaged', 'base'], dir);
   const report = reportOf(json, 1);
-  assert.deepEqual(report.traceProblems?.map(({ run, code, bytes: range }) => [run, code, range]), [
-    ['a', 'ERR_TRACE_CORRUPT', { from: chunks[0], to: chunks[1] }],
-    ['a', 'ERR_TRACE_COUNT', report.traceProblems![1]!.bytes],
-  ]);
+  assert.deepEqual(
+    report.traceProblems?.map(({ run, code, bytes: range }) => [run, code, range]),
+    [
+      ['a', 'ERR_TRACE_CORRUPT', { from: chunks[0], to: chunks[1] }],
+      ['a', 'ERR_TRACE_COUNT', report.traceProblems![1]!.bytes],
+    ],
+  );
   const text = detdrift(['diff', '--no-confirm', 'damaged', 'base'], dir);
   assert.equal(text.code, 1, text.stderr);
   assert.ok(text.stdout.includes(`\n  run A ${file}: ${skipped}\n`), text.stdout);
@@ -116,5 +145,8 @@ test('a damaged length field mid-file is corruption, not truncation: the chunks 
   const torn = runOf(dir, 'torn', bytes.subarray(0, chunks[2]! + 20));
   const cut = show(torn, dir);
   assert.equal(cut.code, 0, cut.stderr);
-  assert.equal(cut.stderr, `detdrift: ${join('torn', '0.ddtrace')}: ${events - eventsIn(dir, bytes, start, chunks[2]!, bytes.length)} events, truncated at byte ${chunks[2]} (the run stopped mid-write)\n`);
+  assert.equal(
+    cut.stderr,
+    `detdrift: ${join('torn', '0.ddtrace')}: ${events - eventsIn(dir, bytes, start, chunks[2]!, bytes.length)} events, truncated at byte ${chunks[2]} (the run stopped mid-write)\n`,
+  );
 });

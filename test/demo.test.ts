@@ -11,7 +11,8 @@ const example = (file: string) => readFileSync(join(REPO, 'examples', 'sim', fil
 test('demo: the bundled simulation parts at the draw tick-queue 1.1.0 adds', () => {
   const text = detdrift(['demo'], process.cwd());
   assert.equal(text.code, 0, text.stderr);
-  for (const name of ['tick-queue@1.1.0', 'Math.random', 'sim.js']) assert.ok(text.stdout.includes(name), `the demo names ${name}`);
+  for (const name of ['tick-queue@1.1.0', 'Math.random', 'sim.js'])
+    assert.ok(text.stdout.includes(name), `the demo names ${name}`);
   const report = reportOf(detdrift(['demo', '--json'], process.cwd()), 0);
   assert.deepEqual(causeOf(report), {
     verdict: 'diverge',

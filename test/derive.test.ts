@@ -31,15 +31,21 @@ test('the derivation draws what control mode draws: Math.random from its stream,
     [Api.hrtimeBigint, Tag.bigint, controller.tick()],
     [Api.mathRandom, Tag.f64, random.double()],
   ];
-  assert.deepEqual(expected.map(([api, tag]) => derivation.next(api, tag)), expected.map(([, , value]) => value));
+  assert.deepEqual(
+    expected.map(([api, tag]) => derivation.next(api, tag)),
+    expected.map(([, , value]) => value),
+  );
 });
 
-test('what does not follow from the seed is NaN: an api control mode does not draw, a value under another tag, Date()\'s string', () => {
+test("what does not follow from the seed is NaN: an api control mode does not draw, a value under another tag, Date()'s string", () => {
   const derivation = new Derivation(header({ seed: 's' }));
   assert.ok(Number.isNaN(derivation.next(Api.setTimeout, Tag.uint)));
   assert.ok(Number.isNaN(derivation.next(Api.randomUUID, Tag.digest)));
-  assert.ok(Number.isNaN(derivation.next(Api.mathRandom, Tag.uint)), 'a Math.random value under another tag still moves the stream');
-  assert.ok(Number.isNaN(derivation.next(Api.dateCall, Tag.string)), "Date() moves the clock");
+  assert.ok(
+    Number.isNaN(derivation.next(Api.mathRandom, Tag.uint)),
+    'a Math.random value under another tag still moves the stream',
+  );
+  assert.ok(Number.isNaN(derivation.next(Api.dateCall, Tag.string)), 'Date() moves the clock');
   const controller = new Controller('s');
   const random = controller.stream('Math.random');
   random.double();
@@ -64,13 +70,22 @@ seen.push(Math.random());
 console.log(JSON.stringify(seen));
 `;
 
-test('a real control-mode run: the trace leaves the seed\'s values out and the reader gives back every value the program got from a source', () => {
+test("a real control-mode run: the trace leaves the seed's values out and the reader gives back every value the program got from a source", () => {
   const dir = project({ 'app.js': APP });
   const run = runHooked(['app.js'], { cwd: dir, env: { DETDRIFT_MODE: 'control', DETDRIFT_SEED: '9' } });
   assert.equal(run.stderr, '');
   const seen = JSON.parse(run.stdout) as number[];
   const trace = run.traces.get('0')!;
-  const sources = new Set([Api.mathRandom, Api.dateNow, Api.dateConstruct, Api.performanceNow, Api.uptime, Api.performanceTimeOrigin, Api.hrtime, Api.hrtimeBigint]);
+  const sources = new Set([
+    Api.mathRandom,
+    Api.dateNow,
+    Api.dateConstruct,
+    Api.performanceNow,
+    Api.uptime,
+    Api.performanceTimeOrigin,
+    Api.hrtime,
+    Api.hrtimeBigint,
+  ]);
   const values = trace.events
     .filter((event) => sources.has(event.apiId))
     .map((event) => (Array.isArray(event.value) ? event.value[0]! * 1e9 + event.value[1]! : Number(event.value)));
@@ -83,7 +98,9 @@ test('a real control-mode run: the trace leaves the seed\'s values out and the r
 
 test('a chunk of a control-mode trace read again on its own gives the values the whole pass gave', () => {
   // Enough draws for several chunks, each starting with the generators part-way through the seed's stream.
-  const dir = project({ 'app.js': 'let sum = 0;\nfor (let i = 0; i < 30000; i++) sum += Math.random() + Date.now();\nconsole.log(sum);\n' });
+  const dir = project({
+    'app.js': 'let sum = 0;\nfor (let i = 0; i < 30000; i++) sum += Math.random() + Date.now();\nconsole.log(sum);\n',
+  });
   const run = runHooked(['app.js'], { cwd: dir, env: { DETDRIFT_MODE: 'control', DETDRIFT_SEED: '3' } });
   assert.equal(run.stderr, '');
   const trace = run.traces.get('0')!;
@@ -92,7 +109,11 @@ test('a chunk of a control-mode trace read again on its own gives the values the
     const starts: ChunkStart[] = [];
     reader.scan({ chunk: (start) => starts.push(start), event: () => {} });
     assert.ok(starts.length > 3, `${starts.length} chunks`);
-    const again = [...starts].reverse().map((start) => reader.eventsAt(start)).reverse().flat();
+    const again = [...starts]
+      .reverse()
+      .map((start) => reader.eventsAt(start))
+      .reverse()
+      .flat();
     assert.deepEqual(again, trace.events);
   } finally {
     reader.close();

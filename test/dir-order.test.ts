@@ -18,7 +18,11 @@ function walkerProject(walker: string, app: string): string {
     'package-lock.json': {
       name: 'fixture-app',
       lockfileVersion: 3,
-      packages: { '': { name: 'fixture-app', dependencies }, 'node_modules/walker': { version: '1.1.0' }, 'node_modules/ids': { version: '1.0.0' } },
+      packages: {
+        '': { name: 'fixture-app', dependencies },
+        'node_modules/walker': { version: '1.1.0' },
+        'node_modules/ids': { version: '1.0.0' },
+      },
     },
     'node_modules/walker/package.json': { name: 'walker', version: '1.1.0', main: 'index.js' },
     'node_modules/walker/index.js': walker,
@@ -35,10 +39,9 @@ const WRITE_DATA = lines(
   "fs.rmSync('data', { recursive: true, force: true });",
   "for (const name of ['alpha', 'beta', 'gamma', 'delta', 'x/1', 'x/2', 'y/1', 'y/2', 'z/1']) {",
   "  fs.mkdirSync(require('node:path').dirname(`data/${name}`), { recursive: true });",
-  "  fs.writeFileSync(`data/${name}.txt`, name);",
+  '  fs.writeFileSync(`data/${name}.txt`, name);',
   '}',
 );
-
 
 /** 1.1.0 "is faster": it no longer sorts, and stats each entry in the order listed. */
 const UNSORTED = lines(
@@ -76,14 +79,22 @@ const CASES = [
   {
     name: 'a version that stops sorting readdirSync',
     walker: UNSORTED,
-    app: lines(WRITE_DATA, "const { session } = require('ids');", "console.log(require('walker').list('data').join(' '), session.length > 0);"),
+    app: lines(
+      WRITE_DATA,
+      "const { session } = require('ids');",
+      "console.log(require('walker').list('data').join(' '), session.length > 0);",
+    ),
     form: 'sync',
     line: 6,
   },
   {
     name: 'an async directory walk whose listings complete in another order',
     walker: PARALLEL,
-    app: lines(WRITE_DATA, "const { session } = require('ids');", "require('walker').walk('data').then((files) => console.log(files.join(' '), session.length > 0));"),
+    app: lines(
+      WRITE_DATA,
+      "const { session } = require('ids');",
+      "require('walker').walk('data').then((files) => console.log(files.join(' '), session.length > 0));",
+    ),
     form: 'promise',
     line: 8,
   },
@@ -94,12 +105,18 @@ for (const kase of CASES) {
     const dir = walkerProject(kase.walker, kase.app);
     const causes = new Set<string>();
     for (let attempt = 0; attempt < 5; attempt++) {
-      const run = runPlain([CLI, 'check', '--perturb', 'dir-order', '--seed', '7', '--json', '--', process.execPath, 'app.js'], { cwd: dir });
+      const run = runPlain(
+        [CLI, 'check', '--perturb', 'dir-order', '--seed', '7', '--json', '--', process.execPath, 'app.js'],
+        { cwd: dir },
+      );
       const report = reportOf(run, 1);
       assert.equal(report.perturbation?.dimension, 'dir-order');
       const { kind, api, site } = causeOf(report);
       causes.add(JSON.stringify([kind, api, report.cause?.form, site]));
     }
-    assert.deepEqual([...causes], [JSON.stringify(['call', 'fs.readdir', kase.form, `walker@1.1.0/index.js:${kase.line}`])]);
+    assert.deepEqual(
+      [...causes],
+      [JSON.stringify(['call', 'fs.readdir', kase.form, `walker@1.1.0/index.js:${kase.line}`])],
+    );
   });
 }

@@ -13,8 +13,10 @@ import {
 } from '../eval/score.js';
 
 // Small recorded outputs, cut from a real tap 2 log and a real bump report's shape.
-const TAP_A = 'TAP version 13\n# Subtest: it exposes simulator\n    ok 1 - Simulator is exposed\nok 1 - it exposes simulator # time=3.562ms\n';
-const TAP_B = 'TAP version 13\n# Subtest: it exposes simulator\n    ok 1 - Simulator is exposed\nok 1 - it exposes simulator # time=2.574ms\n';
+const TAP_A =
+  'TAP version 13\n# Subtest: it exposes simulator\n    ok 1 - Simulator is exposed\nok 1 - it exposes simulator # time=3.562ms\n';
+const TAP_B =
+  'TAP version 13\n# Subtest: it exposes simulator\n    ok 1 - Simulator is exposed\nok 1 - it exposes simulator # time=2.574ms\n';
 const TAP_OLD = 'TAP version 13\n# it exposes simulator\nok 1 Simulator is exposed\n';
 
 const HRTIME: Truth = {
@@ -72,12 +74,20 @@ test('a cause in another package or on another line is detected but not localize
   assert.deepEqual(row.detdrift.names, { api: true, package: true, fileLine: false });
   assert.equal(row.outcome.raw, 'missed', 'equal head logs flag nothing');
   const base = { ...AT_TEST_64, package: 'tap@0.4.13', site: { file: 'tap@0.4.13/lib/test.js', line: 64 } };
-  assert.deepEqual(scoreUpgrade('x', HRTIME, raw, bump('changed', base)).detdrift.names, {
-    api: true,
-    package: false,
-    fileLine: false,
-  }, "base's copy of the package is not where head's call lives");
-  const other = { ...AT_TEST_64, package: 'tap-parser@1.0.0', site: { file: 'tap-parser@1.0.0/lib/test.js', line: 64 } };
+  assert.deepEqual(
+    scoreUpgrade('x', HRTIME, raw, bump('changed', base)).detdrift.names,
+    {
+      api: true,
+      package: false,
+      fileLine: false,
+    },
+    "base's copy of the package is not where head's call lives",
+  );
+  const other = {
+    ...AT_TEST_64,
+    package: 'tap-parser@1.0.0',
+    site: { file: 'tap-parser@1.0.0/lib/test.js', line: 64 },
+  };
   assert.deepEqual(scoreUpgrade('x', HRTIME, raw, bump('changed', other)).detdrift.names, {
     api: true,
     package: false,
@@ -91,7 +101,12 @@ test('on an upgrade that changed nothing: a changed verdict with a call is a fal
   assert.equal(alarm.outcome.detdrift, 'false alarm');
   assert.equal(alarm.raw.verdict, 'already', 'base already differs: the raw diff cannot judge the upgrade');
   assert.equal(alarm.outcome.raw, 'quiet');
-  const outside = scoreUpgrade('y', NOTHING, raw, bump('changed', { kind: 'outside', api: null, package: null, site: null }));
+  const outside = scoreUpgrade(
+    'y',
+    NOTHING,
+    raw,
+    bump('changed', { kind: 'outside', api: null, package: null, site: null }),
+  );
   assert.equal(outside.outcome.detdrift, 'quiet');
   assert.equal(scoreUpgrade('y', NOTHING, raw, bump('unchanged', null)).detdrift.verdict, 'unchanged');
 });
@@ -108,7 +123,12 @@ test('the table has one row per upgrade and escapes pipes; the summary counts pe
   const raw: RawRuns = { base: [TAP_OLD, TAP_OLD], head: [TAP_A, 'a | b'], ms: 1500 };
   const rows = [
     scoreUpgrade('tap 0.4.13 → 2.3.4', HRTIME, raw, bump('changed', AT_TEST_64)),
-    scoreUpgrade('sim 0.0.9 → 0.0.10', NOTHING, { base: [TAP_OLD, TAP_OLD], head: [TAP_OLD, TAP_OLD], ms: 1 }, bump('unchanged', null)),
+    scoreUpgrade(
+      'sim 0.0.9 → 0.0.10',
+      NOTHING,
+      { base: [TAP_OLD, TAP_OLD], head: [TAP_OLD, TAP_OLD], ms: 1 },
+      bump('unchanged', null),
+    ),
   ];
   const table = renderTable(rows, 'Linux').split('\n');
   assert.equal(table.length, 4);

@@ -139,7 +139,8 @@ function sameAsPlain(dir: string, args: readonly string[]): HookedRun {
   const plain = runPlain(args, { cwd: dir });
   assert.equal(plain.code, 0, plain.stdout + plain.stderr);
   const expected = JSON.parse(readFileSync(join(dir, 'seen.json'), 'utf8')) as Record<string, { clock: string[] }>;
-  for (const [label, { clock }] of Object.entries(expected)) assert.equal(clock[0], 'moves', `${label}: without the hook`);
+  for (const [label, { clock }] of Object.entries(expected))
+    assert.equal(clock[0], 'moves', `${label}: without the hook`);
   const hooked = runHookedOk(args, { cwd: dir });
   assert.deepEqual(JSON.parse(readFileSync(join(dir, 'seen.json'), 'utf8')), expected);
   return hooked;

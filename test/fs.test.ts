@@ -5,7 +5,16 @@ import { test } from 'node:test';
 import type { Recorder } from '../instrument/recorder.js';
 import { install } from '../instrument/fs.js';
 import type { TraceEvent } from '../tracer/reader.js';
-import { assertSameAsPlain, project, REPO, runHooked, runPlain, siteOf, type HookedRun, type Trace } from './helpers.js';
+import {
+  assertSameAsPlain,
+  project,
+  REPO,
+  runHooked,
+  runPlain,
+  siteOf,
+  type HookedRun,
+  type Trace,
+} from './helpers.js';
 
 /** A directory of several files and a subdirectory, with fixed modification times. */
 const DATA = { 'data/b.txt': 'b', 'data/a.txt': 'a', 'data/c.txt': 'c', 'data/sub/x.txt': 'x', 'data/sub/y.txt': 'y' };
@@ -159,7 +168,8 @@ test('a readdir in a node_modules dependency is attributed to name@version; load
     ].join('\n'),
     'local.json': { ok: true },
     'node_modules/lister/package.json': { name: 'lister', version: '2.0.1', main: 'index.js' },
-    'node_modules/lister/index.js': "const fs = require('fs');\nmodule.exports = function list(dir) {\n  return fs.readdirSync(dir);\n};\n",
+    'node_modules/lister/index.js':
+      "const fs = require('fs');\nmodule.exports = function list(dir) {\n  return fs.readdirSync(dir);\n};\n",
     'node_modules/deep/package.json': { name: 'deep', version: '1.0.0', main: 'lib' },
     'node_modules/deep/lib/index.js': 'module.exports = 1;\n',
     'node_modules/esm-dep/package.json': { name: 'esm-dep', version: '3.0.0', type: 'module', exports: './main.js' },
@@ -172,7 +182,13 @@ test('a readdir in a node_modules dependency is attributed to name@version; load
   const events = trace.events.filter((event) => event.family === 'fs');
   assert.equal(events.length, 1, 'require and import use bindings, not the fs exports');
   const frames = trace.sites.get(events[0]!.site)!.frames;
-  assert.deepEqual(frames[0], { file: 'lister@2.0.1/index.js', line: 3, column: 13, fn: 'list', package: 'lister@2.0.1' });
+  assert.deepEqual(frames[0], {
+    file: 'lister@2.0.1/index.js',
+    line: 3,
+    column: 13,
+    fn: 'list',
+    package: 'lister@2.0.1',
+  });
   assert.deepEqual([frames[1]!.file, frames[1]!.line, frames[1]!.package], ['app.cjs', 3, null]);
 });
 
@@ -260,7 +276,9 @@ test('the program gets exactly what it got without the hook: values, errors, cal
 });
 
 test('an unhandled rejection from fs.promises.readdir still crashes the program with the same output', () => {
-  const dir = project({ 'unhandled.mjs': "import { readdir } from 'node:fs/promises';\nconsole.log('start');\nreaddir('missing-dir');\n" });
+  const dir = project({
+    'unhandled.mjs': "import { readdir } from 'node:fs/promises';\nconsole.log('start');\nreaddir('missing-dir');\n",
+  });
   const plain = runPlain(['unhandled.mjs'], { cwd: dir });
   const hooked = runHooked(['unhandled.mjs'], { cwd: dir });
   assert.equal(plain.code, 1);
@@ -294,10 +312,18 @@ test('a stack taken under a wrapper holds one detdrift frame more, and Node stil
 
 test('uninstall puts back every descriptor it replaced, and a second install is refused', () => {
   const targets = [fs, fs.promises, fs.Dir.prototype];
-  const snapshot = () => targets.map((target) => Reflect.ownKeys(target).map((key) => [key, Reflect.getOwnPropertyDescriptor(target, key)]));
+  const snapshot = () =>
+    targets.map((target) => Reflect.ownKeys(target).map((key) => [key, Reflect.getOwnPropertyDescriptor(target, key)]));
   const before = snapshot();
   const events: unknown[] = [];
-  const recorder = { on: true, site: () => 0, list: (...args: unknown[]) => events.push(args), number: () => {}, string: () => {}, fail: () => {} };
+  const recorder = {
+    on: true,
+    site: () => 0,
+    list: (...args: unknown[]) => events.push(args),
+    number: () => {},
+    string: () => {},
+    fail: () => {},
+  };
   const original = fs.readdirSync;
   const handle = install(recorder as unknown as Recorder);
   assert.throws(() => install(recorder as unknown as Recorder), { code: 'ERR_DETDRIFT_INSTALLED' });

@@ -50,16 +50,35 @@ test('a check that holds crypto values for its replays shows their digests, neve
   const env = { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined, GITHUB_WORKSPACE: undefined };
   const cli = (args: readonly string[]) => runPlain([CLI, ...args], { cwd: dir, env });
   // The runs part at the file's digest; the cause is the last draw, whose value differs.
-  const check = cli(['check', '--seed', '1', '--out', file('kept'), ...reports, '--report', 'github', '--', process.execPath, 'app.js', ...APIS]);
+  const check = cli([
+    'check',
+    '--seed',
+    '1',
+    '--out',
+    file('kept'),
+    ...reports,
+    '--report',
+    'github',
+    '--',
+    process.execPath,
+    'app.js',
+    ...APIS,
+  ]);
   assert.equal(check.code, 1, check.stderr);
   const report = JSON.parse(readFileSync(file('json'), 'utf8'));
   assert.equal(report.cause?.api, 'crypto.randomInt');
   assert.equal(report.confirmation?.status, 'confirmed', 'the values were held, and replayed');
   const held = readdirSync(file('kept/run-1')).map((name) => readFileSync(join(file('kept/run-1'), name), 'latin1'));
-  assert.ok(held.some((text) => text.includes('"holds":["bytes"]')), 'the kept traces hold the values');
+  assert.ok(
+    held.some((text) => text.includes('"holds":["bytes"]')),
+    'the kept traces hold the values',
+  );
 
   const [a, b] = [file('kept/run-1'), file('kept/run-2')];
-  const shown = cli(['show', '--json', a]).stdout.trim().split('\n').map((line) => JSON.parse(line) as EventJson);
+  const shown = cli(['show', '--json', a])
+    .stdout.trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as EventJson);
   const outputs: Record<string, string> = {
     check: check.stdout + check.stderr,
     ...Object.fromEntries(formats.map((format) => [`--report ${format}`, readFileSync(file(format), 'utf8')])),
@@ -68,7 +87,10 @@ test('a check that holds crypto values for its replays shows their digests, neve
     report: cli(['report', a, b]).stdout,
   };
   // Every value any run drew: both runs of the check and every replay of its confirmation.
-  const drawn = readFileSync(join(dir, 'drawn.txt'), 'utf8').trim().split('\n').map((line) => line.split(' '));
+  const drawn = readFileSync(join(dir, 'drawn.txt'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '));
   assert.ok(drawn.length >= 3, `runs and replays drew: ${drawn.length}`);
   for (const values of drawn) {
     for (const value of values) {

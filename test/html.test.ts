@@ -45,11 +45,16 @@ function tracePair(size: number, extraAt: number): string {
   const dir = project({
     'package.json': { name: 'sim', version: '1.0.0' },
     'app.js': "require('./sim.js');\n",
-    'sim.js': 'const queue = require("tick-queue");\n// simulation\nconst now = Date.now();\nconst draw = Math.random();\nqueue.push(draw);\nconsole.log(now, draw);\n',
+    'sim.js':
+      'const queue = require("tick-queue");\n// simulation\nconst now = Date.now();\nconst draw = Math.random();\nqueue.push(draw);\nconsole.log(now, draw);\n',
     'node_modules/tick-queue/package.json': { name: 'tick-queue', version: '1.1.0' },
-    'node_modules/tick-queue/index.js': 'exports.push = (item) => {\n  const jitter = Math.random();\n  return [item, jitter];\n};\n',
+    'node_modules/tick-queue/index.js':
+      'exports.push = (item) => {\n  const jitter = Math.random();\n  return [item, jitter];\n};\n',
   });
-  for (const [side, extra] of [['a', null], ['b', extraAt]] as const) {
+  for (const [side, extra] of [
+    ['a', null],
+    ['b', extraAt],
+  ] as const) {
     mkdirSync(join(dir, side));
     writeTrace(join(dir, side), '0', calls(size, extra), { header: { mode: 'control' } });
   }
@@ -62,16 +67,32 @@ test('the page is self-contained, its policy allows exactly its own style and sc
   assert.doesNotMatch(page, /<img|onerror=|<a href="http/);
   assert.ok(page.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the payload is shown as text');
   assert.ok(page.includes('evil\\n::set-output'), 'a line break in a file name is shown as \\n');
-  const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(page)?.[1]?.replaceAll('&#39;', "'");
-  const hash = (tag: string) => `'sha256-${createHash('sha256').update(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(page)![1]!).digest('base64')}'`;
-  assert.equal(policy, `default-src 'none'; style-src ${hash('style')}; script-src ${hash('script')}; base-uri 'none'; form-action 'none'`);
+  const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/
+    .exec(page)?.[1]
+    ?.replaceAll('&#39;', "'");
+  const hash = (tag: string) =>
+    `'sha256-${createHash('sha256')
+      .update(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`).exec(page)![1]!)
+      .digest('base64')}'`;
+  assert.equal(
+    policy,
+    `default-src 'none'; style-src ${hash('style')}; script-src ${hash('script')}; base-uri 'none'; form-action 'none'`,
+  );
   assert.equal(renderHtml(EVIL_REPORT), page, 'the same report gives the same page, byte for byte');
 });
 
 test('the cause at the top: API, package, call site and code frame, the bump, the first project frame, and the replay command', () => {
   const page = renderHtml(BUMP_REPORT);
   const top = page.slice(0, page.indexOf('</header>'));
-  for (const shown of ['Math.random', 'tick-queue@1.1.0', 'tick-queue@1.1.0/index.js:9:43 push', 'tick-queue 1.0.0 → 1.1.0 (minor)', 'sim.js:24:46 simulate', 'jitter: Math.random()', 'npx detdrift replay base-trace -- node sim.js']) {
+  for (const shown of [
+    'Math.random',
+    'tick-queue@1.1.0',
+    'tick-queue@1.1.0/index.js:9:43 push',
+    'tick-queue 1.0.0 → 1.1.0 (minor)',
+    'sim.js:24:46 simulate',
+    'jitter: Math.random()',
+    'npx detdrift replay base-trace -- node sim.js',
+  ]) {
     assert.ok(top.includes(shown), `the header shows ${shown}`);
   }
   assert.match(top, /<button type="button" data-copy="replay-command">Copy<\/button>/);
@@ -80,14 +101,29 @@ test('the cause at the top: API, package, call site and code frame, the bump, th
 
 test('what a bump, replay and a perturbation did, and runs that agree', () => {
   const bump = renderHtml(BUMP_SECTION_REPORT);
-  for (const shown of ['the bump changes how this seed runs', 'left-pad added at 1.3.0 (added, through tick-queue &gt; left-pad)', 'confirmed in 6 re-runs', '<code>Math.random</code> at <code>tick-queue@1.1.0/index.js:9:43</code> (reached by head)']) {
+  for (const shown of [
+    'the bump changes how this seed runs',
+    'left-pad added at 1.3.0 (added, through tick-queue &gt; left-pad)',
+    'confirmed in 6 re-runs',
+    '<code>Math.random</code> at <code>tick-queue@1.1.0/index.js:9:43</code> (reached by head)',
+  ]) {
     assert.ok(bump.includes(shown), `shows ${shown}`);
   }
   const outside = renderHtml({ ...BUMP_REPORT, nearby: [BUMP_REPORT.firstDivergence!.b!] });
-  assert.ok(outside.includes('<li>#0 <code>Math.random</code> 0.25 at <code>tick-queue@1.1.0/index.js:9:43 push</code></li>'), 'the I/O nearest an unexplained divergence');
-  assert.match(renderHtml(PERTURB_REPORT), /<code>dir-order<\/code> makes the runs part: run A had <code>directory listings reversed<\/code>/);
+  assert.ok(
+    outside.includes('<li>#0 <code>Math.random</code> 0.25 at <code>tick-queue@1.1.0/index.js:9:43 push</code></li>'),
+    'the I/O nearest an unexplained divergence',
+  );
+  assert.match(
+    renderHtml(PERTURB_REPORT),
+    /<code>dir-order<\/code> makes the runs part: run A had <code>directory listings reversed<\/code>/,
+  );
   const agree = renderHtml(AGREE_REPORT);
-  assert.ok(agree.includes('<header id="verdict" class="verdict agree"><h1>detdrift: the runs agree</h1><p>control mode, seed 42: 5 calls and 1 outputs matched; 2 uncontrolled values differ'));
+  assert.ok(
+    agree.includes(
+      '<header id="verdict" class="verdict agree"><h1>detdrift: the runs agree</h1><p>control mode, seed 42: 5 calls and 1 outputs matched; 2 uncontrolled values differ',
+    ),
+  );
 });
 
 test('a long trace renders from a bounded window: the page is as small as for a short one', () => {
@@ -96,7 +132,11 @@ test('a long trace renders from a bounded window: the page is as small as for a 
     const run = detdrift(['diff', 'a', 'b', '--no-confirm', '--json', '--report', 'html=page.html'], dir);
     const { timeline } = reportOf(run, 1);
     assert.ok(timeline && timeline.ops.length <= 2 * 250, `a bounded window, got ${timeline?.ops.length}`);
-    assert.equal(timeline.before.a + timeline.ops.filter((op) => op.a).length + timeline.after.a, size, 'every call of run A is counted once');
+    assert.equal(
+      timeline.before.a + timeline.ops.filter((op) => op.a).length + timeline.after.a,
+      size,
+      'every call of run A is counted once',
+    );
     assert.equal(timeline.ops[timeline.at]?.kind, 'inserted', 'the first divergence is the inserted draw');
     return statSync(join(dir, 'page.html')).size;
   });
@@ -111,11 +151,18 @@ test('report --format html re-renders a saved report into the same page; bad inp
   assert.equal(detdrift(['report', 'a', 'b', '--format', 'html', '-o', 'traces.html'], dir).code, 0);
   const first = readFileSync(join(dir, 'first.html'), 'utf8');
   assert.equal(readFileSync(join(dir, 'again.html'), 'utf8'), first);
-  assert.equal(readFileSync(join(dir, 'traces.html'), 'utf8'), first.replace(/<p>Replay run A locally:.*?<\/div>/, ''), 'compared without a replay command');
+  assert.equal(
+    readFileSync(join(dir, 'traces.html'), 'utf8'),
+    first.replace(/<p>Replay run A locally:.*?<\/div>/, ''),
+    'compared without a replay command',
+  );
   writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...BUMP_REPORT, timeline: { ops: 'x' } }));
   const bad = detdrift(['report', 'bad.json', '--format', 'html'], dir);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /ERR_REPORT_FILE: .*bad\.json is not a detdrift report \(detdrift\.report\/1\): timeline lacks its ops list/);
+  assert.match(
+    bad.stderr,
+    /ERR_REPORT_FILE: .*bad\.json is not a detdrift report \(detdrift\.report\/1\): timeline lacks its ops list/,
+  );
 });
 
 test('in headless Chromium: cause on top, divergence highlighted and in view, folds open on click, no network, hostile names inert', async (t) => {
@@ -124,7 +171,12 @@ test('in headless Chromium: cause on top, divergence highlighted and in view, fo
   assert.equal(detdrift(['diff', 'a', 'b', '--no-confirm', '--report', 'html=report.html'], dir).code, 1);
   const matrix = tempDir('detdrift-matrix-');
   writeRun(matrix, 'linux-20-seed42', 'linux', program('linux'));
-  writeRun(matrix, 'darwin-20-seed42', 'darwin', program('darwin', { listing: ['b.txt', 'a.txt'], printed: HOSTILE_FILE }));
+  writeRun(
+    matrix,
+    'darwin-20-seed42',
+    'darwin',
+    program('darwin', { listing: ['b.txt', 'a.txt'], printed: HOSTILE_FILE }),
+  );
   assert.equal(detdrift(['matrix', matrix, '--report', `html=${join(dir, 'matrix.html')}`], dir).code, 1);
   writeFileSync(join(dir, 'bump.html'), renderHtml(BUMP_REPORT));
 
@@ -138,7 +190,10 @@ test('in headless Chromium: cause on top, divergence highlighted and in view, fo
     assert.match((await divergence.getAttribute('class'))!, /\bdivergence\b/);
     assert.match(await divergence.innerText(), /#1500\s+Math\.random\s+0\.5/);
     const [lanes, row] = [await report.page.locator('.lanes').boundingBox(), await divergence.boundingBox()];
-    assert.ok(row!.y >= lanes!.y && row!.y + row!.height <= lanes!.y + lanes!.height, 'the script scrolled the lanes to the divergence');
+    assert.ok(
+      row!.y >= lanes!.y && row!.y + row!.height <= lanes!.y + lanes!.height,
+      'the script scrolled the lanes to the divergence',
+    );
     const fold = report.page.locator('details.fold').first();
     assert.equal(await fold.getAttribute('open'), null);
     await fold.locator('summary').click();
@@ -146,16 +201,28 @@ test('in headless Chromium: cause on top, divergence highlighted and in view, fo
     assert.ok(await fold.locator('.op').first().isVisible(), 'a folded stretch shows its calls once open');
     await report.page.locator('button[data-copy="replay-command"]').click();
     await report.page.locator('button[data-copy="replay-command"]', { hasText: 'Copied' }).waitFor();
-    assert.ok((await report.page.locator('#counts').innerText()).includes(HOSTILE_FILE), 'the hostile file name is shown as text');
-    assert.ok((await report.page.locator('.lanes').innerText()).includes(HOSTILE_VALUE.replaceAll('"', '\\"')), 'the hostile value is shown as text (quoted, as values are)');
+    assert.ok(
+      (await report.page.locator('#counts').innerText()).includes(HOSTILE_FILE),
+      'the hostile file name is shown as text',
+    );
+    assert.ok(
+      (await report.page.locator('.lanes').innerText()).includes(HOSTILE_VALUE.replaceAll('"', '\\"')),
+      'the hostile value is shown as text (quoted, as values are)',
+    );
     await screenshot(t, report.page, 'html-report.png');
 
     const bump = await open(context, join(dir, 'bump.html'));
-    assert.match(await bump.page.locator('#verdict').innerText(), /brought by\s+tick-queue 1\.0\.0 → 1\.1\.0 \(minor\)/);
+    assert.match(
+      await bump.page.locator('#verdict').innerText(),
+      /brought by\s+tick-queue 1\.0\.0 → 1\.1\.0 \(minor\)/,
+    );
 
     const grid = await open(context, join(dir, 'matrix.html'));
     assert.match(await grid.page.locator('table.grid').innerText(), /darwin, Node 20\s+platform-specific/);
-    assert.ok((await grid.page.locator('#timeline').innerText()).includes('fs.readdir'), 'the first diverging run\'s report follows the grid');
+    assert.ok(
+      (await grid.page.locator('#timeline').innerText()).includes('fs.readdir'),
+      "the first diverging run's report follows the grid",
+    );
     await screenshot(t, grid.page, 'html-matrix.png');
 
     for (const opened of [report, bump, grid]) {
@@ -171,7 +238,11 @@ test('in headless Chromium: cause on top, divergence highlighted and in view, fo
 /** Chromium is Debian's package, which `.ci/run` installs: on CI its absence is a failure, elsewhere a skip. */
 function browserAvailable(t: TestContext): boolean {
   if (existsSync(CHROMIUM)) return true;
-  assert.notEqual(process.env.CI, 'true', `${CHROMIUM} is missing: install Debian's chromium package (.ci/run does) to check the HTML report in a browser`);
+  assert.notEqual(
+    process.env.CI,
+    'true',
+    `${CHROMIUM} is missing: install Debian's chromium package (.ci/run does) to check the HTML report in a browser`,
+  );
   t.skip(`${CHROMIUM} is missing (Debian's chromium package)`);
   return false;
 }
@@ -181,7 +252,16 @@ async function launch(): Promise<BrowserContext> {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -34,7 +34,11 @@ interface Started {
 
 /** `detdrift check ...` in its own process group (as a shell runs it), TMPDIR set to `tmp`. */
 function startCheck(dir: string, tmp: string, args: readonly string[]): Started {
-  const child = spawn(process.execPath, [CLI, 'check', ...args], { cwd: dir, env: { ...process.env, TMPDIR: tmp }, detached: true });
+  const child = spawn(process.execPath, [CLI, 'check', ...args], {
+    cwd: dir,
+    env: { ...process.env, TMPDIR: tmp },
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -77,21 +81,25 @@ for (const [signal, status, to] of [
   ['SIGINT', 130, 'group'],
   ['SIGTERM', 143, 'check'],
 ] as const) {
-  test(`${signal} to ${to === 'group' ? 'the process group (Ctrl-C)' : "check's process alone"} stops the runs, deletes the traces and exits ${status}`, POSIX, async () => {
-    const dir = project({ 'app.cjs': WAITS });
-    const tmp = tempDir();
-    const check = startCheck(dir, tmp, ['--seed', '7', '--', process.execPath, 'app.cjs']);
-    const runPid = await check.firstRun;
-    assert.equal(ownFolders(tmp).length, 1, 'the check works in one folder of its own');
-    process.kill(to === 'group' ? -check.pid : check.pid, signal);
-    const run = await check.done;
-    assert.deepEqual([run.code, run.signal], [status, null], run.stderr);
-    assert.match(run.stderr, new RegExp(`ERR_INTERRUPTED: interrupted by ${signal}`));
-    assert.equal(run.stdout, '', 'no report: the check did not finish');
-    assert.equal(isRunning(runPid), false, 'its run was stopped');
-    assert.deepEqual(readdirSync(join(dir, 'started')), [String(runPid)], 'no second run started');
-    assert.deepEqual(ownFolders(tmp), [], 'the traces, with their held bytes, are gone');
-  });
+  test(
+    `${signal} to ${to === 'group' ? 'the process group (Ctrl-C)' : "check's process alone"} stops the runs, deletes the traces and exits ${status}`,
+    POSIX,
+    async () => {
+      const dir = project({ 'app.cjs': WAITS });
+      const tmp = tempDir();
+      const check = startCheck(dir, tmp, ['--seed', '7', '--', process.execPath, 'app.cjs']);
+      const runPid = await check.firstRun;
+      assert.equal(ownFolders(tmp).length, 1, 'the check works in one folder of its own');
+      process.kill(to === 'group' ? -check.pid : check.pid, signal);
+      const run = await check.done;
+      assert.deepEqual([run.code, run.signal], [status, null], run.stderr);
+      assert.match(run.stderr, new RegExp(`ERR_INTERRUPTED: interrupted by ${signal}`));
+      assert.equal(run.stdout, '', 'no report: the check did not finish');
+      assert.equal(isRunning(runPid), false, 'its run was stopped');
+      assert.deepEqual(readdirSync(join(dir, 'started')), [String(runPid)], 'no second run started');
+      assert.deepEqual(ownFolders(tmp), [], 'the traces, with their held bytes, are gone');
+    },
+  );
 }
 
 test("a SIGKILLed check's traces are deleted by the next check; a running one's are left alone", POSIX, async () => {
@@ -109,7 +117,10 @@ test("a SIGKILLed check's traces are deleted by the next check; a running one's 
   const alive = left.replace(`-${check.pid}-`, `-${process.pid}-`);
   mkdirSync(join(tmp, alive));
 
-  const next = runPlain([CLI, 'check', '--seed', '7', '--', process.execPath, 'quick.cjs'], { cwd: dir, env: { TMPDIR: tmp } });
+  const next = runPlain([CLI, 'check', '--seed', '7', '--', process.execPath, 'quick.cjs'], {
+    cwd: dir,
+    env: { TMPDIR: tmp },
+  });
   assert.equal(next.code, 0, next.stderr);
   assert.deepEqual(ownFolders(tmp), [alive]);
 });
@@ -118,7 +129,10 @@ test('a command that fails the same way every time is reported as failing, with 
   const dir = project({ 'package.json': { name: 'app', version: '1.0.0' } });
   const run = detdrift(['check', '--seed', '1', '--', process.execPath, 'missing.js'], dir);
   assert.equal(run.code, 2, run.stderr);
-  assert.match(run.stdout, /^detdrift: the command failed in every run \(exit 1\): a failing command is no check of determinism\n/);
+  assert.match(
+    run.stdout,
+    /^detdrift: the command failed in every run \(exit 1\): a failing command is no check of determinism\n/,
+  );
   assert.match(run.stdout, /│ .*Cannot find module .*missing\.js/);
   assert.match(run.stdout, /\n\ndetdrift: the runs agree\n/, 'what the runs did follows');
 
@@ -127,12 +141,19 @@ test('a command that fails the same way every time is reported as failing, with 
   const report = JSON.parse(json.stdout) as Report;
   assert.equal(report.verdict, 'agree');
   assert.deepEqual(report.failure?.statuses, [1, 1]);
-  assert.ok(report.failure!.stderr.some((line) => line.includes('Cannot find module')), String(report.failure!.stderr));
+  assert.ok(
+    report.failure!.stderr.some((line) => line.includes('Cannot find module')),
+    String(report.failure!.stderr),
+  );
 });
 
 test('a command that fails in one run only makes the runs diverge, and says which run failed', () => {
   // The second run finds what the first left, and fails.
-  const dir = project({ 'package.json': { name: 'app', version: '1.0.0' }, 'app.cjs': "const fs = require('node:fs');\nif (fs.existsSync('mark')) { console.error('second run'); process.exit(3); }\nfs.writeFileSync('mark', '');\n" });
+  const dir = project({
+    'package.json': { name: 'app', version: '1.0.0' },
+    'app.cjs':
+      "const fs = require('node:fs');\nif (fs.existsSync('mark')) { console.error('second run'); process.exit(3); }\nfs.writeFileSync('mark', '');\n",
+  });
   const run = detdrift(['check', '--json', '--no-confirm', '--seed', '1', '--', process.execPath, 'app.cjs'], dir);
   assert.equal(run.code, 1, run.stderr);
   const report = JSON.parse(run.stdout) as Report;

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { eventsOf, project, readTraces, REGISTER, runHooked, runPlain, tempDir, type Run, type Trace } from './helpers.js';
+import {
+  eventsOf,
+  project,
+  readTraces,
+  REGISTER,
+  runHooked,
+  runPlain,
+  tempDir,
+  type Run,
+  type Trace,
+} from './helpers.js';
 
 /** A fixture that draws `count` clock values, says `ready`, then waits on stdin until it is killed. */
 const untilKilled = (count: number, setup = '') =>
@@ -12,13 +22,19 @@ const untilKilled = (count: number, setup = '') =>
  * Spawns `node file`, plain or hooked, sends `signal` when the program prints `ready`, and waits
  * for it to end: the kill happens at a known point without sleeping.
  */
-function killWhenReady(dir: string, file: string, signal: NodeJS.Signals, hooked: boolean): Promise<Run & { trace?: Trace }> {
+function killWhenReady(
+  dir: string,
+  file: string,
+  signal: NodeJS.Signals,
+  hooked: boolean,
+): Promise<Run & { trace?: Trace }> {
   const traceDir = join(tempDir('detdrift-trace-'), 'trace');
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('DETDRIFT_') && key !== 'NODE_OPTIONS' && key !== 'NODE_TEST_CONTEXT') env[key] = value;
   }
-  if (hooked) Object.assign(env, { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: traceDir, DETDRIFT_ROOT: dir });
+  if (hooked)
+    Object.assign(env, { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: traceDir, DETDRIFT_ROOT: dir });
   const child = spawn(process.execPath, [file], { cwd: dir, env });
   let stdout = '';
   let stderr = '';
@@ -46,7 +62,11 @@ test('process.exit() midway, an uncaught exception and an unhandled rejection en
     'throw.mjs': "Date.now();\nsetImmediate(() => { Date.now(); throw new Error('boom'); });\n",
     'reject.mjs': "Date.now();\nPromise.reject(new Error('nope'));\n",
   });
-  for (const [file, events, exitCode] of [['exit.mjs', 2, 3], ['throw.mjs', 2, 1], ['reject.mjs', 1, 1]] as const) {
+  for (const [file, events, exitCode] of [
+    ['exit.mjs', 2, 3],
+    ['throw.mjs', 2, 1],
+    ['reject.mjs', 1, 1],
+  ] as const) {
     const plain = runPlain([file], { cwd: dir });
     const hooked = runHooked([file], { cwd: dir });
     // TODO(core): an enabled async hook adds a callbackTrampoline frame to uncaught stacks (see report)
@@ -60,18 +80,25 @@ test('process.exit() midway, an uncaught exception and an unhandled rejection en
 });
 
 /** A fixture that draws `count` clock values, says `ready`, then spins until it is killed. */
-const busyUntilKilled = (count: number) => `for (let i = 0; i < ${count}; i++) Date.now();\nconsole.log('ready');\nfor (;;);\n`;
+const busyUntilKilled = (count: number) =>
+  `for (let i = 0; i < ${count}; i++) Date.now();\nconsole.log('ready');\nfor (;;);\n`;
 
 // The hook listens to no signal: a listener of any kind would keep a busy program alive until it
 // yields, which a spinning one never does (the timeout turns that into a failure, not a hang).
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-  test(`${signal} with no handler of the program's kills it, idle or busy, as without the hook`, { timeout: 60_000 }, async () => {
+  test(`${signal} with no handler of the program's kills it, idle or busy, as without the hook`, {
+    timeout: 60_000,
+  }, async () => {
     const dir = project({ 'idle.mjs': untilKilled(10), 'busy.mjs': busyUntilKilled(10_000) });
     for (const file of ['idle.mjs', 'busy.mjs']) {
       const plain = await killWhenReady(dir, file, signal, false);
       const hooked = await killWhenReady(dir, file, signal, true);
       assert.deepEqual([plain.code, plain.signal], [null, signal], file);
-      assert.deepEqual([hooked.code, hooked.signal, hooked.stdout, hooked.stderr], [plain.code, plain.signal, plain.stdout, plain.stderr], file);
+      assert.deepEqual(
+        [hooked.code, hooked.signal, hooked.stdout, hooked.stderr],
+        [plain.code, plain.signal, plain.stdout, plain.stderr],
+        file,
+      );
       // the chunks written before the signal, in call order, and no word of an end
       const values = clockValues(hooked.trace!) as number[];
       assert.equal(values.length, file === 'busy.mjs' ? 8192 : 0, `${file}: whole chunks only`);
@@ -119,7 +146,10 @@ test('SIGKILL after more than one buffer of events leaves a readable prefix, mar
   assert.deepEqual([hooked.code, hooked.signal], [null, 'SIGKILL']);
   const values = clockValues(hooked.trace!) as number[];
   assert.ok(values.length >= 8192 && values.length < 10_000, `a whole number of chunks: ${values.length}`);
-  assert.ok(values.every((value, i) => i === 0 || value >= values[i - 1]!), 'the prefix is in call order');
+  assert.ok(
+    values.every((value, i) => i === 0 || value >= values[i - 1]!),
+    'the prefix is in call order',
+  );
   assert.equal(hooked.trace!.ending.complete, false);
 });
 

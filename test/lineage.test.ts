@@ -2,10 +2,20 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { project, readTrace, readTraces, REGISTER, runHooked, runHookedOk, runPlain, tempDir, type Trace } from './helpers.js';
+import {
+  project,
+  readTrace,
+  readTraces,
+  REGISTER,
+  runHooked,
+  runHookedOk,
+  runPlain,
+  tempDir,
+  type Trace,
+} from './helpers.js';
 
 /** Every fixture process runs `child.mjs LABEL`: its trace then says who it is. */
-const CHILD = "Date.now();\nconsole.log(process.argv[2]);\n";
+const CHILD = 'Date.now();\nconsole.log(process.argv[2]);\n';
 
 /** lineage → the label the process was started with (or its script), checking each trace on the way. */
 function labels(traces: Map<string, Trace>): Record<string, string> {
@@ -57,7 +67,10 @@ test('every way to start a child process names its trace by lineage, the same in
   const first = runHookedOk(['root.mjs'], { cwd: dir });
   assert.deepEqual(labels(first.traces), expected);
   // The second run names its trace directory relatively: children in another cwd still find it.
-  const second = runPlain(['root.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: 'trace' } });
+  const second = runPlain(['root.mjs'], {
+    cwd: dir,
+    env: { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: 'trace' },
+  });
   assert.equal(second.code, 0, second.stderr);
   assert.deepEqual(labels(readTraces(join(dir, 'trace'))), expected);
   assert.deepEqual(readTraces(join(dir, 'sub', 'trace')).size, 0);
@@ -88,8 +101,10 @@ test('children started in parallel, and their own children, are named by who sta
 test('worker threads are named by the order their parent constructed them; eval workers run no hook', () => {
   const dir = project({
     'child.mjs': CHILD,
-    'spawner.mjs': "import { spawnSync } from 'node:child_process';\nspawnSync(process.execPath, [new URL('./child.mjs', import.meta.url).pathname, 'from-worker']);\n",
-    'nester.mjs': "import { Worker } from 'node:worker_threads';\nnew Worker(new URL('./child.mjs', import.meta.url), { argv: ['nested'] });\n",
+    'spawner.mjs':
+      "import { spawnSync } from 'node:child_process';\nspawnSync(process.execPath, [new URL('./child.mjs', import.meta.url).pathname, 'from-worker']);\n",
+    'nester.mjs':
+      "import { Worker } from 'node:worker_threads';\nnew Worker(new URL('./child.mjs', import.meta.url), { argv: ['nested'] });\n",
     'root.mjs': `
       import { Worker } from 'node:worker_threads';
       import { spawnSync } from 'node:child_process';
@@ -132,7 +147,11 @@ test('node --test runs each test file in a child named by file order, and a reco
   for (let run = 0; run < 2; run++) {
     const hooked = runHookedOk(['--test', 'a.test.mjs', 'b.test.mjs'], { cwd: dir });
     // The runner itself runs no --import hook: its files are named by file, their children by number.
-    assert.deepEqual(labels(hooked.traces), { '0.@a_test_mjs': 'a.test.mjs', '0.@b_test_mjs': 'b.test.mjs', '0.@b_test_mjs.2': 'ours' });
+    assert.deepEqual(labels(hooked.traces), {
+      '0.@a_test_mjs': 'a.test.mjs',
+      '0.@b_test_mjs': 'b.test.mjs',
+      '0.@b_test_mjs.2': 'ours',
+    });
   }
   assert.deepEqual(Object.keys(labels(readTraces(own))), ['0', '0~2'], 'a new root each time, in its own directory');
 });
@@ -164,9 +183,14 @@ test('a trace directory written into run after run never runs out of names: afte
   const taken = ['0', ...Array.from({ length: 1000 }, (_, i) => `0~${i + 2}`), '0~5.1', '0~x'];
   for (const name of taken) writeFileSync(join(traceDir, `${name}.ddtrace`), '');
   for (const expected of ['0~1002', '0~1003']) {
-    const hooked = runPlain(['child.mjs', expected], { cwd: dir, env: { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: traceDir } });
+    const hooked = runPlain(['child.mjs', expected], {
+      cwd: dir,
+      env: { NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: traceDir },
+    });
     assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, `${expected}\n`, '']);
-    assert.deepEqual(labels(new Map([[expected, readTrace(join(traceDir, `${expected}.ddtrace`))]])), { [expected]: expected });
+    assert.deepEqual(labels(new Map([[expected, readTrace(join(traceDir, `${expected}.ddtrace`))]])), {
+      [expected]: expected,
+    });
   }
   assert.equal(readdirSync(traceDir).length, taken.length + 2);
 });

@@ -6,7 +6,7 @@ import { project } from './helpers.js';
 
 const manifest = (name: string, version: string) => ({ name, version });
 
-test('installsOf: node_modules/NAME and every copy in pnpm\'s virtual store, scoped and with peers, by version', () => {
+test("installsOf: node_modules/NAME and every copy in pnpm's virtual store, scoped and with peers, by version", () => {
   const root = project({
     'node_modules/leaf/package.json': manifest('leaf', '2.0.0'),
     'node_modules/.pnpm/leaf@1.0.0/node_modules/leaf/package.json': manifest('leaf', '1.0.0'),
@@ -29,7 +29,14 @@ test('locate: a frame in a transitive pnpm package is found at its version, and 
     'node_modules/.pnpm/leaf@1.1.0/node_modules/leaf/lib/index.js': 'exports.x = 1;\n',
   });
   const packageRoot = join(root, 'node_modules/.pnpm/leaf@1.1.0/node_modules/leaf');
-  assert.deepEqual(locate({ file: 'leaf@1.1.0/lib/index.js', package: 'leaf@1.1.0' }, root), { file: join(packageRoot, 'lib/index.js'), root: packageRoot });
+  assert.deepEqual(locate({ file: 'leaf@1.1.0/lib/index.js', package: 'leaf@1.1.0' }, root), {
+    file: join(packageRoot, 'lib/index.js'),
+    root: packageRoot,
+  });
   assert.equal(locate({ file: 'leaf@1.0.0/lib/index.js', package: 'leaf@1.0.0' }, root), null);
-  assert.equal(locate({ file: 'leaf@1.1.0/../../../../package.json', package: 'leaf@1.1.0' }, root), null, 'a path climbing out of the package is not read');
+  assert.equal(
+    locate({ file: 'leaf@1.1.0/../../../../package.json', package: 'leaf@1.1.0' }, root),
+    null,
+    'a path climbing out of the package is not read',
+  );
 });

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { diffLockfiles, LockfileError, parseLockfile, readLockfile, type LockfileErrorCode } from '../diffing/lockfile/index.js';
+import {
+  diffLockfiles,
+  LockfileError,
+  parseLockfile,
+  readLockfile,
+  type LockfileErrorCode,
+} from '../diffing/lockfile/index.js';
 import { tempDir } from './helpers.js';
 import { FILE_NAMES, FORMATS, lockfileText, manifest, nm, type FixtureFormat, type Tree } from './lockfile-fixtures.js';
 
@@ -16,7 +22,13 @@ const TREE: Tree = {
 };
 
 /** Runs `parse`, which must throw the coded error naming `file` (and `line`, `column` when given). */
-function refused(parse: () => unknown, code: LockfileErrorCode, file: string, line?: number, column?: number): LockfileError {
+function refused(
+  parse: () => unknown,
+  code: LockfileErrorCode,
+  file: string,
+  line?: number,
+  column?: number,
+): LockfileError {
   let thrown: unknown;
   try {
     parse();
@@ -26,7 +38,8 @@ function refused(parse: () => unknown, code: LockfileErrorCode, file: string, li
   assert.ok(thrown instanceof LockfileError, `a LockfileError, not ${String(thrown)}`);
   assert.equal(thrown.code, code, thrown.message);
   assert.equal(thrown.file, file);
-  if (code === 'ERR_LOCKFILE_PARSE' || code === 'ERR_LOCKFILE_VERSION') assert.ok(thrown.line >= 1, `a line: ${thrown.message}`);
+  if (code === 'ERR_LOCKFILE_PARSE' || code === 'ERR_LOCKFILE_VERSION')
+    assert.ok(thrown.line >= 1, `a line: ${thrown.message}`);
   if (line !== undefined) assert.equal(thrown.line, line, thrown.message);
   if (column !== undefined) assert.equal(thrown.column, column, thrown.message);
   assert.ok(thrown.message.startsWith(thrown.line > 0 ? `${file}:${thrown.line}` : `${file}: `), thrown.message);
@@ -34,12 +47,18 @@ function refused(parse: () => unknown, code: LockfileErrorCode, file: string, li
   return thrown;
 }
 
-const parse = (format: FixtureFormat, text: string) => () => parseLockfile(text, FILE_NAMES[format], { manifest: manifest(TREE) });
+const parse = (format: FixtureFormat, text: string) => () =>
+  parseLockfile(text, FILE_NAMES[format], { manifest: manifest(TREE) });
 const lineOf = (text: string, needle: string) => text.split('\n').findIndex((line) => line.includes(needle)) + 1;
 
 test('a missing file, a directory and an unknown format each have their code', () => {
   const dir = tempDir();
-  refused(() => readLockfile(join(dir, 'package-lock.json')), 'ERR_LOCKFILE_MISSING', join(dir, 'package-lock.json'), 0);
+  refused(
+    () => readLockfile(join(dir, 'package-lock.json')),
+    'ERR_LOCKFILE_MISSING',
+    join(dir, 'package-lock.json'),
+    0,
+  );
   mkdirSync(join(dir, 'yarn.lock'));
   refused(() => readLockfile(join(dir, 'yarn.lock')), 'ERR_LOCKFILE_READ', join(dir, 'yarn.lock'));
   writeFileSync(join(dir, 'deps.txt'), 'hello\n');
@@ -49,9 +68,22 @@ test('a missing file, a directory and an unknown format each have their code', (
 
 test('unsupported format versions are refused at the version', () => {
   const v1 = '{\n  "name": "fixture-app",\n  "lockfileVersion": 1,\n  "requires": true,\n  "dependencies": {}\n}\n';
-  assert.match(refused(() => parseLockfile(v1, 'package-lock.json'), 'ERR_LOCKFILE_VERSION', 'package-lock.json', 3).message, /npm 7 or later/);
-  refused(() => parseLockfile('{"lockfileVersion": 4, "packages": {}}', 'package-lock.json'), 'ERR_LOCKFILE_VERSION', 'package-lock.json', 1);
-  refused(() => parseLockfile("lockfileVersion: '6.0'\n\nimporters: {}\n", 'pnpm-lock.yaml'), 'ERR_LOCKFILE_VERSION', 'pnpm-lock.yaml', 1);
+  assert.match(
+    refused(() => parseLockfile(v1, 'package-lock.json'), 'ERR_LOCKFILE_VERSION', 'package-lock.json', 3).message,
+    /npm 7 or later/,
+  );
+  refused(
+    () => parseLockfile('{"lockfileVersion": 4, "packages": {}}', 'package-lock.json'),
+    'ERR_LOCKFILE_VERSION',
+    'package-lock.json',
+    1,
+  );
+  refused(
+    () => parseLockfile("lockfileVersion: '6.0'\n\nimporters: {}\n", 'pnpm-lock.yaml'),
+    'ERR_LOCKFILE_VERSION',
+    'pnpm-lock.yaml',
+    1,
+  );
   const berry = lockfileText(TREE, 'yarn-berry').replace('  version: 10\n', '  version: 3\n');
   refused(() => parseLockfile(berry, 'yarn.lock'), 'ERR_LOCKFILE_VERSION', 'yarn.lock', 5);
   const classic = lockfileText(TREE, 'yarn-classic').replace('# yarn lockfile v1', '# yarn lockfile v2');
@@ -69,18 +101,39 @@ test('truncated JSON is refused at the end of what is there', () => {
 test('a JSON syntax error is refused at its line and column', () => {
   const text = lockfileText(TREE, 'npm-v3').replace('"node_modules/mid": {', '"node_modules/mid" {');
   const line = lineOf(text, '"node_modules/mid" {');
-  refused(parse('npm-v3', text), 'ERR_LOCKFILE_PARSE', 'package-lock.json', line, text.split('\n')[line - 1]!.indexOf('{') + 1);
+  refused(
+    parse('npm-v3', text),
+    'ERR_LOCKFILE_PARSE',
+    'package-lock.json',
+    line,
+    text.split('\n')[line - 1]!.indexOf('{') + 1,
+  );
 });
 
 test('bad YAML indentation is refused at the line', () => {
   const pnpm = lockfileText(TREE, 'pnpm').replace('        version: 1.0.0', '       version: 1.0.0');
-  assert.match(refused(parse('pnpm', pnpm), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', lineOf(pnpm, '       version: 1.0.0'), 1).message, /same column/);
-  const berry = lockfileText(TREE, 'yarn-berry').replace('  resolution: "leaf@npm:1.0.0"', ' resolution: "leaf@npm:1.0.0"');
-  refused(parse('yarn-berry', berry), 'ERR_LOCKFILE_PARSE', 'yarn.lock', lineOf(berry, ' resolution: "leaf@npm:1.0.0"'));
+  assert.match(
+    refused(parse('pnpm', pnpm), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', lineOf(pnpm, '       version: 1.0.0'), 1)
+      .message,
+    /same column/,
+  );
+  const berry = lockfileText(TREE, 'yarn-berry').replace(
+    '  resolution: "leaf@npm:1.0.0"',
+    ' resolution: "leaf@npm:1.0.0"',
+  );
+  refused(
+    parse('yarn-berry', berry),
+    'ERR_LOCKFILE_PARSE',
+    'yarn.lock',
+    lineOf(berry, ' resolution: "leaf@npm:1.0.0"'),
+  );
   const classic = lockfileText(TREE, 'yarn-classic').replace('  version "1.0.0"', '   version "1.0.0"');
   refused(parse('yarn-classic', classic), 'ERR_LOCKFILE_PARSE', 'yarn.lock', lineOf(classic, '   version "1.0.0"'), 4);
   const tabs = lockfileText(TREE, 'pnpm').replace('    dependencies:', '\tdependencies:');
-  assert.match(refused(parse('pnpm', tabs), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', lineOf(tabs, '\tdependencies:')).message, /Tabs/);
+  assert.match(
+    refused(parse('pnpm', tabs), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', lineOf(tabs, '\tdependencies:')).message,
+    /Tabs/,
+  );
 });
 
 test('YAML a lockfile never has is refused, not misread', () => {
@@ -95,7 +148,11 @@ test('YAML a lockfile never has is refused, not misread', () => {
     ["lockfileVersion: 'nine\n", /Missing closing 'quote/],
     ["lockfileVersion: '9.0'\nimporters: a: b\n", /Nested mappings are not allowed/],
   ];
-  for (const [text, reason] of cases) assert.match(refused(() => parseLockfile(text, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml').message, reason);
+  for (const [text, reason] of cases)
+    assert.match(
+      refused(() => parseLockfile(text, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml').message,
+      reason,
+    );
 });
 
 test('binary garbage is refused at the line of the first bad byte, in every format', () => {
@@ -120,55 +177,129 @@ test('a 1 MB line is refused at its line, or read when it is valid', () => {
   for (const format of FORMATS) {
     const lines = lockfileText(TREE, format).split('\n');
     const at = format.startsWith('npm') ? 2 : 3; // inside the JSON object, after the YAML headers
-    const broken = [...lines.slice(0, at), format.startsWith('npm') ? `  "x": "${huge}` : huge, ...lines.slice(at)].join('\n');
+    const broken = [
+      ...lines.slice(0, at),
+      format.startsWith('npm') ? `  "x": "${huge}` : huge,
+      ...lines.slice(at),
+    ].join('\n');
     refused(parse(format, broken), 'ERR_LOCKFILE_PARSE', FILE_NAMES[format], at + 1);
   }
   // YAML allows an implicit key of 1024 characters at most: a longer one is refused at its line.
-  assert.match(refused(() => parseLockfile(`lockfileVersion: '9.0'\nsnapshots:\n  ${huge}: {}\n`, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', 3).message, /1024/);
+  assert.match(
+    refused(
+      () => parseLockfile(`lockfileVersion: '9.0'\nsnapshots:\n  ${huge}: {}\n`, 'pnpm-lock.yaml'),
+      'ERR_LOCKFILE_PARSE',
+      'pnpm-lock.yaml',
+      3,
+    ).message,
+    /1024/,
+  );
   const long = 'x'.repeat(1000);
   const duplicate = `lockfileVersion: '9.0'\nsnapshots:\n  ${long}: {}\n  ${long}: {}\n`;
-  assert.match(refused(() => parseLockfile(duplicate, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', 4).message, /duplicate key "x{40}…"$/);
-  const pnpm = lockfileText(TREE, 'pnpm').replace('  leaf@1.0.0:\n    resolution', `  leaf@1.0.0:\n    deprecated: ${huge}\n    resolution`);
+  assert.match(
+    refused(() => parseLockfile(duplicate, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', 4).message,
+    /duplicate key "x{40}…"$/,
+  );
+  const pnpm = lockfileText(TREE, 'pnpm').replace(
+    '  leaf@1.0.0:\n    resolution',
+    `  leaf@1.0.0:\n    deprecated: ${huge}\n    resolution`,
+  );
   assert.equal(parseLockfile(pnpm, 'pnpm-lock.yaml').packages.size, 3);
 });
 
 test('10k-deep nesting is refused without exhausting the stack', () => {
   const deep = 10_000;
   const json = `{"lockfileVersion": 3,\n"packages": {"": {},\n"node_modules/x": ${'['.repeat(deep)}${']'.repeat(deep)}}}`;
-  assert.match(refused(() => parseLockfile(json, 'package-lock.json'), 'ERR_LOCKFILE_PARSE', 'package-lock.json', 3).message, /must be an object/);
-  refused(() => parseLockfile(`{"lockfileVersion": 3, "packages": ${'{"a":'.repeat(deep)}`, 'package-lock.json'), 'ERR_LOCKFILE_PARSE', 'package-lock.json', 1);
+  assert.match(
+    refused(() => parseLockfile(json, 'package-lock.json'), 'ERR_LOCKFILE_PARSE', 'package-lock.json', 3).message,
+    /must be an object/,
+  );
+  refused(
+    () => parseLockfile(`{"lockfileVersion": 3, "packages": ${'{"a":'.repeat(deep)}`, 'package-lock.json'),
+    'ERR_LOCKFILE_PARSE',
+    'package-lock.json',
+    1,
+  );
   // Regression: the refusal once described the version with JSON.stringify, which overflowed the stack.
   const version = `{"lockfileVersion": ${'['.repeat(deep * 10)}${']'.repeat(deep * 10)}, "packages": {"": {}}}`;
-  assert.match(refused(() => parseLockfile(version, 'package-lock.json'), 'ERR_LOCKFILE_VERSION', 'package-lock.json', 1).message, /lockfileVersion a list/);
+  assert.match(
+    refused(() => parseLockfile(version, 'package-lock.json'), 'ERR_LOCKFILE_VERSION', 'package-lock.json', 1).message,
+    /lockfileVersion a list/,
+  );
   const block = Array.from({ length: deep }, (_, i) => `${'  '.repeat(i)}a:`).join('\n');
-  assert.match(refused(() => parseLockfile(`lockfileVersion: '9.0'\n${block}\n`, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml').message, /nesting deeper/);
-  assert.match(refused(() => parseLockfile(`__metadata:\n${block}\n`, 'yarn.lock'), 'ERR_LOCKFILE_PARSE', 'yarn.lock').message, /nesting deeper/);
-  assert.match(refused(() => parseLockfile(`# yarn lockfile v1\n${block}\n`, 'yarn.lock'), 'ERR_LOCKFILE_PARSE', 'yarn.lock').message, /nesting deeper/);
+  assert.match(
+    refused(
+      () => parseLockfile(`lockfileVersion: '9.0'\n${block}\n`, 'pnpm-lock.yaml'),
+      'ERR_LOCKFILE_PARSE',
+      'pnpm-lock.yaml',
+    ).message,
+    /nesting deeper/,
+  );
+  assert.match(
+    refused(() => parseLockfile(`__metadata:\n${block}\n`, 'yarn.lock'), 'ERR_LOCKFILE_PARSE', 'yarn.lock').message,
+    /nesting deeper/,
+  );
+  assert.match(
+    refused(() => parseLockfile(`# yarn lockfile v1\n${block}\n`, 'yarn.lock'), 'ERR_LOCKFILE_PARSE', 'yarn.lock')
+      .message,
+    /nesting deeper/,
+  );
   const flow = `lockfileVersion: '9.0'\nsnapshots: ${'['.repeat(deep)}${']'.repeat(deep)}\n`;
   refused(() => parseLockfile(flow, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml', 2);
   const items = Array.from({ length: deep }, (_, i) => `${'  '.repeat(i)}- `).join('\n');
-  refused(() => parseLockfile(`lockfileVersion: '9.0'\nsnapshots:\n${items}\n`, 'pnpm-lock.yaml'), 'ERR_LOCKFILE_PARSE', 'pnpm-lock.yaml');
+  refused(
+    () => parseLockfile(`lockfileVersion: '9.0'\nsnapshots:\n${items}\n`, 'pnpm-lock.yaml'),
+    'ERR_LOCKFILE_PARSE',
+    'pnpm-lock.yaml',
+  );
 });
 
 test('keys that name Object.prototype members are data, not prototype lookups', () => {
-  const npm = { lockfileVersion: 3, packages: { '': { dependencies: { constructor: '1', __proto__: '1' } }, 'node_modules/constructor': { version: '1.0.0' } } };
+  const npm = {
+    lockfileVersion: 3,
+    packages: {
+      '': { dependencies: { constructor: '1', __proto__: '1' } },
+      'node_modules/constructor': { version: '1.0.0' },
+    },
+  };
   const lock = parseLockfile(JSON.stringify(npm), 'package-lock.json');
   assert.deepEqual([...lock.packages.keys()], ['node_modules/constructor']);
-  const pnpm = "lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies:\n      __proto__:\n        specifier: '1'\n        version: 1.0.0\nsnapshots:\n  __proto__@1.0.0: {}\n  toString@1.0.0: {}\n";
-  assert.deepEqual([...parseLockfile(pnpm, 'pnpm-lock.yaml').packages.values()].map((pkg) => [pkg.name, pkg.direct]), [
-    ['__proto__', true],
-    ['toString', false],
-  ]);
+  const pnpm =
+    "lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies:\n      __proto__:\n        specifier: '1'\n        version: 1.0.0\nsnapshots:\n  __proto__@1.0.0: {}\n  toString@1.0.0: {}\n";
+  assert.deepEqual(
+    [...parseLockfile(pnpm, 'pnpm-lock.yaml').packages.values()].map((pkg) => [pkg.name, pkg.direct]),
+    [
+      ['__proto__', true],
+      ['toString', false],
+    ],
+  );
 });
 
 test('a 10k-long dependency chain is read, and the bump at its end has the whole path', () => {
   const chain = (last: string) => {
-    const lines = ["lockfileVersion: '9.0'", '', 'importers:', '', '  .:', '    dependencies:', '      p0:', '        specifier: ^1.0.0', '        version: 1.0.0', '', 'snapshots:', ''];
-    for (let i = 0; i < 9_999; i++) lines.push(`  p${i}@1.0.0:`, '    dependencies:', `      p${i + 1}: ${i === 9_998 ? last : '1.0.0'}`, '');
+    const lines = [
+      "lockfileVersion: '9.0'",
+      '',
+      'importers:',
+      '',
+      '  .:',
+      '    dependencies:',
+      '      p0:',
+      '        specifier: ^1.0.0',
+      '        version: 1.0.0',
+      '',
+      'snapshots:',
+      '',
+    ];
+    for (let i = 0; i < 9_999; i++)
+      lines.push(`  p${i}@1.0.0:`, '    dependencies:', `      p${i + 1}: ${i === 9_998 ? last : '1.0.0'}`, '');
     lines.push(`  p9999@${last}: {}`, '');
     return parseLockfile(lines.join('\n'), 'pnpm-lock.yaml');
   };
   const [change, ...rest] = diffLockfiles(chain('1.0.0'), chain('1.0.1'));
   assert.deepEqual(rest, []);
-  assert.deepEqual([change?.name, change?.kind, change?.path.length, change?.path[0], change?.path.at(-1)], ['p9999', 'patch', 10_000, 'p0', 'p9999']);
+  assert.deepEqual(
+    [change?.name, change?.kind, change?.path.length, change?.path[0], change?.path.at(-1)],
+    ['p9999', 'patch', 10_000, 'p0', 'p9999'],
+  );
 });

@@ -51,7 +51,13 @@ export function nm(...names: string[]): string {
 }
 
 export function manifest(tree: Tree): object {
-  return { name: 'fixture-app', version: '1.0.0', private: true, dependencies: tree.dependencies, ...(tree.devDependencies ? { devDependencies: tree.devDependencies } : {}) };
+  return {
+    name: 'fixture-app',
+    version: '1.0.0',
+    private: true,
+    dependencies: tree.dependencies,
+    ...(tree.devDependencies ? { devDependencies: tree.devDependencies } : {}),
+  };
 }
 
 export function lockfileText(tree: Tree, format: FixtureFormat): string {
@@ -74,7 +80,11 @@ function nameOf(path: string): string {
 }
 
 function rootDeps(tree: Tree): [string, string, boolean][] {
-  const deps: [string, string, boolean][] = Object.entries(tree.dependencies).map(([name, range]) => [name, range, false]);
+  const deps: [string, string, boolean][] = Object.entries(tree.dependencies).map(([name, range]) => [
+    name,
+    range,
+    false,
+  ]);
   for (const [name, range] of Object.entries(tree.devDependencies ?? {})) deps.push([name, range, true]);
   return deps.sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }
@@ -95,10 +105,15 @@ function releases(tree: Tree): Map<string, { name: string; version: string; deps
     const install = tree.installs[path]!;
     const name = nameOf(path);
     const deps = Object.entries(install.dependencies ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
-    const resolved = deps.map(([dep, range]): [string, string, string] => [dep, range, tree.installs[lookup(tree, path, dep)]!.version]);
+    const resolved = deps.map(([dep, range]): [string, string, string] => [
+      dep,
+      range,
+      tree.installs[lookup(tree, path, dep)]!.version,
+    ]);
     const id = `${name}@${install.version}`;
     const seen = found.get(id);
-    if (seen && JSON.stringify(seen.deps) !== JSON.stringify(resolved)) throw new Error(`fixture: ${id} resolves its dependencies two ways`);
+    if (seen && JSON.stringify(seen.deps) !== JSON.stringify(resolved))
+      throw new Error(`fixture: ${id} resolves its dependencies two ways`);
     found.set(id, { name, version: install.version, deps: resolved });
   }
   return new Map([...found].sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -116,7 +131,12 @@ function tarball(name: string, version: string, registry: string): string {
 
 function npmLock(tree: Tree, lockfileVersion: 2 | 3): string {
   const packages: Record<string, object> = {
-    '': { name: 'fixture-app', version: '1.0.0', dependencies: tree.dependencies, ...(tree.devDependencies ? { devDependencies: tree.devDependencies } : {}) },
+    '': {
+      name: 'fixture-app',
+      version: '1.0.0',
+      dependencies: tree.dependencies,
+      ...(tree.devDependencies ? { devDependencies: tree.devDependencies } : {}),
+    },
   };
   const entry = (path: string) => {
     const install = tree.installs[path]!;
@@ -133,18 +153,33 @@ function npmLock(tree: Tree, lockfileVersion: 2 | 3): string {
     const deps = tree.installs[path]!.dependencies;
     packages[path] = { ...entry(path), ...(deps && Object.keys(deps).length > 0 ? { dependencies: deps } : {}) };
   }
-  const lock: Record<string, unknown> = { name: 'fixture-app', version: '1.0.0', lockfileVersion, requires: true, packages };
+  const lock: Record<string, unknown> = {
+    name: 'fixture-app',
+    version: '1.0.0',
+    lockfileVersion,
+    requires: true,
+    packages,
+  };
   if (lockfileVersion === 2) {
     // The npm 6 view kept for old clients: nested by install path, `requires` for ranges.
     const nest = (parent: string): Record<string, object> | undefined => {
       const prefix = parent === '' ? 'node_modules/' : `${parent}/node_modules/`;
-      const children = paths.filter((path) => path.startsWith(prefix) && !path.slice(prefix.length).includes('/node_modules/'));
+      const children = paths.filter(
+        (path) => path.startsWith(prefix) && !path.slice(prefix.length).includes('/node_modules/'),
+      );
       if (children.length === 0) return undefined;
       return Object.fromEntries(
         children.map((path) => {
           const deps = tree.installs[path]!.dependencies;
           const nested = nest(path);
-          return [nameOf(path), { ...entry(path), ...(deps && Object.keys(deps).length > 0 ? { requires: deps } : {}), ...(nested ? { dependencies: nested } : {}) }];
+          return [
+            nameOf(path),
+            {
+              ...entry(path),
+              ...(deps && Object.keys(deps).length > 0 ? { requires: deps } : {}),
+              ...(nested ? { dependencies: nested } : {}),
+            },
+          ];
         }),
       );
     };
@@ -156,28 +191,57 @@ function npmLock(tree: Tree, lockfileVersion: 2 | 3): string {
 // --- pnpm: YAML as pnpm 9 writes it; single quotes where YAML needs them.
 
 function yamlPlain(text: string): string {
-  return /^[@'"!&*|>%#{[,?:`-]|: | #|^(true|false|null|~|[0-9]+(\.[0-9]+)?)$/.test(text) ? `'${text.replaceAll("'", "''")}'` : text;
+  return /^[@'"!&*|>%#{[,?:`-]|: | #|^(true|false|null|~|[0-9]+(\.[0-9]+)?)$/.test(text)
+    ? `'${text.replaceAll("'", "''")}'`
+    : text;
 }
 
 function pnpmLock(tree: Tree): string {
   const all = releases(tree);
-  const lines = ['lockfileVersion: \'9.0\'', '', 'settings:', '  autoInstallPeers: true', '  excludeLinksFromLockfile: false', '', 'importers:', '', '  .:'];
-  for (const [section, dev] of [['dependencies', false], ['devDependencies', true]] as const) {
+  const lines = [
+    "lockfileVersion: '9.0'",
+    '',
+    'settings:',
+    '  autoInstallPeers: true',
+    '  excludeLinksFromLockfile: false',
+    '',
+    'importers:',
+    '',
+    '  .:',
+  ];
+  for (const [section, dev] of [
+    ['dependencies', false],
+    ['devDependencies', true],
+  ] as const) {
     const deps = rootDeps(tree).filter(([, , isDev]) => isDev === dev);
     if (deps.length === 0) continue;
     lines.push(`    ${section}:`);
     for (const [name, range] of deps) {
-      lines.push(`      ${yamlPlain(name)}:`, `        specifier: ${yamlPlain(range)}`, `        version: ${yamlPlain(tree.installs[nm(name)]!.version)}`);
+      lines.push(
+        `      ${yamlPlain(name)}:`,
+        `        specifier: ${yamlPlain(range)}`,
+        `        version: ${yamlPlain(tree.installs[nm(name)]!.version)}`,
+      );
     }
   }
   lines.push('', 'packages:', '');
   for (const [id, release] of all) {
-    lines.push(`  ${yamlPlain(id)}:`, `    resolution: {integrity: sha512-${digest('sha512', `${release.name}@${release.version}`, 'base64')}}`, '');
+    lines.push(
+      `  ${yamlPlain(id)}:`,
+      `    resolution: {integrity: sha512-${digest('sha512', `${release.name}@${release.version}`, 'base64')}}`,
+      '',
+    );
   }
   lines.push('snapshots:', '');
   for (const [id, release] of all) {
     if (release.deps.length === 0) lines.push(`  ${yamlPlain(id)}: {}`, '');
-    else lines.push(`  ${yamlPlain(id)}:`, '    dependencies:', ...release.deps.map(([dep, , version]) => `      ${yamlPlain(dep)}: ${yamlPlain(version)}`), '');
+    else
+      lines.push(
+        `  ${yamlPlain(id)}:`,
+        '    dependencies:',
+        ...release.deps.map(([dep, , version]) => `      ${yamlPlain(dep)}: ${yamlPlain(version)}`),
+        '',
+      );
   }
   return lines.join('\n');
 }
@@ -185,7 +249,12 @@ function pnpmLock(tree: Tree): string {
 // --- yarn classic: yarn 1's own syntax and quoting (lockfile/stringify.js `maybeWrap`).
 
 function maybeWrap(text: string): string {
-  const wrap = text.startsWith('true') || text.startsWith('false') || /[:\s\n\\",[\]]/.test(text) || /^[0-9]/.test(text) || !/^[a-zA-Z]/.test(text);
+  const wrap =
+    text.startsWith('true') ||
+    text.startsWith('false') ||
+    /[:\s\n\\",[\]]/.test(text) ||
+    /^[0-9]/.test(text) ||
+    !/^[a-zA-Z]/.test(text);
   return wrap ? JSON.stringify(text) : text;
 }
 
@@ -196,14 +265,17 @@ function descriptors(tree: Tree, protocol: string): Map<string, Set<string>> {
   const note = (name: string, range: string, version: string) => {
     const id = `${name}@${version}`;
     const descriptor = `${name}@${range}`;
-    if ((resolved.get(descriptor) ?? version) !== version) throw new Error(`fixture: ${descriptor} resolves to two versions`);
+    if ((resolved.get(descriptor) ?? version) !== version)
+      throw new Error(`fixture: ${descriptor} resolves to two versions`);
     resolved.set(descriptor, version);
     if (!found.has(id)) found.set(id, new Set());
     found.get(id)!.add(`${name}@${protocol}${range}`);
   };
   for (const [name, range] of rootDeps(tree)) note(name, range, tree.installs[nm(name)]!.version);
-  for (const release of releases(tree).values()) for (const [dep, range, version] of release.deps) note(dep, range, version);
-  for (const id of releases(tree).keys()) if (!found.has(id)) throw new Error(`fixture: ${id} is installed but nothing requires it`);
+  for (const release of releases(tree).values())
+    for (const [dep, range, version] of release.deps) note(dep, range, version);
+  for (const id of releases(tree).keys())
+    if (!found.has(id)) throw new Error(`fixture: ${id} is installed but nothing requires it`);
   return found;
 }
 
@@ -217,11 +289,19 @@ function yarnClassicLock(tree: Tree): string {
       `  resolved ${maybeWrap(`${tarball(release.name, release.version, 'https://registry.yarnpkg.com')}#${digest('sha1', id, 'hex')}`)}`,
       `  integrity sha512-${digest('sha512', id, 'base64')}`,
     ];
-    if (release.deps.length > 0) lines.push('  dependencies:', ...release.deps.map(([dep, range]) => `    ${maybeWrap(dep)} ${maybeWrap(range)}`));
+    if (release.deps.length > 0)
+      lines.push('  dependencies:', ...release.deps.map(([dep, range]) => `    ${maybeWrap(dep)} ${maybeWrap(range)}`));
     return { key: keys.map(maybeWrap).join(', '), text: lines.join('\n') };
   });
   entries.sort((a, b) => (a.key < b.key ? -1 : 1));
-  return ['# THIS IS AN AUTOGENERATED FILE. DO NOT EDIT THIS FILE DIRECTLY.', '# yarn lockfile v1', '', '', entries.map((entry) => entry.text).join('\n\n'), ''].join('\n');
+  return [
+    '# THIS IS AN AUTOGENERATED FILE. DO NOT EDIT THIS FILE DIRECTLY.',
+    '# yarn lockfile v1',
+    '',
+    '',
+    entries.map((entry) => entry.text).join('\n\n'),
+    '',
+  ].join('\n');
 }
 
 // --- yarn berry: YAML as yarn 4 writes it (lockfile version 10, cache key 10c0).
@@ -234,12 +314,22 @@ function yarnBerryLock(tree: Tree): string {
   const uses = descriptors(tree, 'npm:');
   const entries: { key: string; lines: string[] }[] = [...releases(tree)].map(([id, release]) => {
     const key = [...uses.get(id)!].sort().join(', ');
-    const lines = [`${JSON.stringify(key)}:`, `  version: ${release.version}`, `  resolution: "${release.name}@npm:${release.version}"`];
-    if (release.deps.length > 0) lines.push('  dependencies:', ...release.deps.map(([dep, range]) => `    ${berryQuote(dep)}: "npm:${range}"`));
+    const lines = [
+      `${JSON.stringify(key)}:`,
+      `  version: ${release.version}`,
+      `  resolution: "${release.name}@npm:${release.version}"`,
+    ];
+    if (release.deps.length > 0)
+      lines.push('  dependencies:', ...release.deps.map(([dep, range]) => `    ${berryQuote(dep)}: "npm:${range}"`));
     lines.push(`  checksum: 10c0/${digest('sha512', id, 'hex')}`, '  languageName: node', '  linkType: hard');
     return { key, lines };
   });
-  const workspace = ['"fixture-app@workspace:.":', '  version: 0.0.0-use.local', '  resolution: "fixture-app@workspace:."', '  dependencies:'];
+  const workspace = [
+    '"fixture-app@workspace:.":',
+    '  version: 0.0.0-use.local',
+    '  resolution: "fixture-app@workspace:."',
+    '  dependencies:',
+  ];
   for (const [name, range] of rootDeps(tree)) workspace.push(`    ${berryQuote(name)}: "npm:${range}"`);
   workspace.push('  languageName: unknown', '  linkType: soft');
   entries.push({ key: 'fixture-app@workspace:.', lines: workspace });
@@ -262,7 +352,10 @@ export const SHA = 'sha512-' + 'A'.repeat(86) + '==';
 /** name@version → [direct, dev, optional, path] for each package (the first key of one), and the importers' edges. */
 export function summary(lock: Lockfile) {
   const packages: Record<string, [boolean, boolean, boolean, string]> = {};
-  for (const pkg of lock.packages.values()) packages[`${pkg.name}@${pkg.version}`] ??= [pkg.direct, pkg.dev, pkg.optional, pkg.path.join(' > ')];
-  const importers = Object.fromEntries(lock.importers.map((importer) => [importer.id, importer.edges.map((edge) => edge.name)]));
+  for (const pkg of lock.packages.values())
+    packages[`${pkg.name}@${pkg.version}`] ??= [pkg.direct, pkg.dev, pkg.optional, pkg.path.join(' > ')];
+  const importers = Object.fromEntries(
+    lock.importers.map((importer) => [importer.id, importer.edges.map((edge) => edge.name)]),
+  );
   return { packages, importers };
 }

@@ -79,16 +79,24 @@ for (const format of FORMATS) {
       try {
         lock = parseLockfile(text, name, { manifest: manifest(TREE) });
       } catch (error) {
-        assert.ok(error instanceof LockfileError, `mutation ${i}: ${error instanceof Error ? error.stack : String(error)}\n${text}`);
+        assert.ok(
+          error instanceof LockfileError,
+          `mutation ${i}: ${error instanceof Error ? error.stack : String(error)}\n${text}`,
+        );
         assert.equal(error.file, name);
-        assert.ok(error.line >= 1 && error.line <= text.split('\n').length + 1, `mutation ${i}: line ${error.line}: ${error.message}`);
+        assert.ok(
+          error.line >= 1 && error.line <= text.split('\n').length + 1,
+          `mutation ${i}: line ${error.line}: ${error.message}`,
+        );
         assert.ok(error.message.length < 300, `mutation ${i}: a short message: ${error.message}`);
         outcomes.refused++;
         continue;
       }
       outcomes.parsed++;
-      for (const pkg of lock.packages.values()) assert.ok(typeof pkg.name === 'string' && typeof pkg.version === 'string' && pkg.path.length > 0);
-      for (const change of [...diffLockfiles(original, lock), ...diffLockfiles(lock, original)]) assert.ok(change.from !== null || change.to !== null);
+      for (const pkg of lock.packages.values())
+        assert.ok(typeof pkg.name === 'string' && typeof pkg.version === 'string' && pkg.path.length > 0);
+      for (const change of [...diffLockfiles(original, lock), ...diffLockfiles(lock, original)])
+        assert.ok(change.from !== null || change.to !== null);
     }
     assert.ok(outcomes.refused > 0 && outcomes.parsed > 0, `both outcomes occur: ${JSON.stringify(outcomes)}`);
   });

@@ -24,7 +24,12 @@ const NPM = {
       dependencies: { 'react-dom': '^18.2.0', 'string-width-cjs': 'npm:string-width@^4.2.0' },
       optionalDependencies: { fsevents: '^2.3.3' },
     },
-    'node_modules/devtool': { version: '1.0.0', resolved: 'https://registry.npmjs.org/devtool/-/devtool-1.0.0.tgz', integrity: SHA, dev: true },
+    'node_modules/devtool': {
+      version: '1.0.0',
+      resolved: 'https://registry.npmjs.org/devtool/-/devtool-1.0.0.tgz',
+      integrity: SHA,
+      dev: true,
+    },
     'node_modules/fsevents': {
       version: '2.3.3',
       resolved: 'https://registry.npmjs.org/fsevents/-/fsevents-2.3.3.tgz',
@@ -34,8 +39,16 @@ const NPM = {
       os: ['darwin'],
       engines: { node: '^8.16.0 || ^10.6.0 || >=11.0.0' },
     },
-    'node_modules/js-tokens': { version: '4.0.0', resolved: 'https://registry.npmjs.org/js-tokens/-/js-tokens-4.0.0.tgz', integrity: SHA },
-    'node_modules/leaf': { version: '1.0.0', resolved: 'https://registry.npmjs.org/leaf/-/leaf-1.0.0.tgz', integrity: SHA },
+    'node_modules/js-tokens': {
+      version: '4.0.0',
+      resolved: 'https://registry.npmjs.org/js-tokens/-/js-tokens-4.0.0.tgz',
+      integrity: SHA,
+    },
+    'node_modules/leaf': {
+      version: '1.0.0',
+      resolved: 'https://registry.npmjs.org/leaf/-/leaf-1.0.0.tgz',
+      integrity: SHA,
+    },
     'node_modules/loose-envify': {
       version: '1.4.0',
       resolved: 'https://registry.npmjs.org/loose-envify/-/loose-envify-1.4.0.tgz',
@@ -72,7 +85,11 @@ const NPM = {
     },
     'node_modules/tool': { resolved: 'packages/tool', link: true },
     'packages/tool': { version: '0.1.0', dependencies: { leaf: '^1.0.0' }, devDependencies: { devtool: '^1.0.0' } },
-    'packages/tool/node_modules/leaf': { version: '2.0.0', resolved: 'https://registry.npmjs.org/leaf/-/leaf-2.0.0.tgz', integrity: SHA },
+    'packages/tool/node_modules/leaf': {
+      version: '2.0.0',
+      resolved: 'https://registry.npmjs.org/leaf/-/leaf-2.0.0.tgz',
+      integrity: SHA,
+    },
   },
 };
 
@@ -138,7 +155,9 @@ function linkedProject(leaf: string, lockfileVersion: number): string {
 
 const keyless = (changes: readonly LockfileChange[]) => changes.map(({ key: _key, ...change }) => change);
 
-test('npm-written lockfiles (v2 and v3, linked file: dependencies): a transitive bump two levels down', { skip: !hasNpm && 'npm is not installed' }, () => {
+test('npm-written lockfiles (v2 and v3, linked file: dependencies): a transitive bump two levels down', {
+  skip: !hasNpm && 'npm is not installed',
+}, () => {
   for (const version of [2, 3]) {
     const base = readLockfile(linkedProject('1.0.0', version));
     const head = readLockfile(linkedProject('1.1.0', version));
@@ -154,13 +173,25 @@ test('npm-written lockfiles (v2 and v3, linked file: dependencies): a transitive
     );
     const changes = diffLockfiles(base, head);
     assert.deepEqual(keyless(changes), [
-      { name: 'leaf', from: '1.0.0', to: '1.1.0', kind: 'minor', breaking: false, direct: false, dev: false, optional: false, path: ['app-dep', 'mid', 'leaf'] },
+      {
+        name: 'leaf',
+        from: '1.0.0',
+        to: '1.1.0',
+        kind: 'minor',
+        breaking: false,
+        direct: false,
+        dev: false,
+        optional: false,
+        path: ['app-dep', 'mid', 'leaf'],
+      },
     ]);
     assert.equal(changes[0]!.key, 'deps/leaf');
   }
 });
 
-test('npm-written lockfile with installed file: tarballs: install paths under node_modules', { skip: !hasNpm && 'npm is not installed' }, () => {
+test('npm-written lockfile with installed file: tarballs: install paths under node_modules', {
+  skip: !hasNpm && 'npm is not installed',
+}, () => {
   const packed = tempDir('detdrift-npm-packs-');
   const pack = (name: string, version: string, dependencies: Record<string, string> = {}) => {
     const dir = project({ 'package.json': { name, version, dependencies } });
@@ -170,7 +201,9 @@ test('npm-written lockfile with installed file: tarballs: install paths under no
   const app = pack('app-dep', '1.0.0', { mid: '^1.0.0' });
   const mid = pack('mid', '1.0.0', { leaf: '^1.0.0' });
   const lockOf = (leaf: string) => {
-    const dir = project({ 'package.json': { name: 'fixture-app', version: '1.0.0', dependencies: { 'app-dep': app, mid, leaf } } });
+    const dir = project({
+      'package.json': { name: 'fixture-app', version: '1.0.0', dependencies: { 'app-dep': app, mid, leaf } },
+    });
     npm(dir, INSTALL);
     return readLockfile(join(dir, 'package-lock.json'));
   };
@@ -178,6 +211,17 @@ test('npm-written lockfile with installed file: tarballs: install paths under no
   const head = lockOf(pack('leaf', '1.0.1'));
   assert.deepEqual([...head.packages.keys()], ['node_modules/app-dep', 'node_modules/leaf', 'node_modules/mid']);
   assert.deepEqual(diffLockfiles(base, head), [
-    { name: 'leaf', from: '1.0.0', to: '1.0.1', kind: 'patch', breaking: false, direct: true, dev: false, optional: false, path: ['leaf'], key: 'node_modules/leaf' },
+    {
+      name: 'leaf',
+      from: '1.0.0',
+      to: '1.0.1',
+      kind: 'patch',
+      breaking: false,
+      direct: true,
+      dev: false,
+      optional: false,
+      path: ['leaf'],
+      key: 'node_modules/leaf',
+    },
   ]);
 });

@@ -47,7 +47,21 @@ test('YAML as lockfiles write it: mappings, sequences, flow, quoting, comments; 
 });
 
 test('block scalars: literal, folded, chomping', () => {
-  const text = ['a: |', '  one', '   two', '', 'b: >-', '  folded', '  line', '', '  para', 'c: |+', '  kept', '', 'd: x'].join('\n');
+  const text = [
+    'a: |',
+    '  one',
+    '   two',
+    '',
+    'b: >-',
+    '  folded',
+    '  line',
+    '',
+    '  para',
+    'c: |+',
+    '  kept',
+    '',
+    'd: x',
+  ].join('\n');
   assert.deepEqual(read(text), { a: 'one\n two\n', b: 'folded line\npara', c: 'kept\n\n', d: 'x' });
 });
 
@@ -77,7 +91,12 @@ test('what a lockfile never has is refused, and what the parser refuses is place
   for (const [text, line, column, reason] of cases) {
     assert.throws(
       () => parseYaml(text, 'x.yaml'),
-      (error: unknown) => error instanceof LockfileError && error.code === 'ERR_LOCKFILE_PARSE' && error.line === line && error.column === column && reason.test(error.message),
+      (error: unknown) =>
+        error instanceof LockfileError &&
+        error.code === 'ERR_LOCKFILE_PARSE' &&
+        error.line === line &&
+        error.column === column &&
+        reason.test(error.message),
       JSON.stringify(text),
     );
   }
@@ -89,7 +108,7 @@ test('the quick reading and the precise one agree on lockfiles, and on what only
     lockfileText(SAMPLE, 'yarn-berry'),
     'a:\n  __proto__: {polluted: yes}\n  constructor: x\n',
     '? [a]\n: b\n',
-    "a: 'quoted'\nb: \"double\"\nc: plain\nd:\ne: []\n",
+    'a: \'quoted\'\nb: "double"\nc: plain\nd:\ne: []\n',
   ];
   for (const text of texts) {
     let precise: unknown;
@@ -101,7 +120,10 @@ test('the quick reading and the precise one agree on lockfiles, and on what only
     if (precise instanceof Error) assert.throws(() => parseYaml(text, 'x.yaml'), { message: precise.message }, text);
     else assert.deepEqual(parseYaml(text, 'x.yaml').root, precise, text);
   }
-  const root = parseYaml('a:\n  __proto__: {polluted: yes}\n', 'x.yaml').root as Record<string, Record<string, unknown>>;
+  const root = parseYaml('a:\n  __proto__: {polluted: yes}\n', 'x.yaml').root as Record<
+    string,
+    Record<string, unknown>
+  >;
   assert.equal(Object.getPrototypeOf(root.a), null, 'a mapping has no prototype');
   assert.deepEqual(Object.keys(root.a!), ['__proto__'], 'a key named __proto__ is data');
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
@@ -115,7 +137,7 @@ test('a lockfile with nothing to refuse is read by js-yaml alone: the yaml packa
     `parseYaml(${text}, 'pnpm-lock.yaml');`,
     "const { createRequire } = await import('node:module');",
     'const cache = createRequire(import.meta.url).cache;',
-    "console.log(JSON.stringify(Object.keys(cache).filter((file) => /node_modules[\\\\/](yaml|js-yaml)[\\\\/]/.test(file)).map((file) => file.match(/node_modules[\\\\/]((?:js-)?yaml)[\\\\/]/)[1]).filter((name, i, all) => all.indexOf(name) === i)));",
+    'console.log(JSON.stringify(Object.keys(cache).filter((file) => /node_modules[\\\\/](yaml|js-yaml)[\\\\/]/.test(file)).map((file) => file.match(/node_modules[\\\\/]((?:js-)?yaml)[\\\\/]/)[1]).filter((name, i, all) => all.indexOf(name) === i)));',
   ].join('\n');
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);

@@ -3,14 +3,23 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { diffLockfiles, readLockfile, type LockfileChange } from '../diffing/lockfile/index.js';
 import { project } from './helpers.js';
-import { FILE_NAMES, FORMATS, lockfileText, manifest, nm, SAMPLE as BASE, type FixtureFormat, type Install, type Tree } from './lockfile-fixtures.js';
+import {
+  FILE_NAMES,
+  FORMATS,
+  lockfileText,
+  manifest,
+  nm,
+  SAMPLE as BASE,
+  type FixtureFormat,
+  type Install,
+  type Tree,
+} from './lockfile-fixtures.js';
 
 /** A project directory with package.json and the tree's lockfile: returns the lockfile's path. */
 function writeLockProject(tree: Tree, format: FixtureFormat): string {
   const dir = project({ 'package.json': manifest(tree), [FILE_NAMES[format]]: lockfileText(tree, format) });
   return join(dir, FILE_NAMES[format]);
 }
-
 
 /** BASE with some installs replaced (null removes one) and some root ranges changed. */
 function head(installs: Record<string, Install | null>, dependencies: Record<string, string> = {}): Tree {
@@ -32,7 +41,10 @@ function diffEverywhere(base: Tree, next: Tree): { changes: Change[]; keys: Reco
   const keys = {} as Record<FixtureFormat, string[]>;
   let agreed: Change[] | undefined;
   for (const format of FORMATS) {
-    const changes = diffLockfiles(readLockfile(writeLockProject(base, format)), readLockfile(writeLockProject(next, format)));
+    const changes = diffLockfiles(
+      readLockfile(writeLockProject(base, format)),
+      readLockfile(writeLockProject(next, format)),
+    );
     keys[format] = changes.map((change) => change.key);
     const keyless = changes.map(({ key: _key, ...change }) => change);
     if (agreed === undefined) agreed = keyless;
@@ -60,7 +72,14 @@ test('every format reads the same tree into the same packages, paths and flags',
       [
         { name: 'app-dep', version: '1.0.0', direct: true, dev: false, optional: false, path: ['app-dep'] },
         { name: 'devtool', version: '1.0.0', direct: true, dev: true, optional: false, path: ['devtool'] },
-        { name: 'leaf', version: '1.0.0', direct: false, dev: false, optional: false, path: ['app-dep', 'mid', 'leaf'] },
+        {
+          name: 'leaf',
+          version: '1.0.0',
+          direct: false,
+          dev: false,
+          optional: false,
+          path: ['app-dep', 'mid', 'leaf'],
+        },
         { name: 'leaf', version: '2.0.0', direct: false, dev: false, optional: false, path: ['other', 'leaf'] },
         { name: 'mid', version: '1.0.0', direct: false, dev: false, optional: false, path: ['app-dep', 'mid'] },
         { name: 'other', version: '1.0.0', direct: true, dev: false, optional: false, path: ['other'] },
@@ -77,8 +96,13 @@ test('the same lockfile twice has no changes', () => {
 });
 
 test('a patch bump of a direct dependency', () => {
-  const { changes, keys } = diffEverywhere(BASE, head({ [nm('app-dep')]: { version: '1.0.1', dependencies: { mid: '^1.0.0' } } }));
-  assert.deepEqual(changes, [change({ name: 'app-dep', from: '1.0.0', to: '1.0.1', kind: 'patch', direct: true, path: ['app-dep'] })]);
+  const { changes, keys } = diffEverywhere(
+    BASE,
+    head({ [nm('app-dep')]: { version: '1.0.1', dependencies: { mid: '^1.0.0' } } }),
+  );
+  assert.deepEqual(changes, [
+    change({ name: 'app-dep', from: '1.0.0', to: '1.0.1', kind: 'patch', direct: true, path: ['app-dep'] }),
+  ]);
   assert.deepEqual(keys, {
     'npm-v2': ['node_modules/app-dep'],
     'npm-v3': ['node_modules/app-dep'],
@@ -90,7 +114,9 @@ test('a patch bump of a direct dependency', () => {
 
 test('a transitive bump two levels down names the path from the direct dependency', () => {
   const { changes } = diffEverywhere(BASE, head({ [nm('leaf')]: { version: '1.1.0' } }));
-  assert.deepEqual(changes, [change({ name: 'leaf', from: '1.0.0', to: '1.1.0', kind: 'minor', path: ['app-dep', 'mid', 'leaf'] })]);
+  assert.deepEqual(changes, [
+    change({ name: 'leaf', from: '1.0.0', to: '1.1.0', kind: 'minor', path: ['app-dep', 'mid', 'leaf'] }),
+  ]);
 });
 
 test('a package added and a package removed', () => {
@@ -107,24 +133,49 @@ test('a package added and a package removed', () => {
 });
 
 test('a downgrade is a downgrade, not the major semver.diff would call it', () => {
-  const next = head({ [nm('app-dep')]: { version: '0.9.0', dependencies: { mid: '^1.0.0' } } }, { 'app-dep': '^0.9.0' });
+  const next = head(
+    { [nm('app-dep')]: { version: '0.9.0', dependencies: { mid: '^1.0.0' } } },
+    { 'app-dep': '^0.9.0' },
+  );
   assert.deepEqual(diffEverywhere(BASE, next).changes, [
-    change({ name: 'app-dep', from: '1.0.0', to: '0.9.0', kind: 'downgrade', breaking: true, direct: true, path: ['app-dep'] }),
+    change({
+      name: 'app-dep',
+      from: '1.0.0',
+      to: '0.9.0',
+      kind: 'downgrade',
+      breaking: true,
+      direct: true,
+      path: ['app-dep'],
+    }),
   ]);
 });
 
 test('a prerelease of a later version is a breaking prerelease', () => {
   const { changes } = diffEverywhere(BASE, head({ [nm('leaf')]: { version: '1.1.0-beta.1' } }));
-  assert.deepEqual(changes, [change({ name: 'leaf', from: '1.0.0', to: '1.1.0-beta.1', kind: 'prerelease', breaking: true, path: ['app-dep', 'mid', 'leaf'] })]);
+  assert.deepEqual(changes, [
+    change({
+      name: 'leaf',
+      from: '1.0.0',
+      to: '1.1.0-beta.1',
+      kind: 'prerelease',
+      breaking: true,
+      path: ['app-dep', 'mid', 'leaf'],
+    }),
+  ]);
 });
 
 test('a 0.x minor bump is a minor that is breaking', () => {
   const { changes } = diffEverywhere(BASE, head({ [nm('zero')]: { version: '0.4.0' } }, { zero: '^0.4.0' }));
-  assert.deepEqual(changes, [change({ name: 'zero', from: '0.3.1', to: '0.4.0', kind: 'minor', breaking: true, direct: true, path: ['zero'] })]);
+  assert.deepEqual(changes, [
+    change({ name: 'zero', from: '0.3.1', to: '0.4.0', kind: 'minor', breaking: true, direct: true, path: ['zero'] }),
+  ]);
 });
 
 test('two versions of one name at different paths are compared each with its own', () => {
-  const { changes, keys } = diffEverywhere(BASE, head({ [nm('leaf')]: { version: '1.0.1' }, [nm('other', 'leaf')]: { version: '2.1.0' } }));
+  const { changes, keys } = diffEverywhere(
+    BASE,
+    head({ [nm('leaf')]: { version: '1.0.1' }, [nm('other', 'leaf')]: { version: '2.1.0' } }),
+  );
   assert.deepEqual(changes, [
     change({ name: 'leaf', from: '1.0.0', to: '1.0.1', kind: 'patch', path: ['app-dep', 'mid', 'leaf'] }),
     change({ name: 'leaf', from: '2.0.0', to: '2.1.0', kind: 'minor', path: ['other', 'leaf'] }),
@@ -136,26 +187,54 @@ test('two versions of one name at different paths are compared each with its own
 
 test('only the nested copy bumped: the hoisted one is not reported', () => {
   const { changes } = diffEverywhere(BASE, head({ [nm('other', 'leaf')]: { version: '2.0.1' } }));
-  assert.deepEqual(changes, [change({ name: 'leaf', from: '2.0.0', to: '2.0.1', kind: 'patch', path: ['other', 'leaf'] })]);
+  assert.deepEqual(changes, [
+    change({ name: 'leaf', from: '2.0.0', to: '2.0.1', kind: 'patch', path: ['other', 'leaf'] }),
+  ]);
 });
 
 test('hoisting that moves installs without changing versions is no change', () => {
-  const next = head({ [nm('leaf')]: { version: '2.0.0' }, [nm('mid', 'leaf')]: { version: '1.0.0' }, [nm('other', 'leaf')]: null });
+  const next = head({
+    [nm('leaf')]: { version: '2.0.0' },
+    [nm('mid', 'leaf')]: { version: '1.0.0' },
+    [nm('other', 'leaf')]: null,
+  });
   assert.deepEqual(diffEverywhere(BASE, next).changes, []);
 });
 
 test('a dependent moving to a version another one already had is a change for it', () => {
   // mid goes from leaf 1.0.0 to the 2.0.0 that other already used: no version is new.
-  const next = head({ [nm('mid')]: { version: '1.1.0', dependencies: { leaf: '^2.0.0' } }, [nm('leaf')]: { version: '2.0.0' }, [nm('other', 'leaf')]: null });
+  const next = head({
+    [nm('mid')]: { version: '1.1.0', dependencies: { leaf: '^2.0.0' } },
+    [nm('leaf')]: { version: '2.0.0' },
+    [nm('other', 'leaf')]: null,
+  });
   assert.deepEqual(diffEverywhere(BASE, next).changes, [
-    change({ name: 'leaf', from: '1.0.0', to: '2.0.0', kind: 'major', breaking: true, path: ['app-dep', 'mid', 'leaf'] }),
+    change({
+      name: 'leaf',
+      from: '1.0.0',
+      to: '2.0.0',
+      kind: 'major',
+      breaking: true,
+      path: ['app-dep', 'mid', 'leaf'],
+    }),
     change({ name: 'mid', from: '1.0.0', to: '1.1.0', kind: 'minor', path: ['app-dep', 'mid'] }),
   ]);
 });
 
 test('a dev dependency bump is marked dev', () => {
   const { changes } = diffEverywhere(BASE, head({ [nm('devtool')]: { version: '2.0.0', dev: true } }));
-  assert.deepEqual(changes, [change({ name: 'devtool', from: '1.0.0', to: '2.0.0', kind: 'major', breaking: true, direct: true, dev: true, path: ['devtool'] })]);
+  assert.deepEqual(changes, [
+    change({
+      name: 'devtool',
+      from: '1.0.0',
+      to: '2.0.0',
+      kind: 'major',
+      breaking: true,
+      direct: true,
+      dev: true,
+      path: ['devtool'],
+    }),
+  ]);
 });
 
 test('the diff is the same every time, and base and head swapped reverse it', () => {
@@ -176,6 +255,12 @@ test('the diff is the same every time, and base and head swapped reverse it', ()
 
 test('lockfiles of two formats compare (a migration from yarn to pnpm)', () => {
   const next = head({ [nm('leaf')]: { version: '1.0.1' } });
-  const changes = diffLockfiles(readLockfile(writeLockProject(BASE, 'yarn-classic')), readLockfile(writeLockProject(next, 'pnpm')));
-  assert.deepEqual(changes.map(({ name, from, to }) => [name, from, to]), [['leaf', '1.0.0', '1.0.1']]);
+  const changes = diffLockfiles(
+    readLockfile(writeLockProject(BASE, 'yarn-classic')),
+    readLockfile(writeLockProject(next, 'pnpm')),
+  );
+  assert.deepEqual(
+    changes.map(({ name, from, to }) => [name, from, to]),
+    [['leaf', '1.0.0', '1.0.1']],
+  );
 });

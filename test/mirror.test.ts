@@ -25,7 +25,10 @@ function makeOps(): Op[] {
   const list: Op[] = [];
   for (let i = 0; i < 300; i++) list.push((w) => w.digest(Api.randomUUID, 0, 0, i, i * 7));
   for (let i = 0; i < 200; i++) list.push((w) => w.number(Api.mathRandom, Tag.f64, 0, 0, i / 200));
-  list.push((w) => w.defineSite(1, SITE), (w) => w.defineContextKey(1, 0x12345678, 0x9abcdef0, 'Timeout'));
+  list.push(
+    (w) => w.defineSite(1, SITE),
+    (w) => w.defineContextKey(1, 0x12345678, 0x9abcdef0, 'Timeout'),
+  );
   for (let i = 0; i < 60; i++) {
     const [api, site, ctx] = [i % 2 ? Api.dateNow : Api.mathRandom, i % 5 === 0 ? 1 : 0, i % 3 === 0 ? 1 : 0];
     list.push((w) => w.number(api, Tag.f64, site, ctx, 1e12 + i));

@@ -27,13 +27,16 @@ test('the draw of whichever callback came second, made in the other context, pai
   assert.equal(alignment.ordering?.index, 0);
 });
 
-test('each callback\'s own calls in its context and the shared one moved: the two streams agree', () => {
+test("each callback's own calls in its context and the shared one moved: the two streams agree", () => {
   const a = [call(1, 1), call(2, 2), call(3, 2)];
   const b = [call(2, 2), call(1, 1), call(3, 1)];
   const alignment = aligned(a, b);
   assert.equal(alignment.structural, null);
   assert.equal(alignment.moved, 1);
-  assert.deepEqual([0, 1, 2].map((index) => alignment.pairs.partnerOfA(index)), [1, 0, 2]);
+  assert.deepEqual(
+    [0, 1, 2].map((index) => alignment.pairs.partnerOfA(index)),
+    [1, 0, 2],
+  );
 });
 
 test('a move far apart (more calls between than a short look sees) still pairs', () => {
@@ -48,7 +51,10 @@ test('a call only one run makes still diverges where it is, with moves elsewhere
   const b = [call(1, 1), call(2, 2), call(3, 3)];
   const alignment = aligned(a, b);
   assert.deepEqual([alignment.structural?.indexA, alignment.structural?.indexB], [1, 1]);
-  assert.deepEqual(alignment.structural?.edits.map((edit) => [edit.kind, edit.row.index]), [['removed', 1]]);
+  assert.deepEqual(
+    alignment.structural?.edits.map((edit) => [edit.kind, edit.row.index]),
+    [['removed', 1]],
+  );
 });
 
 test('calls swapped within one context are no move: a context runs its calls in program order', () => {

@@ -33,8 +33,22 @@ export interface Variant {
 
 const PATHS: Record<Os, { app: string; util: string; tmp: string; out: string; sub: string; eol: string }> = {
   linux: { app: 'app.js', util: 'lib/util.js', tmp: '/tmp', out: 'out/result.txt', sub: 'sub/x.txt', eol: '\n' },
-  darwin: { app: 'App.js', util: 'Lib/Util.js', tmp: '/var/folders/x7/k2j9f0/T', out: 'out/result.txt', sub: 'sub/x.txt', eol: '\n' },
-  win32: { app: 'C:\\proj\\app.js', util: 'C:\\proj\\lib\\util.js', tmp: 'C:\\Users\\RUNNER~1\\AppData\\Local\\Temp', out: 'C:\\proj\\out\\result.txt', sub: 'sub\\x.txt', eol: '\r\n' },
+  darwin: {
+    app: 'App.js',
+    util: 'Lib/Util.js',
+    tmp: '/var/folders/x7/k2j9f0/T',
+    out: 'out/result.txt',
+    sub: 'sub/x.txt',
+    eol: '\n',
+  },
+  win32: {
+    app: 'C:\\proj\\app.js',
+    util: 'C:\\proj\\lib\\util.js',
+    tmp: 'C:\\Users\\RUNNER~1\\AppData\\Local\\Temp',
+    out: 'C:\\proj\\out\\result.txt',
+    sub: 'sub\\x.txt',
+    eol: '\r\n',
+  },
 };
 const MACHINE: Record<Os, { host: string; cpus: number; mtime: number }> = {
   linux: { host: 'runner-7f3a', cpus: 4, mtime: 1_700_000_000_000 },
@@ -61,11 +75,20 @@ export function program(os: Os, variant: Variant = {}): Step[] {
 }
 
 /** Writes `steps` as the trace file `dir/name/0.ddtrace`, with the header of a run on `os`; returns the run's directory. */
-export function writeRun(dir: string, name: string, os: Os, steps: readonly Step[], overrides: { node?: string; seed?: string } = {}): string {
+export function writeRun(
+  dir: string,
+  name: string,
+  os: Os,
+  steps: readonly Step[],
+  overrides: { node?: string; seed?: string } = {},
+): string {
   const runDir = join(dir, name);
   mkdirSync(runDir, { recursive: true });
   const fd = openSync(join(runDir, '0.ddtrace'), 'w');
-  const writer = new TraceWriter({ write: (bytes) => void writeSync(fd, bytes) }, header({ platform: os, mode: 'control', node: overrides.node ?? 'v20.11.1', seed: overrides.seed ?? '42' }));
+  const writer = new TraceWriter(
+    { write: (bytes) => void writeSync(fd, bytes) },
+    header({ platform: os, mode: 'control', node: overrides.node ?? 'v20.11.1', seed: overrides.seed ?? '42' }),
+  );
   const sites = new Map<string, number>();
   for (const step of steps) {
     let site = sites.get(step.at);

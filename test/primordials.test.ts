@@ -16,7 +16,8 @@ import { eventsOf, FIXTURES, project, REPO, runHooked, runPlain, siteOf, type Ho
 
 const PROBE_PACKAGES = {
   'node_modules/draws/package.json': { name: 'draws', version: '1.2.3', main: 'index.js' },
-  'node_modules/draws/index.js': 'module.exports = (n) => { let s = 0; for (let i = 0; i < n; i++) s += Math.random(); return s; };\n',
+  'node_modules/draws/index.js':
+    'module.exports = (n) => { let s = 0; for (let i = 0; i < n; i++) s += Math.random(); return s; };\n',
   'node_modules/@scope/draw/package.json': { name: '@scope/draw', version: '0.1.0', type: 'module', main: 'index.js' },
   'node_modules/@scope/draw/index.js': 'export const draw = () => Math.random() + Date.now();\n',
 };
@@ -53,7 +54,17 @@ test("a program that replaces every built-in's methods, getters and global bindi
   assert.ok(trace.events.length > 10_000, 'past the first chunk');
   assert.equal(siteOf(trace, eventsOf(trace, 'Math.random')[0]!)?.package, 'draws@1.2.3');
   assert.equal(siteOf(trace, eventsOf(trace, 'Date.now')[0]!)?.package, '@scope/draw@0.1.0');
-  for (const api of ['Date.now', 'performance.now', 'process.hrtime', 'crypto.randomUUID', 'crypto.getRandomValues', 'fs.readdir', 'fs.opendir', 'setTimeout', 'process.stdout']) {
+  for (const api of [
+    'Date.now',
+    'performance.now',
+    'process.hrtime',
+    'crypto.randomUUID',
+    'crypto.getRandomValues',
+    'fs.readdir',
+    'fs.opendir',
+    'setTimeout',
+    'process.stdout',
+  ]) {
     assert.ok(eventsOf(trace, api).length > 0, `${api} recorded`);
   }
   assert.deepEqual(
@@ -67,7 +78,14 @@ test("a program that replaces every built-in's methods, getters and global bindi
 
 for (const [mode, env] of [
   ['control', { DETDRIFT_MODE: 'control', DETDRIFT_SEED: '7' }],
-  ['perturb (dir-order:shuffle)', { DETDRIFT_MODE: 'perturb', DETDRIFT_SEED: '7', DETDRIFT_PERTURB: 'dir-order:shuffle,timers,clock:resolution,cpus,hostname,tmpdir' }],
+  [
+    'perturb (dir-order:shuffle)',
+    {
+      DETDRIFT_MODE: 'perturb',
+      DETDRIFT_SEED: '7',
+      DETDRIFT_PERTURB: 'dir-order:shuffle,timers,clock:resolution,cpus,hostname,tmpdir',
+    },
+  ],
   ['perturb (dir-order:case)', { DETDRIFT_MODE: 'perturb', DETDRIFT_SEED: '7', DETDRIFT_PERTURB: 'dir-order:case' }],
 ] as const) {
   test(`the same program in ${mode} mode: no call of the hook's reaches it`, () => {
@@ -83,7 +101,10 @@ test("the same program replayed from a recording that holds its bytes: no call o
   const dir = probeProject();
   const recorded = runHooked(['probe.mjs', HOOK_DIR], { cwd: dir, env: { DETDRIFT_HOLD: 'bytes' } });
   assert.deepEqual(noted(recorded), {});
-  const replayed = runHooked(['probe.mjs', HOOK_DIR], { cwd: dir, env: { DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: recorded.traceDir } });
+  const replayed = runHooked(['probe.mjs', HOOK_DIR], {
+    cwd: dir,
+    env: { DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: recorded.traceDir },
+  });
   assert.deepEqual({ stderr: replayed.stderr, code: replayed.code }, { stderr: '', code: 0 });
   assert.deepEqual(noted(replayed), {});
   const draws = eventsOf(replayed.traces.get('0')!, 'Math.random');
@@ -112,7 +133,10 @@ test("a program's own Error with a prepareStackTrace: the hook never calls it, t
   assert.equal(plain.stdout, 'prepareStackTrace calls 0 true\n');
   const hooked = runHooked(['app.mjs'], { cwd: dir });
   assert.equal(hooked.stdout, plain.stdout);
-  assert.match(hooked.stderr, /^detdrift: ERR_DETDRIFT_STACK: the program's global Error does not take its prepareStackTrace from the realm's Error, or the stack settings are accessors \(call sites are no longer taken; values are still recorded\)\n$/);
+  assert.match(
+    hooked.stderr,
+    /^detdrift: ERR_DETDRIFT_STACK: the program's global Error does not take its prepareStackTrace from the realm's Error, or the stack settings are accessors \(call sites are no longer taken; values are still recorded\)\n$/,
+  );
   const trace = hooked.traces.get('0')!;
   assert.equal(eventsOf(trace, 'Math.random').length, 100, 'values are still recorded');
   assert.equal(eventsOf(trace, 'fs.readdir').length, 1, 'an fs call of an unknown caller counts as the program');
@@ -152,7 +176,10 @@ test('traps and descriptor fields on Object.prototype: the wrappers and the hook
   const plain = runPlain(['app.mjs'], { cwd: dir });
   assert.equal(plain.code, 0, plain.stderr);
   const hooked = runHooked(['app.mjs'], { cwd: dir });
-  assert.deepEqual({ stdout: hooked.stdout, stderr: hooked.stderr, code: hooked.code }, { stdout: plain.stdout, stderr: '', code: 0 });
+  assert.deepEqual(
+    { stdout: hooked.stdout, stderr: hooked.stderr, code: hooked.code },
+    { stdout: plain.stdout, stderr: '', code: 0 },
+  );
 });
 
 test("a program's species on Promise: the promise its readdir hands back is Node's, and the hook builds nothing of the program's", () => {
@@ -209,7 +236,12 @@ test('filePathOf reads a file: URL as fileURLToPath does, and refuses what it re
     const url = pathToFileURL(path).href;
     assert.equal(filePathOf(url), fileURLToPath(url), url);
   }
-  for (const url of ['file:///a/mod.mjs?t=123', 'file:///a/mod.mjs#part', 'file:///a/mod.mjs?q#f', 'file:///a/mod.mjs#f?q']) {
+  for (const url of [
+    'file:///a/mod.mjs?t=123',
+    'file:///a/mod.mjs#part',
+    'file:///a/mod.mjs?q#f',
+    'file:///a/mod.mjs#f?q',
+  ]) {
     assert.equal(filePathOf(url), fileURLToPath(url), url);
   }
   for (const url of ['file:///a%2Fb/c.js', 'file://host/share/x.js', 'file:///bad%E0%A4%A']) {
@@ -241,12 +273,24 @@ test('a module imported with a query names its site by its file; a removed worki
   const draws = eventsOf(trace, 'Math.random');
   assert.equal(siteOf(trace, draws[0]!)?.file, 'mod.mjs');
   assert.equal(draws.length, 2, 'recording went on past the removed directory');
-  assert.deepEqual(eventsOf(trace, 'fs.writeFile').map((event) => (event.value as Chunk).head), ['after.txt'], 'the relative write Node refused is not recorded');
+  assert.deepEqual(
+    eventsOf(trace, 'fs.writeFile').map((event) => (event.value as Chunk).head),
+    ['after.txt'],
+    'the relative write Node refused is not recorded',
+  );
   assert.equal(trace.ending.complete, true);
 });
 
 test('StringSplit and StringReplaceAll cut and join as split and join do', () => {
-  for (const [text, separator] of [['a/b/c', '/'], ['', '/'], ['/', '/'], ['a//b', '/'], ['no separator', '/'], ['a\\b\\c', '\\'], ['x--y--', '--']]) {
+  for (const [text, separator] of [
+    ['a/b/c', '/'],
+    ['', '/'],
+    ['/', '/'],
+    ['a//b', '/'],
+    ['no separator', '/'],
+    ['a\\b\\c', '\\'],
+    ['x--y--', '--'],
+  ]) {
     assert.deepEqual(StringSplit(text!, separator!), text!.split(separator!), `${text} by ${separator}`);
     assert.equal(StringReplaceAll(text!, separator!, '+'), text!.split(separator!).join('+'));
   }
@@ -262,5 +306,8 @@ test('bytesOf gives the bytes of any view over the same memory; elementSize its 
   assert.equal(bytesOf(buf), buf, 'a Uint8Array (a Buffer is one) is its own bytes');
   const view = new DataView(buffer, 1, 3);
   assert.deepEqual([bytesOf(view).byteOffset, bytesOf(view).length], [1, 3]);
-  assert.deepEqual([elementSize(words), elementSize(view), elementSize(new Float64Array(1)), elementSize(new Float64Array(0))], [2, 1, 8, 8]);
+  assert.deepEqual(
+    [elementSize(words), elementSize(view), elementSize(new Float64Array(1)), elementSize(new Float64Array(0))],
+    [2, 1, 8, 8],
+  );
 });

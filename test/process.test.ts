@@ -21,9 +21,22 @@ test('os.hostname, os.cpus and os.tmpdir are recorded with their values and call
   assert.equal(seen.same, [seen.host, seen.tmp, seen.host].join('|'), 'the program gets the real values');
   const trace = run.traces.get('0')!;
   const expect = [
-    ['os.hostname', [[seen.host, 4], [seen.host, 5], [seen.host, 5]]],
+    [
+      'os.hostname',
+      [
+        [seen.host, 4],
+        [seen.host, 5],
+        [seen.host, 5],
+      ],
+    ],
     ['os.cpus', [[seen.cpus, 4]]],
-    ['os.tmpdir', [[seen.tmp, 4], [seen.tmp, 5]]],
+    [
+      'os.tmpdir',
+      [
+        [seen.tmp, 4],
+        [seen.tmp, 5],
+      ],
+    ],
     ['process.pid', []],
   ] as const;
   for (const [api, calls] of expect) {
@@ -83,7 +96,10 @@ test('process.pid stays the data property Node makes: its descriptor, inspect an
   });
   const plain = runPlain(['shape.mjs'], { cwd: dir });
   const hooked = runHooked(['shape.mjs'], { cwd: dir });
-  assert.match(plain.stdout, /^\{"writable":false,"enumerable":true,"configurable":true,"value":"number"\} true\nfalse\nTypeError /);
+  assert.match(
+    plain.stdout,
+    /^\{"writable":false,"enumerable":true,"configurable":true,"value":"number"\} true\nfalse\nTypeError /,
+  );
   assert.equal(hooked.stdout, plain.stdout);
 });
 
@@ -113,8 +129,14 @@ test('the handle puts back the very properties it replaced, and a second install
       [os.hostname(), String(os.hostname), String(os.tmpdir), os.tmpdir(), os.cpus(), process.pid];
     `,
   });
-  const run = runHooked(['undo.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${processModule}" --import="${REGISTER}"` } });
+  const run = runHooked(['undo.mjs'], {
+    cwd: dir,
+    env: { NODE_OPTIONS: `--import="${processModule}" --import="${REGISTER}"` },
+  });
   assert.equal(run.stderr, '');
   assert.equal(run.stdout, 'ERR_DETDRIFT_INSTALLED\ntrue true\nnumber false undefined\ntrue true true\n');
-  assert.deepEqual(run.traces.get('0')!.events.filter((event) => event.family === 'process'), []);
+  assert.deepEqual(
+    run.traces.get('0')!.events.filter((event) => event.family === 'process'),
+    [],
+  );
 });

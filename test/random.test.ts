@@ -24,10 +24,17 @@ test('Math.random values in the trace are the ones the program got, with their s
   const trace = traceOf(run);
   const events = eventsOf(trace, 'Math.random');
   // JSON prints the shortest string that parses back to the same double, so equality is exact.
-  assert.deepEqual(events.map((event) => event.value), JSON.parse(run.stdout));
+  assert.deepEqual(
+    events.map((event) => event.value),
+    JSON.parse(run.stdout),
+  );
   assert.deepEqual(
     events.map((event) => [siteOf(trace, event)?.file, siteOf(trace, event)?.line, siteOf(trace, event)?.fn]),
-    [['app.mjs', 2, null], ['lib.cjs', 2, 'draw'], ['app.mjs', 4, null]],
+    [
+      ['app.mjs', 2, null],
+      ['lib.cjs', 2, 'draw'],
+      ['app.mjs', 4, null],
+    ],
   );
 });
 
@@ -67,9 +74,16 @@ test('a hot loop gets sites for its first 64 calls, then one call in 256, the st
   assert.deepEqual(ordinals, expectedOrdinals(64, 256, 64, 10000));
   assert.deepEqual(sampled(two), ordinals, 'two runs sample the same call ordinals');
   // One line, one site: the sampled calls share an interned stack.
-  const sites = new Set(eventsOf(one, 'Math.random').filter((event) => event.site !== 0).map((event) => event.site));
+  const sites = new Set(
+    eventsOf(one, 'Math.random')
+      .filter((event) => event.site !== 0)
+      .map((event) => event.site),
+  );
   assert.equal(sites.size, 1);
-  assert.deepEqual([...sites].map((site) => one.sites.get(site)?.frames[0]?.line), [2]);
+  assert.deepEqual(
+    [...sites].map((site) => one.sites.get(site)?.frames[0]?.line),
+    [2],
+  );
 });
 
 test('DETDRIFT_SITES=first/every[/doubling] changes which calls get sites: a fixed stride without doubling, else doubling after each `doubling` samples', () => {
@@ -97,7 +111,10 @@ for (const name of ['a', 'b']) setImmediate(() => {
   const draws = eventsOf(trace, 'Math.random');
   assert.equal(draws.length, 5004);
   // each test's first draw is taken, its second is left to the count as any other call
-  assert.deepEqual(draws.slice(5000).map((event) => siteOf(trace, event)?.line), [3, undefined, 3, undefined]);
+  assert.deepEqual(
+    draws.slice(5000).map((event) => siteOf(trace, event)?.line),
+    [3, undefined, 3, undefined],
+  );
 });
 
 test('draws in thousands of new contexts (a loop of awaits) take stacks thinned as the count thins calls, the same in every run', () => {
@@ -114,17 +131,34 @@ test('DETDRIFT_STACKS_AT takes the stack of exactly the calls asked for, in the 
   const dir = project({ 'turns.cjs': 'for (let i = 0; i < 5000; i++) {\n  Math.random();\n  Math.random();\n}\n' });
   const asked = [4001, 9998, 7000];
   const stacksAt = [...asked.map((ordinal) => `0:${Api.mathRandom}:${ordinal}`), `0.1:${Api.mathRandom}:3`].join(',');
-  const trace = traceOf(runHooked(['turns.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '1/100000/0', DETDRIFT_STACKS_AT: stacksAt } }));
-  assert.deepEqual(sampled(trace), [0, 4001, 7000, 9998], 'the first call, then the three asked for; the other lineage\'s ask is not this process\'s');
+  const trace = traceOf(
+    runHooked(['turns.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '1/100000/0', DETDRIFT_STACKS_AT: stacksAt } }),
+  );
+  assert.deepEqual(
+    sampled(trace),
+    [0, 4001, 7000, 9998],
+    "the first call, then the three asked for; the other lineage's ask is not this process's",
+  );
   const events = eventsOf(trace, 'Math.random');
-  assert.deepEqual(asked.map((ordinal) => siteOf(trace, events[ordinal]!)?.line), [3, 2, 2], 'each stack is its own call\'s');
-  assert.deepEqual(trace.header.sites.at, [[Api.mathRandom, 4001], [Api.mathRandom, 9998], [Api.mathRandom, 7000]]);
+  assert.deepEqual(
+    asked.map((ordinal) => siteOf(trace, events[ordinal]!)?.line),
+    [3, 2, 2],
+    "each stack is its own call's",
+  );
+  assert.deepEqual(trace.header.sites.at, [
+    [Api.mathRandom, 4001],
+    [Api.mathRandom, 9998],
+    [Api.mathRandom, 7000],
+  ]);
 });
 
 test('a malformed DETDRIFT_STACKS_AT is refused with a code, and the program runs unrecorded', () => {
   const dir = project({ 'loop.cjs': LOOP });
   const run = runHookedOk(['loop.cjs'], { cwd: dir, env: { DETDRIFT_STACKS_AT: '0:mathRandom' } });
   assert.equal(run.stdout, 'true\n');
-  assert.match(run.stderr, /^detdrift: ERR_DETDRIFT_STACKS_AT: DETDRIFT_STACKS_AT has "0:mathRandom"; expected LINEAGE:API:ORDINAL/);
+  assert.match(
+    run.stderr,
+    /^detdrift: ERR_DETDRIFT_STACKS_AT: DETDRIFT_STACKS_AT has "0:mathRandom"; expected LINEAGE:API:ORDINAL/,
+  );
   assert.equal(run.traces.size, 0);
 });

@@ -5,7 +5,17 @@ import { after, test } from 'node:test';
 import { Api, API_TABLE } from '../tracer/apis.js';
 import { digestBytes, digestHex } from '../tracer/digest.js';
 import { TraceError } from '../tracer/errors.js';
-import { CHUNK_HEADER_BYTES, Control, CONTROL_SHIFT, DERIVED, MAGIC_LINE, MAX_RUN, Rec, Tag, type TraceHeader } from '../tracer/format.js';
+import {
+  CHUNK_HEADER_BYTES,
+  Control,
+  CONTROL_SHIFT,
+  DERIVED,
+  MAGIC_LINE,
+  MAX_RUN,
+  Rec,
+  Tag,
+  type TraceHeader,
+} from '../tracer/format.js';
 import { crc32, crc32Table } from '../tracer/crc32.js';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import { TraceReader, type ChunkStart, type TraceEvent } from '../tracer/reader.js';
@@ -45,12 +55,27 @@ const EVENTS: Array<[(w: TraceWriter) => boolean, number, number, unknown]> = [
   [(w) => w.object(Api.dateCall, Tag.string, 1, 2, 'Mon Jan 01 2024'), Api.dateCall, Tag.string, 'Mon Jan 01 2024'],
   [(w) => w.object(Api.hostname, Tag.string, 0, 0, 'é 😀 \u0000'), Api.hostname, Tag.string, 'é 😀 \u0000'],
   [(w) => w.object(Api.tmpdir, Tag.string, 0, 0, ''), Api.tmpdir, Tag.string, ''],
-  [(w) => w.digest(Api.randomBytes, 1, 2, digest.high, digest.low), Api.randomBytes, Tag.digest, digestHex(digest.high, digest.low)],
+  [
+    (w) => w.digest(Api.randomBytes, 1, 2, digest.high, digest.low),
+    Api.randomBytes,
+    Tag.digest,
+    digestHex(digest.high, digest.low),
+  ],
   [(w) => w.object(Api.readdirSync, Tag.list, 1, 0, ['b', 'a', 'ü']), Api.readdirSync, Tag.list, ['b', 'a', 'ü']],
   [(w) => w.object(Api.readdir, Tag.list, 0, 0, []), Api.readdir, Tag.list, []],
   [(w) => w.number(Api.setImmediate, Tag.none, 0, 2, 0), Api.setImmediate, Tag.none, null],
-  [(w) => w.chunk(Api.stdout, 1, 2, digest.high, digest.low, 3, 'hé'), Api.stdout, Tag.chunk, { digest: digestHex(digest.high, digest.low), length: 3, head: 'hé' }],
-  [(w) => w.number(Api.mathRandom, Tag.f64 | (Control.detdrift << CONTROL_SHIFT), 0, 0, 0.5), Api.mathRandom, Tag.f64, 0.5],
+  [
+    (w) => w.chunk(Api.stdout, 1, 2, digest.high, digest.low, 3, 'hé'),
+    Api.stdout,
+    Tag.chunk,
+    { digest: digestHex(digest.high, digest.low), length: 3, head: 'hé' },
+  ],
+  [
+    (w) => w.number(Api.mathRandom, Tag.f64 | (Control.detdrift << CONTROL_SHIFT), 0, 0, 0.5),
+    Api.mathRandom,
+    Tag.f64,
+    0.5,
+  ],
 ];
 /**
  * Control mode's values for seed 42, drawn as the hook draws them (instrument/control.ts): the
@@ -68,18 +93,41 @@ function controlled(): Array<[(w: TraceWriter) => boolean, number, number, unkno
   controller.tick(); // Date(): its string is kept, its read moves the clock
   const later = Controller.wallMs(controller.tick());
   return [
-    ...draws.map((value): [(w: TraceWriter) => boolean, number, number, unknown] => [(w) => w.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 2, value), Api.mathRandom, Tag.f64, value]),
+    ...draws.map((value): [(w: TraceWriter) => boolean, number, number, unknown] => [
+      (w) => w.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 2, value),
+      Api.mathRandom,
+      Tag.f64,
+      value,
+    ]),
     [(w) => w.number(Api.dateNow, Tag.f64 | CONTROLLED, 1, 2, wall), Api.dateNow, Tag.f64, wall],
-    [(w) => w.number(Api.performanceNow, Tag.f64 | CONTROLLED, 0, 2, mono / 1e6), Api.performanceNow, Tag.f64, mono / 1e6],
+    [
+      (w) => w.number(Api.performanceNow, Tag.f64 | CONTROLLED, 0, 2, mono / 1e6),
+      Api.performanceNow,
+      Tag.f64,
+      mono / 1e6,
+    ],
     [(w) => w.bigint(Api.hrtimeBigint, 0, 2, big, CONTROLLED), Api.hrtimeBigint, Tag.bigint, big],
-    [(w) => w.number(Api.hrtime, Tag.hrtime | CONTROLLED, 0, 2, hr), Api.hrtime, Tag.hrtime, [Math.floor(hr / 1e9), hr % 1e9]],
-    [(w) => w.object(Api.dateCall, Tag.string | CONTROLLED, 0, 2, 'Mon Jan 01 2024'), Api.dateCall, Tag.string, 'Mon Jan 01 2024'],
+    [
+      (w) => w.number(Api.hrtime, Tag.hrtime | CONTROLLED, 0, 2, hr),
+      Api.hrtime,
+      Tag.hrtime,
+      [Math.floor(hr / 1e9), hr % 1e9],
+    ],
+    [
+      (w) => w.object(Api.dateCall, Tag.string | CONTROLLED, 0, 2, 'Mon Jan 01 2024'),
+      Api.dateCall,
+      Tag.string,
+      'Mon Jan 01 2024',
+    ],
     [(w) => w.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 2, later), Api.dateNow, Tag.f64, later],
   ];
 }
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 const ALL = [...controlled(), ...EVENTS];
-const SITE = { frames: [{ file: 'dep@1.0.0/index.js', line: 3, column: 9, fn: 'read', package: 'dep@1.0.0' }], skipped: 2 };
+const SITE = {
+  frames: [{ file: 'dep@1.0.0/index.js', line: 3, column: 9, fn: 'read', package: 'dep@1.0.0' }],
+  skipped: 2,
+};
 const CONTEXT = { key: '0123456789abcdef', type: 'PROMISE' };
 
 /** A trace of several small chunks (capacity 4), ending with exit code 7. */
@@ -111,15 +159,36 @@ test('every value tag round-trips through TraceWriter and TraceReader', () => {
   );
   trace.events.forEach((event, index) => {
     assert.equal(event.seq, index);
-    assert.deepEqual([event.api, event.form, event.family], [API_TABLE[event.apiId]!.api, API_TABLE[event.apiId]!.form, API_TABLE[event.apiId]!.family]);
+    assert.deepEqual(
+      [event.api, event.form, event.family],
+      [API_TABLE[event.apiId]!.api, API_TABLE[event.apiId]!.form, API_TABLE[event.apiId]!.family],
+    );
   });
   const uncontrolled = trace.events.slice(ALL.length - EVENTS.length);
-  assert.deepEqual(uncontrolled.slice(0, 2).map(({ site, ctx }) => [site, ctx]), [[1, 2], [0, 2]]);
-  const controls = ALL.map((_event, index) => (index < ALL.length - EVENTS.length || index === ALL.length - 1 ? Control.detdrift : Control.none));
-  assert.deepEqual(trace.events.map((event) => event.control), controls);
+  assert.deepEqual(
+    uncontrolled.slice(0, 2).map(({ site, ctx }) => [site, ctx]),
+    [
+      [1, 2],
+      [0, 2],
+    ],
+  );
+  const controls = ALL.map((_event, index) =>
+    index < ALL.length - EVENTS.length || index === ALL.length - 1 ? Control.detdrift : Control.none,
+  );
+  assert.deepEqual(
+    trace.events.map((event) => event.control),
+    controls,
+  );
   assert.deepEqual(trace.sites.get(1), SITE);
   assert.deepEqual(trace.contexts.get(2), CONTEXT);
-  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length, problems: [] });
+  assert.deepEqual(trace.ending, {
+    complete: true,
+    truncated: false,
+    truncatedAt: null,
+    exitCode: 7,
+    events: ALL.length,
+    problems: [],
+  });
 });
 
 test('scan tells every event events() gives, without an object per event, and eventsAt decodes one chunk again', () => {
@@ -135,12 +204,34 @@ test('scan tells every event events() gives, without an object per event, and ev
       chunk: (start) => chunks.push(start),
       event: ({ apiId, tag, site, ctx, control, value }) => scanned.push([apiId, tag, site, ctx, control, value]),
     });
-    assert.deepEqual(scanned, events.map(({ apiId, tag, site, ctx, control, value }) => [apiId, tag, site, ctx, control, value]));
-    assert.deepEqual(reader.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: 7, events: ALL.length, problems: [] });
-    assert.deepEqual(chunks.map(({ offset }) => offset), chunksOf(bytes).chunks);
+    assert.deepEqual(
+      scanned,
+      events.map(({ apiId, tag, site, ctx, control, value }) => [apiId, tag, site, ctx, control, value]),
+    );
+    assert.deepEqual(reader.ending, {
+      complete: true,
+      truncated: false,
+      truncatedAt: null,
+      exitCode: 7,
+      events: ALL.length,
+      problems: [],
+    });
+    assert.deepEqual(
+      chunks.map(({ offset }) => offset),
+      chunksOf(bytes).chunks,
+    );
     // Each chunk decodes on its own, in any order, to what the whole pass gave.
-    assert.deepEqual([...chunks].reverse().map((start) => reader.eventsAt(start)).reverse().flat(), events);
-    assert.throws(() => reader.eventsAt({ ...chunks[1]!, offset: chunks[1]!.offset + 1 }), { code: 'ERR_TRACE_CORRUPT' });
+    assert.deepEqual(
+      [...chunks]
+        .reverse()
+        .map((start) => reader.eventsAt(start))
+        .reverse()
+        .flat(),
+      events,
+    );
+    assert.throws(() => reader.eventsAt({ ...chunks[1]!, offset: chunks[1]!.offset + 1 }), {
+      code: 'ERR_TRACE_CORRUPT',
+    });
     assert.throws(() => reader.eventsAt({ ...chunks[0]!, offset: bytes.length }), { code: 'ERR_TRACE_CORRUPT' });
   } finally {
     reader.close();
@@ -191,8 +282,18 @@ test('events after the end record (late exit listeners) land, and the trace stay
       if (writer.number(Api.dateNow, Tag.f64, 0, 0, 2)) writer.end(-2);
     }),
   );
-  assert.deepEqual(trace.events.map((event) => event.value), [1, 2]);
-  assert.deepEqual(trace.ending, { complete: true, truncated: false, truncatedAt: null, exitCode: -2, events: 2, problems: [] });
+  assert.deepEqual(
+    trace.events.map((event) => event.value),
+    [1, 2],
+  );
+  assert.deepEqual(trace.ending, {
+    complete: true,
+    truncated: false,
+    truncatedAt: null,
+    exitCode: -2,
+    events: 2,
+    problems: [],
+  });
 });
 
 test('a trace cut at any byte reads as a truncated prefix, or as a coded header error', { timeout: 60_000 }, () => {
@@ -225,7 +326,11 @@ test('a trace cut at any byte reads as a truncated prefix, or as a coded header 
     assert.equal(trace.ending.truncated, !atBoundary, `cut at ${cut}`);
     assert.equal(trace.ending.truncatedAt, atBoundary ? null : torn, `cut at ${cut}`);
     const problems = trace.ending.problems.map(({ code, from, to }) => [code, from, to]);
-    assert.deepEqual(problems, atBoundary ? [] : [['ERR_TRACE_TRUNCATED', torn, cut]], `cut at ${cut}: a short last chunk is truncation, not corruption`);
+    assert.deepEqual(
+      problems,
+      atBoundary ? [] : [['ERR_TRACE_TRUNCATED', torn, cut]],
+      `cut at ${cut}: a short last chunk is truncation, not corruption`,
+    );
   }
 });
 
@@ -268,16 +373,36 @@ test('a flipped byte anywhere in a chunk skips that chunk to the next whole one,
       if (last && trace.ending.truncated) {
         // A length that points past the end of the file reads as a run killed mid-write: nothing follows to tell them apart.
         assert.ok(at > chunk && at < chunk + 5, name);
-        assert.deepEqual([first?.code, first?.from, trace.ending.complete], ['ERR_TRACE_TRUNCATED', chunk, false], name);
+        assert.deepEqual(
+          [first?.code, first?.from, trace.ending.complete],
+          ['ERR_TRACE_TRUNCATED', chunk, false],
+          name,
+        );
       } else {
         assert.deepEqual([first?.code, first?.from, first?.to], ['ERR_TRACE_CORRUPT', chunk, ends[index]], name);
         assert.match(first!.message, new RegExp(`^bytes ${chunk} to ${ends[index]} skipped: expected a chunk`), name);
       }
-      assert.deepEqual(trace.events, renumbered(byChunk.flatMap((events, other) => (other === index ? [] : events))), name);
+      assert.deepEqual(
+        trace.events,
+        renumbered(byChunk.flatMap((events, other) => (other === index ? [] : events))),
+        name,
+      );
       // The end record, when read, counts the events the skipped chunk held.
       const read = full.length - eventsOf(index).length;
-      const counted = last || read === full.length ? [] : [['ERR_TRACE_COUNT', `the end record at byte ${bytes.length - 3} counts ${full.length} events, ${read} were read before it`]];
-      assert.deepEqual(rest.map(({ code, message }) => [code, message]), counted, name);
+      const counted =
+        last || read === full.length
+          ? []
+          : [
+              [
+                'ERR_TRACE_COUNT',
+                `the end record at byte ${bytes.length - 3} counts ${full.length} events, ${read} were read before it`,
+              ],
+            ];
+      assert.deepEqual(
+        rest.map(({ code, message }) => [code, message]),
+        counted,
+        name,
+      );
       assert.equal(trace.ending.complete, !last, name);
     }
   });
@@ -290,45 +415,76 @@ test('after skipped bytes, a value left out for the seed to give is not guessed:
   const trace = readBytes(bytes, 'out-of-step.ddtrace');
   // Chunk 1 opens with control mode's draws, written as "the seed's next": which draw that is went with chunk 0.
   assert.deepEqual(trace.events, []);
-  assert.deepEqual(trace.ending.problems.map(({ code, from, to }) => [code, from, to]), [
-    ['ERR_TRACE_CORRUPT', chunks[0], chunks[1]],
-    ['ERR_TRACE_CORRUPT', chunks[1]! + CHUNK_HEADER_BYTES, bytes.length],
-  ]);
-  assert.match(trace.ending.problems[1]!.message, /not read: their values follow from the seed, drawn in step with the bytes skipped before them$/);
+  assert.deepEqual(
+    trace.ending.problems.map(({ code, from, to }) => [code, from, to]),
+    [
+      ['ERR_TRACE_CORRUPT', chunks[0], chunks[1]],
+      ['ERR_TRACE_CORRUPT', chunks[1]! + CHUNK_HEADER_BYTES, bytes.length],
+    ],
+  );
+  assert.match(
+    trace.ending.problems[1]!.message,
+    /not read: their values follow from the seed, drawn in step with the bytes skipped before them$/,
+  );
   assert.equal(trace.ending.complete, false);
 });
 
-test('a chunk written twice is read twice, and the end record\'s count says so: ERR_TRACE_COUNT names the repeated chunk', () => {
+test("a chunk written twice is read twice, and the end record's count says so: ERR_TRACE_COUNT names the repeated chunk", () => {
   const bytes = observed();
   const byChunk = eventsByChunk(bytes);
   const { chunks } = chunksOf(bytes);
-  const twice = Buffer.concat([bytes.subarray(0, chunks[2]), bytes.subarray(chunks[1], chunks[2]), bytes.subarray(chunks[2])]);
+  const twice = Buffer.concat([
+    bytes.subarray(0, chunks[2]),
+    bytes.subarray(chunks[1], chunks[2]),
+    bytes.subarray(chunks[2]),
+  ]);
   const trace = readBytes(twice, 'twice.ddtrace');
   assert.deepEqual(trace.events, renumbered([...byChunk[0]!, ...byChunk[1]!, ...byChunk.slice(1).flat()]));
   const [counted, read] = [byChunk.flat().length, trace.events.length];
-  assert.deepEqual(trace.ending.problems.map(({ code, from, message }) => [code, from, message]), [
+  assert.deepEqual(
+    trace.ending.problems.map(({ code, from, message }) => [code, from, message]),
     [
-      'ERR_TRACE_COUNT',
-      twice.length - 3,
-      `the end record at byte ${twice.length - 3} counts ${counted} events, ${read} were read before it; the chunk at byte ${chunks[2]} repeats the one before it (written twice)`,
+      [
+        'ERR_TRACE_COUNT',
+        twice.length - 3,
+        `the end record at byte ${twice.length - 3} counts ${counted} events, ${read} were read before it; the chunk at byte ${chunks[2]} repeats the one before it (written twice)`,
+      ],
     ],
-  ]);
+  );
   assert.deepEqual([trace.ending.complete, trace.ending.exitCode], [true, 7], 'the run still finished its exit');
 });
 
 test('a foreign file is ERR_TRACE_FOREIGN, and an older or newer format ERR_TRACE_VERSION, at their byte offset', () => {
-  for (const content of ['hello\n', '\x89PNG\r\n\x1a\n', '{"format":"DETDRIFT-TRACE"}\n', 'DETDRIFT-TRACE one\n{}\n', 'DETDRIFT-TRACES 1\n{}\n']) {
-    assert.throws(() => readBytes(Buffer.from(content, 'latin1')), { name: 'TraceError', code: 'ERR_TRACE_FOREIGN', offset: 0 }, JSON.stringify(content));
+  for (const content of [
+    'hello\n',
+    '\x89PNG\r\n\x1a\n',
+    '{"format":"DETDRIFT-TRACE"}\n',
+    'DETDRIFT-TRACE one\n{}\n',
+    'DETDRIFT-TRACES 1\n{}\n',
+  ]) {
+    assert.throws(
+      () => readBytes(Buffer.from(content, 'latin1')),
+      { name: 'TraceError', code: 'ERR_TRACE_FOREIGN', offset: 0 },
+      JSON.stringify(content),
+    );
   }
-  for (const [version, remedy] of [[1, 'record it again'], [2, 'record it again'], [5, 'newer detdrift'], [10, 'newer detdrift']] as const) {
+  for (const [version, remedy] of [
+    [1, 'record it again'],
+    [2, 'record it again'],
+    [5, 'newer detdrift'],
+    [10, 'newer detdrift'],
+  ] as const) {
     const content = `DETDRIFT-TRACE ${version}\n${JSON.stringify({ ...HEADER, version })}\n`;
-    assert.throws(() => readBytes(Buffer.from(content)), (error: unknown) => {
-      assert.ok(error instanceof TraceError);
-      assert.equal(error.code, 'ERR_TRACE_VERSION');
-      assert.equal(error.offset, 'DETDRIFT-TRACE '.length);
-      assert.match(error.message, new RegExp(`expected trace format version 4, found ${version}: .*${remedy}`));
-      return true;
-    });
+    assert.throws(
+      () => readBytes(Buffer.from(content)),
+      (error: unknown) => {
+        assert.ok(error instanceof TraceError);
+        assert.equal(error.code, 'ERR_TRACE_VERSION');
+        assert.equal(error.offset, 'DETDRIFT-TRACE '.length);
+        assert.match(error.message, new RegExp(`expected trace format version 4, found ${version}: .*${remedy}`));
+        return true;
+      },
+    );
   }
 });
 
@@ -340,10 +496,12 @@ test('a version 3 trace is read: version 4 only added source map records', () =>
 
 test('a source map record round-trips, by the file that frames name', () => {
   const source = { file: 'src/app.ts', path: '/home/ci/app/src/app.ts', map: 'data:application/json;base64,e30=' };
-  const trace = readBytes(write(4, (writer) => {
-    writer.defineSource(1, source);
-    writer.end(0);
-  }));
+  const trace = readBytes(
+    write(4, (writer) => {
+      writer.defineSource(1, source);
+      writer.end(0);
+    }),
+  );
   assert.deepEqual([...trace.sources], [['src/app.ts', source]]);
 });
 
@@ -355,28 +513,38 @@ function dataBytes(bytes: Uint8Array): number {
 test('control mode values are left out of the trace and drawn again by the reader, in trace order', () => {
   const controller = new Controller(HEADER.seed!);
   const random = controller.stream('Math.random');
-  const values = Array.from({ length: 3000 }, (_value, index) => (index % 10 === 9 ? Controller.wallMs(controller.tick()) : random.double()));
+  const values = Array.from({ length: 3000 }, (_value, index) =>
+    index % 10 === 9 ? Controller.wallMs(controller.tick()) : random.double(),
+  );
   const bytes = write(1024, (writer) => {
     values.forEach((value, index) => {
-      if (writer.number(index % 10 === 9 ? Api.dateNow : Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value)) writer.flush();
+      if (writer.number(index % 10 === 9 ? Api.dateNow : Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value))
+        writer.flush();
     });
     writer.end(0);
   });
-  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), values);
+  assert.deepEqual(
+    readBytes(bytes).events.map((event) => event.value),
+    values,
+  );
   // Each switch of api costs a full event header (4 bytes) and a run record (2): here one byte an event.
   assert.ok(dataBytes(bytes) < values.length * 1.1, `${dataBytes(bytes)} bytes for ${values.length} events`);
 });
 
-test('a controlled value that is not the seed\'s next draw (the hook drew one unrecorded) is written out, and so are those after it', () => {
+test("a controlled value that is not the seed's next draw (the hook drew one unrecorded) is written out, and so are those after it", () => {
   const random = new Controller(HEADER.seed!).stream('Math.random');
   const first = random.double();
   random.double(); // drawn while recording was paused: the trace never sees it
   const rest = Array.from({ length: 20 }, () => random.double());
   const bytes = write(8, (writer) => {
-    for (const value of [first, ...rest]) if (writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value)) writer.flush();
+    for (const value of [first, ...rest])
+      if (writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value)) writer.flush();
     writer.end(0);
   });
-  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), [first, ...rest]);
+  assert.deepEqual(
+    readBytes(bytes).events.map((event) => event.value),
+    [first, ...rest],
+  );
   assert.ok(dataBytes(bytes) > rest.length * 8, 'the values after the missed draw are stored');
 });
 
@@ -388,7 +556,10 @@ test('a controlled "count" stored as a double (not a varint) keeps writer and re
     for (const value of draws) writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, value);
     writer.end(0);
   });
-  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), [0.5, ...draws]);
+  assert.deepEqual(
+    readBytes(bytes).events.map((event) => event.value),
+    [0.5, ...draws],
+  );
 });
 
 test('a loop of uncontrolled draws costs its values: a run record repeats api, tag and context', () => {
@@ -398,7 +569,10 @@ test('a loop of uncontrolled draws costs its values: a run record repeats api, t
     writer.flush();
   });
   const events = readBytes(bytes).events;
-  assert.deepEqual(events.map(({ value, ctx, site }) => [value, ctx, site]), values.map((value) => [value, 3, 0]));
+  assert.deepEqual(
+    events.map(({ value, ctx, site }) => [value, ctx, site]),
+    values.map((value) => [value, 3, 0]),
+  );
   assert.ok(dataBytes(bytes) <= values.length * 8 + 20, `${dataBytes(bytes)} bytes for ${values.length} doubles`);
 });
 
@@ -422,12 +596,19 @@ test('a run of any length reads back, its count written in the bytes it needs, i
   let expected = 9; // the chunk's mark, length and CRC
   for (const length of lengths) {
     expected += 2 * (4 + 8); // the clock read's head and value, the first draw's
-    for (let left = length - 1; left > 0; left -= MAX_RUN) expected += 1 + width(Math.min(left, MAX_RUN)) + 8 * Math.min(left, MAX_RUN);
+    for (let left = length - 1; left > 0; left -= MAX_RUN)
+      expected += 1 + width(Math.min(left, MAX_RUN)) + 8 * Math.min(left, MAX_RUN);
   }
   assert.equal(dataBytes(bytes), expected);
   const events = readBytes(bytes).events;
-  assert.deepEqual(events.filter((event) => event.apiId === Api.mathRandom).map((event) => event.value), values);
-  assert.deepEqual(events.filter((event) => event.apiId === Api.dateNow).map((event) => event.value), lengths);
+  assert.deepEqual(
+    events.filter((event) => event.apiId === Api.mathRandom).map((event) => event.value),
+    values,
+  );
+  assert.deepEqual(
+    events.filter((event) => event.apiId === Api.dateNow).map((event) => event.value),
+    lengths,
+  );
 });
 
 test('a definition made in the middle of a run, and an event or a definition that threw halfway, leave a chunk that reads back whole', () => {
@@ -451,15 +632,18 @@ test('a definition made in the middle of a run, and an event or a definition tha
     writer.end(0);
   });
   const trace = readBytes(bytes);
-  assert.deepEqual(trace.events.map((event) => [event.apiId, event.value]), [
-    ...[0, 1, 2, 3, 4].map((value) => [Api.mathRandom, value]),
-    [Api.readdirSync, ['a']],
-    [Api.readdirSync, ['b']],
-    [Api.mathRandom, 5],
-    [Api.readdirSync, ['c']],
-    [Api.mathRandom, 6],
-    [Api.mathRandom, 7],
-  ]);
+  assert.deepEqual(
+    trace.events.map((event) => [event.apiId, event.value]),
+    [
+      ...[0, 1, 2, 3, 4].map((value) => [Api.mathRandom, value]),
+      [Api.readdirSync, ['a']],
+      [Api.readdirSync, ['b']],
+      [Api.mathRandom, 5],
+      [Api.readdirSync, ['c']],
+      [Api.mathRandom, 6],
+      [Api.mathRandom, 7],
+    ],
+  );
   assert.equal(trace.ending.events, 11, 'the end record counts the events written, not those that threw');
   assert.deepEqual([...trace.contexts.keys()], [2], 'a definition that threw halfway is cut too');
 });
@@ -472,13 +656,18 @@ test('a controlled event that throws after drawing turns derivation off: the val
   const values = [Controller.wallMs(controller.tick()), random.double(), Controller.wallMs(controller.tick())];
   const bytes = write(100, (writer) => {
     writer.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 0, first);
-    assert.throws(() => writer.object(Api.dateCall, Tag.string | CONTROLLED, 0, 0, Symbol('not a string') as unknown as string));
+    assert.throws(() =>
+      writer.object(Api.dateCall, Tag.string | CONTROLLED, 0, 0, Symbol('not a string') as unknown as string),
+    );
     writer.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 0, values[0]!);
     writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, values[1]!);
     writer.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 0, values[2]!);
     writer.end(0);
   });
-  assert.deepEqual(readBytes(bytes).events.map((event) => event.value), [first, ...values]);
+  assert.deepEqual(
+    readBytes(bytes).events.map((event) => event.value),
+    [first, ...values],
+  );
 });
 
 test('a controlled value the seed does not give is written out, even when it is NaN like the derivation\'s "no value"', () => {
@@ -488,7 +677,10 @@ test('a controlled value the seed does not give is written out, even when it is 
     writer.end(0);
   });
   const events = readBytes(bytes).events;
-  assert.deepEqual(events.map((event) => event.apiId), [Api.randomBytes, Api.setTimeout]);
+  assert.deepEqual(
+    events.map((event) => event.apiId),
+    [Api.randomBytes, Api.setTimeout],
+  );
   assert.ok(Number.isNaN(events[1]!.value), 'the NaN "count" reads back as NaN');
 });
 
@@ -508,7 +700,11 @@ test('a run record without an event before it, an oversized run, or a derived ma
     [[Api.mathRandom, derived, 0, 0], /marked derived, but Math.random/],
     [[Api.setTimeout, Tag.uint | DERIVED | CONTROLLED, 0, 0], /marked derived, but setTimeout/],
   ] as const) {
-    assert.throws(() => readBytes(chunk([...payload])), { name: 'TraceError', code: 'ERR_TRACE_CORRUPT', message: expected });
+    assert.throws(() => readBytes(chunk([...payload])), {
+      name: 'TraceError',
+      code: 'ERR_TRACE_CORRUPT',
+      message: expected,
+    });
   }
 });
 
@@ -516,7 +712,12 @@ test('CRC-32 is the IEEE one, whether zlib or the table computes it', () => {
   assert.equal(crc32(new TextEncoder().encode('123456789')), 0xcbf43926, 'the standard check value');
   // From 16 KiB on, zlib's native crc32 answers: the same value as the table, at every length and alignment.
   const bytes = new Uint8Array(70_001).map((_, i) => (i * 7919 + (i >> 8)) & 0xff);
-  for (const [from, to] of [[0, 70_001], [3, 70_000], [1, 16_384 + 1], [0, 16_383]] as const) {
+  for (const [from, to] of [
+    [0, 70_001],
+    [3, 70_000],
+    [1, 16_384 + 1],
+    [0, 16_383],
+  ] as const) {
     const view = bytes.subarray(from, to);
     assert.equal(crc32(view), crc32Table(view), `bytes ${from}..${to}`);
     assert.equal(crc32Table(view), zlibCrc32(view), `bytes ${from}..${to}: the table agrees with zlib itself`);
@@ -540,15 +741,30 @@ test('doubles read back exactly, NaN payloads and -0 included', () => {
   });
   writer.end(0);
   closeSync(fd);
-  const draws = readTrace(file).events.filter((event) => event.apiId === Api.mathRandom).map((event) => event.value as number);
+  const draws = readTrace(file)
+    .events.filter((event) => event.apiId === Api.mathRandom)
+    .map((event) => event.value as number);
   const bits = (list: readonly number[]) => [...new BigUint64Array(new Float64Array(list).buffer)];
   assert.deepEqual(bits(draws), bits(values));
 });
 
 test("a context the hook defines by its 64-bit key is the same record as one defined by the key's hex string", () => {
-  const keys: Array<readonly [number, number]> = [[0, 0], [0x01234567, 0x89abcdef], [0xffffffff, 0x0000000f], [0xfedcba98, 0x76543210]];
+  const keys: Array<readonly [number, number]> = [
+    [0, 0],
+    [0x01234567, 0x89abcdef],
+    [0xffffffff, 0x0000000f],
+    [0xfedcba98, 0x76543210],
+  ];
   // the writer keeps the types it encoded: the same type again, one not in ASCII, more than it keeps
-  const types = ['Timeout', 'PROMISE', 'Timeout', 'Zeitgeber-\u00fc', ...Array.from({ length: 300 }, (_, i) => `Resource${i}`), 'Timeout', 'Resource299'];
+  const types = [
+    'Timeout',
+    'PROMISE',
+    'Timeout',
+    'Zeitgeber-\u00fc',
+    ...Array.from({ length: 300 }, (_, i) => `Resource${i}`),
+    'Timeout',
+    'Resource299',
+  ];
   const defs = types.map((type, i) => ({ high: keys[i % keys.length]![0], low: keys[i % keys.length]![1], type }));
   const byNumbers = write(16, (writer) => {
     defs.forEach(({ high, low, type }, i) => writer.defineContextKey(i + 1, high, low, type));
@@ -560,8 +776,14 @@ test("a context the hook defines by its 64-bit key is the same record as one def
   });
   assert.deepEqual(byNumbers, byStrings);
   const contexts = [...readBytes(byNumbers, 'keys.ddtrace').contexts.values()];
-  assert.deepEqual(contexts.slice(0, 4).map((def) => def.key), ['0000000000000000', '0123456789abcdef', 'ffffffff0000000f', 'fedcba9876543210']);
-  assert.deepEqual(contexts.map((def) => def.type), types);
+  assert.deepEqual(
+    contexts.slice(0, 4).map((def) => def.key),
+    ['0000000000000000', '0123456789abcdef', 'ffffffff0000000f', 'fedcba9876543210'],
+  );
+  assert.deepEqual(
+    contexts.map((def) => def.type),
+    types,
+  );
 });
 
 test('a site definition reads back as written, whatever its strings hold, and writing it runs no toJSON', () => {

@@ -14,7 +14,19 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Control } from '../tracer/format.js';
 import type { Chunk } from '../tracer/reader.js';
-import { eventsOf, project, REGISTER, REPO, runHooked, runHookedOk, runPlain, siteOf, tempDir, type Run, type Trace } from './helpers.js';
+import {
+  eventsOf,
+  project,
+  REGISTER,
+  REPO,
+  runHooked,
+  runHookedOk,
+  runPlain,
+  siteOf,
+  tempDir,
+  type Run,
+  type Trace,
+} from './helpers.js';
 
 const OUR_LINE = /^detdrift: (ERR_DETDRIFT_[A-Z_]+): .*\n/gm;
 
@@ -90,7 +102,10 @@ test('a disk that is full when the trace ends (in the exit listener): one ERR_DE
   const hooked = runHooked(['work.mjs'], { cwd: dir, env: { DETDRIFT_TEST_FAULT: `write:${header + 10}` } });
   assertProgramWins(plain, hooked, ['ERR_DETDRIFT_WRITE']);
   const trace = rootTrace(hooked);
-  assert.deepEqual([trace.ending.complete, trace.ending.truncated, trace.ending.truncatedAt, trace.events.length], [false, true, header, 0]);
+  assert.deepEqual(
+    [trace.ending.complete, trace.ending.truncated, trace.ending.truncatedAt, trace.events.length],
+    [false, true, header, 0],
+  );
 });
 
 test('a disk full before the header: one ERR_DETDRIFT_OPEN, the program runs unrecorded and no trace file is left', () => {
@@ -107,9 +122,15 @@ test('a trace directory that cannot be made (below a regular file: ENOTDIR): one
   assert.match(hooked.stderr, /ENOTDIR/);
 });
 
-test('a trace directory below /proc, where recursive mkdir never returns on Node 20 to 24: one ERR_DETDRIFT_OPEN, no hang', { skip: !existsSync('/proc/self') }, () => {
+test('a trace directory below /proc, where recursive mkdir never returns on Node 20 to 24: one ERR_DETDRIFT_OPEN, no hang', {
+  skip: !existsSync('/proc/self'),
+}, () => {
   const { dir, plain } = baseline({ 'work.mjs': WORK }, ['work.mjs']);
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: `--import="${REGISTER}"`, DETDRIFT_TRACE: '/proc/self/detdrift-trace' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_OPTIONS: `--import="${REGISTER}"`,
+    DETDRIFT_TRACE: '/proc/self/detdrift-trace',
+  };
   // The hook used to spin here forever: a time limit turns a regression into a failure, not a stuck suite.
   const result = spawnSync(process.execPath, ['work.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 });
   const hooked: Run = { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
@@ -117,9 +138,17 @@ test('a trace directory below /proc, where recursive mkdir never returns on Node
 });
 
 for (const [name, setup, more] of [
-  ['a frozen Error', 'Object.freeze(Error);', "try { null.f(); } catch (error) { console.log(error instanceof TypeError, typeof error.stack); }"],
+  [
+    'a frozen Error',
+    'Object.freeze(Error);',
+    'try { null.f(); } catch (error) { console.log(error instanceof TypeError, typeof error.stack); }',
+  ],
   // V8 reads the getter to format any error's stack: this program makes none
-  ['a throwing Error.prepareStackTrace getter', "Object.defineProperty(Error, 'prepareStackTrace', { get() { throw new Error('no stacks here'); }, set() {}, configurable: true });", ''],
+  [
+    'a throwing Error.prepareStackTrace getter',
+    "Object.defineProperty(Error, 'prepareStackTrace', { get() { throw new Error('no stacks here'); }, set() {}, configurable: true });",
+    '',
+  ],
 ] as const) {
   test(`a stack that cannot be taken (${name}): one ERR_DETDRIFT_STACK, values still recorded, without sites`, () => {
     const program = `
@@ -138,7 +167,10 @@ for (const [name, setup, more] of [
     assert.deepEqual([trace.ending.complete, trace.ending.exitCode], [true, 4]);
     assert.equal(eventsOf(trace, 'Date.now').length, 5);
     assert.deepEqual(eventsOf(trace, 'fs.readdir').length, 1);
-    assert.ok(trace.events.every((event) => event.site === 0), 'no site after the failure');
+    assert.ok(
+      trace.events.every((event) => event.site === 0),
+      'no site after the failure',
+    );
   });
 }
 
@@ -216,8 +248,14 @@ test('a program that breaks the collections (Map, Set, WeakMap, WeakSet) reaches
   const hooked = runHooked(['app.mjs'], { cwd: dir });
   assertProgramWins(plain, hooked, []);
   const trace = rootTrace(hooked);
-  assert.deepEqual(eventsOf(trace, 'setTimeout').map((event) => event.form), ['schedule', 'fire']);
-  assert.ok(eventsOf(trace, 'setInterval').some((event) => event.form === 'fire'), 'the promise interval fired and was recorded');
+  assert.deepEqual(
+    eventsOf(trace, 'setTimeout').map((event) => event.form),
+    ['schedule', 'fire'],
+  );
+  assert.ok(
+    eventsOf(trace, 'setInterval').some((event) => event.form === 'fire'),
+    'the promise interval fired and was recorded',
+  );
   assert.ok(eventsOf(trace, 'fs.opendir').length > 0, 'the Dir read is recorded');
   const [draw] = eventsOf(trace, 'Math.random');
   assert.ok(siteOf(trace, draw!), 'the draw has its site');
@@ -363,7 +401,11 @@ test('a program that replaces Math.random, Date.now and the Date class after the
   const hooked = runHooked(['app.mjs'], { cwd: dir });
   assertProgramWins(plain, hooked, []);
   const trace = rootTrace(hooked);
-  assert.deepEqual(eventsOf(trace, 'Math.random').map((event) => event.control), [Control.none], 'only the original put back');
+  assert.deepEqual(
+    eventsOf(trace, 'Math.random').map((event) => event.control),
+    [Control.none],
+    'only the original put back',
+  );
   assert.equal(eventsOf(trace, 'Date.now').length, 0);
   // FixedDate passes a time to the real constructor: no clock is read, nothing is recorded.
   assert.equal(eventsOf(trace, 'new Date').length, 0);
@@ -382,15 +424,26 @@ test("assigning now or random through an object that inherits them gives that ob
   const hooked = runHooked(['app.mjs'], { cwd: dir });
   assertProgramWins(plain, hooked, []);
   const trace = rootTrace(hooked);
-  assert.deepEqual(eventsOf(trace, 'Date.now').map((event) => event.control), [Control.none], 'the real clock, not the subclass\'s stub');
-  assert.deepEqual(eventsOf(trace, 'Math.random').map((event) => event.control), [Control.none]);
+  assert.deepEqual(
+    eventsOf(trace, 'Date.now').map((event) => event.control),
+    [Control.none],
+    "the real clock, not the subclass's stub",
+  );
+  assert.deepEqual(
+    eventsOf(trace, 'Math.random').map((event) => event.control),
+    [Control.none],
+  );
 });
 
 test('the hook imported twice from two copies of the package runs once: one trace, every call once', () => {
   const copy = tempDir('detdrift-copy-');
-  for (const part of ['instrument', 'tracer']) cpSync(join(REPO, 'dist', part), join(copy, 'dist', part), { recursive: true });
+  for (const part of ['instrument', 'tracer'])
+    cpSync(join(REPO, 'dist', part), join(copy, 'dist', part), { recursive: true });
   cpSync(join(REPO, 'dist', 'index.js'), join(copy, 'dist', 'index.js'));
-  writeFileSync(join(copy, 'package.json'), JSON.stringify({ name: 'detdrift', version: '0.0.0-copy', type: 'module' }));
+  writeFileSync(
+    join(copy, 'package.json'),
+    JSON.stringify({ name: 'detdrift', version: '0.0.0-copy', type: 'module' }),
+  );
   const copyRegister = join(copy, 'dist', 'instrument', 'register.js');
   const program = `
     import { checkpoint } from ${JSON.stringify(join(copy, 'dist', 'index.js'))};
@@ -399,13 +452,24 @@ test('the hook imported twice from two copies of the package runs once: one trac
     console.log(typeof Math.random());
   `;
   const { dir, plain } = baseline({ 'app.mjs': program }, ['app.mjs']);
-  for (const order of [[copyRegister, REGISTER], [REGISTER, copyRegister]]) {
-    const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: order.map((file) => `--import="${file}"`).join(' ') } });
+  for (const order of [
+    [copyRegister, REGISTER],
+    [REGISTER, copyRegister],
+  ]) {
+    const hooked = runHooked(['app.mjs'], {
+      cwd: dir,
+      env: { NODE_OPTIONS: order.map((file) => `--import="${file}"`).join(' ') },
+    });
     assertProgramWins(plain, hooked, []);
     assert.deepEqual([...hooked.traces.keys()], ['0']);
     const trace = rootTrace(hooked);
     assert.deepEqual(
-      [eventsOf(trace, 'Date.now').length, eventsOf(trace, 'Math.random').length, eventsOf(trace, 'checkpoint').length, trace.ending.complete],
+      [
+        eventsOf(trace, 'Date.now').length,
+        eventsOf(trace, 'Math.random').length,
+        eventsOf(trace, 'checkpoint').length,
+        trace.ending.complete,
+      ],
       [3, 1, 1, true],
     );
   }
@@ -424,7 +488,10 @@ test("vm: a new context's own Date and Math are recorded, and so is this realm's
   assertProgramWins(plain, hooked, []);
   const trace = rootTrace(hooked);
   // the new context's own: a clock read, a draw, a new Date; runInThisContext's and the handed-in wrappers': 2 and 1
-  assert.deepEqual([eventsOf(trace, 'Date.now').length, eventsOf(trace, 'Math.random').length, eventsOf(trace, 'new Date').length], [3, 2, 1]);
+  assert.deepEqual(
+    [eventsOf(trace, 'Date.now').length, eventsOf(trace, 'Math.random').length, eventsOf(trace, 'new Date').length],
+    [3, 2, 1],
+  );
 });
 
 test('node:test under the hook, its mock timers included: the same results and exit status', () => {
@@ -450,14 +517,20 @@ test('node:test under the hook, its mock timers included: the same results and e
   const pid = (text: string) => text.replace(/\(node:\d+\)/g, '(node:PID)');
   const relayed = /^# \((?:node:PID\) |Use `node --trace-warnings).*\n/gm;
   const stable = (run: Run) => {
-    const stdout = pid(run.stdout).replace(/^.*duration_ms.*\n/gm, '').replace(/ \(\d+(?:\.\d+)?ms\)/g, '');
+    const stdout = pid(run.stdout)
+      .replace(/^.*duration_ms.*\n/gm, '')
+      .replace(/ \(\d+(?:\.\d+)?ms\)/g, '');
     return [stdout.replace(relayed, ''), (stdout.match(relayed) ?? []).sort()];
   };
   assert.equal(plain.code, 1, plain.stdout);
   for (const args of [['clock.test.mjs'], ['--test', 'clock.test.mjs']]) {
     const reference = args[0] === '--test' ? runPlain(args, { cwd: dir }) : plain;
     const hooked = runHooked(args, { cwd: dir });
-    assert.deepEqual([hooked.code, stable(hooked), splitStderr(hooked.stderr).codes], [reference.code, stable(reference), []], hooked.stderr);
+    assert.deepEqual(
+      [hooked.code, stable(hooked), splitStderr(hooked.stderr).codes],
+      [reference.code, stable(reference), []],
+      hooked.stderr,
+    );
     const trace = [...hooked.traces.values()][0]!;
     assert.ok(eventsOf(trace, 'Math.random').length === 1 && eventsOf(trace, 'Date.now').length >= 1);
   }
@@ -480,9 +553,16 @@ const SECRETS = `
 
 test('a trace holds no crypto bytes, environment values or file contents, unless DETDRIFT_HOLD=bytes asks for the bytes', () => {
   const env = { SECRET_TOKEN: 'tok-7f3a9c1e5b2d4f60' };
-  const dir = project({ 'app.mjs': SECRETS, 'key.pem': '-----BEGIN KEY-----MIIEvQIBADANBgkqhkiG9w0B-----END KEY-----\n' });
+  const dir = project({
+    'app.mjs': SECRETS,
+    'key.pem': '-----BEGIN KEY-----MIIEvQIBADANBgkqhkiG9w0B-----END KEY-----\n',
+  });
   const secrets = (raw: Buffer) => {
-    const drawn = JSON.parse(readFileSync(join(dir, 'drawn.json'), 'utf8')) as { bytes: string; uuid: string; values: string };
+    const drawn = JSON.parse(readFileSync(join(dir, 'drawn.json'), 'utf8')) as {
+      bytes: string;
+      uuid: string;
+      values: string;
+    };
     const found = (needle: Buffer) => raw.includes(needle);
     return {
       token: found(Buffer.from(env.SECRET_TOKEN)),
@@ -495,12 +575,24 @@ test('a trace holds no crypto bytes, environment values or file contents, unless
   const observed = runHookedOk(['app.mjs'], { cwd: dir, env });
   const trace = rootTrace(observed);
   assert.deepEqual(trace.header.holds, []);
-  assert.deepEqual(secrets(readFileSync(trace.file)), { token: false, key: false, bytes: false, uuid: false, values: false });
+  assert.deepEqual(secrets(readFileSync(trace.file)), {
+    token: false,
+    key: false,
+    bytes: false,
+    uuid: false,
+    values: false,
+  });
   // The check can see them: with DETDRIFT_HOLD=bytes (replay's traces) the drawn values are there.
   const held = runHooked(['app.mjs'], { cwd: dir, env: { ...env, DETDRIFT_HOLD: 'bytes' } });
   const heldTrace = rootTrace(held);
   assert.deepEqual(heldTrace.header.holds, ['bytes']);
-  assert.deepEqual(secrets(readFileSync(heldTrace.file)), { token: false, key: false, bytes: true, uuid: true, values: true });
+  assert.deepEqual(secrets(readFileSync(heldTrace.file)), {
+    token: false,
+    key: false,
+    bytes: true,
+    uuid: true,
+    values: true,
+  });
 });
 
 /** A path's permission bits, in octal. */
@@ -508,7 +600,9 @@ function permissions(path: string): string {
   return (statSync(path).mode & 0o777).toString(8);
 }
 
-test('trace files are written 0600, and the directories the hook or the CLI create 0700', { skip: process.platform === 'win32' }, () => {
+test('trace files are written 0600, and the directories the hook or the CLI create 0700', {
+  skip: process.platform === 'win32',
+}, () => {
   const dir = project({ 'app.mjs': 'Date.now();\n' });
   const base = tempDir('detdrift-modes-');
   const traceDir = join(base, 'made', 'by', 'hook');
@@ -516,25 +610,37 @@ test('trace files are written 0600, and the directories the hook or the CLI crea
   assert.deepEqual([join(base, 'made'), join(base, 'made', 'by'), traceDir].map(permissions), ['700', '700', '700']);
   assert.equal(permissions(rootTrace(hooked).file), '600');
   const out = join(base, 'made', 'by', 'cli');
-  const cli = runPlain([join(REPO, 'dist', 'cli', 'main.js'), 'record', '--out', out, '--', process.execPath, 'app.mjs'], { cwd: dir });
+  const cli = runPlain(
+    [join(REPO, 'dist', 'cli', 'main.js'), 'record', '--out', out, '--', process.execPath, 'app.mjs'],
+    { cwd: dir },
+  );
   assert.equal(cli.code, 0, cli.stderr);
   assert.deepEqual([permissions(out), permissions(join(out, '0.ddtrace'))], ['700', '600']);
 });
 
 test('check deletes its traces (they can hold raw crypto values) unless --keep or --out', () => {
   // Each run prints a fresh random value: the runs diverge, so check also confirms by replay.
-  const dir = project({ 'package.json': { name: 'app', version: '1.0.0' }, 'app.mjs': "import { randomBytes } from 'node:crypto';\nconsole.log(randomBytes(4).toString('hex'));\n" });
+  const dir = project({
+    'package.json': { name: 'app', version: '1.0.0' },
+    'app.mjs': "import { randomBytes } from 'node:crypto';\nconsole.log(randomBytes(4).toString('hex'));\n",
+  });
   const cli = join(REPO, 'dist', 'cli', 'main.js');
   // what stays is the hook's code cache, the bytecode of detdrift's own code (instrument/register.ts)
   const leftovers = (tmp: string) => readdirSync(tmp).filter((name) => !name.startsWith('detdrift-code-cache-'));
   const plainTmp = tempDir('detdrift-tmp-');
-  const plain = runPlain([cli, 'check', '--seed', '1', '--', process.execPath, 'app.mjs'], { cwd: dir, env: { TMPDIR: plainTmp } });
+  const plain = runPlain([cli, 'check', '--seed', '1', '--', process.execPath, 'app.mjs'], {
+    cwd: dir,
+    env: { TMPDIR: plainTmp },
+  });
   assert.equal(plain.code, 1, plain.stderr);
   assert.match(plain.stderr, /confirming by replay/, 'the replay confirmation ran, with its own temporary traces');
   assert.deepEqual(leftovers(plainTmp), [], 'every trace, recorded and replayed, is gone');
 
   const keptTmp = tempDir('detdrift-tmp-');
-  const kept = runPlain([cli, 'check', '--keep', '--no-confirm', '--', process.execPath, 'app.mjs'], { cwd: dir, env: { TMPDIR: keptTmp } });
+  const kept = runPlain([cli, 'check', '--keep', '--no-confirm', '--', process.execPath, 'app.mjs'], {
+    cwd: dir,
+    env: { TMPDIR: keptTmp },
+  });
   assert.equal(kept.code, 1, kept.stderr);
   const [left] = leftovers(keptTmp);
   assert.ok(left?.startsWith('detdrift-check-'), `kept: ${leftovers(keptTmp).join(', ')}`);
@@ -545,10 +651,16 @@ test('check deletes its traces (they can hold raw crypto values) unless --keep o
   const outTmp = tempDir('detdrift-tmp-');
   const out = join(tempDir('detdrift-out-'), 'traces');
   mkdirSync(out);
-  const given = runPlain([cli, 'check', '--out', out, '--no-confirm', '--', process.execPath, 'app.mjs'], { cwd: dir, env: { TMPDIR: outTmp } });
+  const given = runPlain([cli, 'check', '--out', out, '--no-confirm', '--', process.execPath, 'app.mjs'], {
+    cwd: dir,
+    env: { TMPDIR: outTmp },
+  });
   assert.equal(given.code, 1, given.stderr);
   assert.deepEqual(leftovers(outTmp), []);
-  assert.deepEqual([existsSync(join(out, 'run-1', '0.ddtrace')), existsSync(join(out, 'run-2', '0.ddtrace'))], [true, true]);
+  assert.deepEqual(
+    [existsSync(join(out, 'run-1', '0.ddtrace')), existsSync(join(out, 'run-2', '0.ddtrace'))],
+    [true, true],
+  );
 });
 
 test('the objects the hook patches stay as fast to use as it found them: none is left a hash table', () => {
@@ -575,6 +687,10 @@ test('the objects the hook patches stay as fast to use as it found them: none is
   assert.equal(hooked.code, 0, hooked.stderr);
   const slowWithout = JSON.parse(plain.stdout) as string[];
   const slowWith = JSON.parse(hooked.stdout) as string[];
-  assert.deepEqual(slowWith.filter((name) => !slowWithout.includes(name)), [], 'left in dictionary mode by the hook');
+  assert.deepEqual(
+    slowWith.filter((name) => !slowWithout.includes(name)),
+    [],
+    'left in dictionary mode by the hook',
+  );
   assert.ok(!slowWithout.includes('Math'), 'Math is fast without the hook: the check can fail');
 });

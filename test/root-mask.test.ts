@@ -10,7 +10,10 @@ import { eventsOf, project, runHooked, tempDir } from './helpers.js';
 test('the mask replaces the root in text and bytes, the longer form first, and hands back what does not name it', () => {
   const root = realpathSync(tempDir());
   const mask = new RootMask(root);
-  assert.equal(mask.text(`at ${root}/lib/a.js:3 and file://${root}/b.js`), `at ${ROOT_TOKEN}/lib/a.js:3 and file://${ROOT_TOKEN}/b.js`);
+  assert.equal(
+    mask.text(`at ${root}/lib/a.js:3 and file://${root}/b.js`),
+    `at ${ROOT_TOKEN}/lib/a.js:3 and file://${ROOT_TOKEN}/b.js`,
+  );
   const bytes = Buffer.from(`${root}/x\n`);
   assert.equal(mask.bytes(bytes), `${ROOT_TOKEN}/x\n`);
   const other = Buffer.from('no path here\n');
@@ -29,7 +32,9 @@ test('the same project in two folders prints its paths; the program sees them, t
   const second = join(tempDir(), 'elsewhere');
   mkdirSync(second);
   cpSync(first, second, { recursive: true });
-  const runs = [first, second].map((cwd) => runHooked(['app.js'], { cwd, env: { DETDRIFT_MODE: 'control', DETDRIFT_SEED: '1' } }));
+  const runs = [first, second].map((cwd) =>
+    runHooked(['app.js'], { cwd, env: { DETDRIFT_MODE: 'control', DETDRIFT_SEED: '1' } }),
+  );
   for (const [i, run] of runs.entries()) {
     assert.equal(run.code, 0, run.stderr);
     assert.ok(run.stdout.includes(join([first, second][i]!, 'app.js')), 'the program prints its real path');

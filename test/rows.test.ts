@@ -44,12 +44,27 @@ test('rows give back the events the reader reads, calls apart from outputs, with
   const file = writeRun('a', 0);
   const trace = loadTrace(file, new Interner());
   const events = readTrace(file).events;
-  assert.deepEqual([...trace.calls].map((row) => row.event), events.filter((event) => !['output', 'log'].includes(event.family)));
-  assert.deepEqual([...trace.outputs].map((row) => row.event), events.filter((event) => event.family === 'output'));
-  assert.deepEqual([...trace.calls].map((row) => row.index), [0, 1, 2, 3, 4, 5, 6]);
-  assert.deepEqual([0, 1].map((position) => trace.outputs.callsBefore(position)), [3, 7]);
+  assert.deepEqual(
+    [...trace.calls].map((row) => row.event),
+    events.filter((event) => !['output', 'log'].includes(event.family)),
+  );
+  assert.deepEqual(
+    [...trace.outputs].map((row) => row.event),
+    events.filter((event) => event.family === 'output'),
+  );
+  assert.deepEqual(
+    [...trace.calls].map((row) => row.index),
+    [0, 1, 2, 3, 4, 5, 6],
+  );
+  assert.deepEqual(
+    [0, 1].map((position) => trace.outputs.callsBefore(position)),
+    [3, 7],
+  );
   assert.deepEqual([trace.calls.at(7), trace.calls.at(-1)], [undefined, undefined]);
-  assert.deepEqual([...trace.calls].map((row) => row.value), [1e12, 0.25, '1000000000000000000n', '0123456789abcdef', '["b","a"]', 'ci-runner', '[1234,567890123]']);
+  assert.deepEqual(
+    [...trace.calls].map((row) => row.value),
+    [1e12, 0.25, '1000000000000000000n', '0123456789abcdef', '["b","a"]', 'ci-runner', '[1234,567890123]'],
+  );
 });
 
 test('values compare by what was recorded: equal draws agree, a changed bit, digest or text does not', () => {
@@ -57,7 +72,10 @@ test('values compare by what was recorded: equal draws agree, a changed bit, dig
   const [a, b] = [loadTrace(writeRun('same-a', 0), interner), loadTrace(writeRun('same-b', 1), interner)];
   const same = (position: number) => a.calls.sameValue(position, b.calls, position);
   assert.deepEqual([0, 1, 2, 3, 4, 5, 6].map(same), [false, true, false, false, true, true, true]);
-  assert.deepEqual([0, 1].map((position) => a.outputs.sameValue(position, b.outputs, position)), [true, false]);
+  assert.deepEqual(
+    [0, 1].map((position) => a.outputs.sameValue(position, b.outputs, position)),
+    [true, false],
+  );
   assert.equal(a.calls.kind(0).key, b.calls.kind(0).key, 'keys are interned across the two traces');
   assert.notEqual(a.calls.ctx(0), a.calls.ctx(1), 'two contexts');
 });
@@ -65,8 +83,18 @@ test('values compare by what was recorded: equal draws agree, a changed bit, dig
 test('a filter keeps the trace numbering of the rows it keeps, and only their kinds', () => {
   const trace = loadTrace(writeRun('filtered', 0), new Interner());
   const clocks = trace.calls.filter((kind) => kind.spec.family === 'clock');
-  assert.deepEqual([...clocks].map((row) => [row.index, row.event.api]), [[0, 'Date.now'], [2, 'process.hrtime.bigint'], [6, 'process.hrtime']]);
-  assert.deepEqual(clocks.kinds.map((kind) => kind.spec.api), ['Date.now', 'process.hrtime.bigint', 'process.hrtime']);
+  assert.deepEqual(
+    [...clocks].map((row) => [row.index, row.event.api]),
+    [
+      [0, 'Date.now'],
+      [2, 'process.hrtime.bigint'],
+      [6, 'process.hrtime'],
+    ],
+  );
+  assert.deepEqual(
+    clocks.kinds.map((kind) => kind.spec.api),
+    ['Date.now', 'process.hrtime.bigint', 'process.hrtime'],
+  );
   assert.deepEqual([...trace.calls.kindCounts().values()], [1, 1, 1, 1, 1, 1, 1]);
 });
 

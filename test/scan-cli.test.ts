@@ -22,7 +22,7 @@ function bump(): string {
       '  return Date.now();',
       '};',
     ].join('\n'),
-    'base/node_modules/queue-lite/lib/legacy.js': "module.exports = () => new Date();\n",
+    'base/node_modules/queue-lite/lib/legacy.js': 'module.exports = () => new Date();\n',
     'head/node_modules/queue-lite/package.json': manifest('1.1.0'),
     'head/node_modules/queue-lite/index.js': [
       '/*! queue-lite 1.1.0 */',
@@ -79,7 +79,11 @@ test('scan --diff on a version that moved its files into two builds: only the ca
   assert.equal(run.code, 0, run.stderr);
   assert.equal(
     run.stdout,
-    ['- Math.random             dist/index.umd.js:21:42', '+ crypto.getRandomValues  dist/node/index.cjs:27:20  (also in dist/node/index.js:26:20)', ''].join('\n'),
+    [
+      '- Math.random             dist/index.umd.js:21:42',
+      '+ crypto.getRandomValues  dist/node/index.cjs:27:20  (also in dist/node/index.js:26:20)',
+      '',
+    ].join('\n'),
   );
   assert.match(run.stderr, /ulid@2\.4\.0 -> ulid@3\.0\.0: 1 added, 1 removed, 4 changed, 0 unchanged\n$/);
 });
@@ -105,7 +109,10 @@ test('scan --diff --json: the same diff as a versioned object', () => {
     context: 'return2**attempt*(1+⟨Math.random()⟩)+randomInt(10);',
     copies: [],
   });
-  assert.deepEqual(json.removed.map((site: { api: string }) => site.api), ['new Date']);
+  assert.deepEqual(
+    json.removed.map((site: { api: string }) => site.api),
+    ['new Date'],
+  );
   assert.equal(json.unchanged, 2);
 });
 
@@ -115,7 +122,13 @@ test('scan DIR: every site of one package; --json lists them with the totals', (
   assert.equal(text.code, 0, text.stderr);
   assert.equal(
     text.stdout,
-    ['setImmediate      index.js:5:3', 'Date.now          index.js:8:15', 'Math.random       index.js:11:35', 'crypto.randomInt  index.js:11:47', ''].join('\n'),
+    [
+      'setImmediate      index.js:5:3',
+      'Date.now          index.js:8:15',
+      'Math.random       index.js:11:35',
+      'crypto.randomInt  index.js:11:47',
+      '',
+    ].join('\n'),
   );
   const json = JSON.parse(detdrift(['scan', HEAD, '--json'], dir).stdout);
   assert.equal(json.schema, 'detdrift.scan/1');
@@ -136,7 +149,10 @@ test('bad usage and a missing directory exit 2 with a coded error', () => {
   const dir = project({ 'pkg/a.js': '' });
   const cases: [string[], RegExp][] = [
     [['scan'], /ERR_USAGE: scan needs one package directory, got 0/],
-    [['scan', 'pkg', 'pkg'], /ERR_USAGE: scan needs one package directory, got 2; to compare two versions: scan --diff A B/],
+    [
+      ['scan', 'pkg', 'pkg'],
+      /ERR_USAGE: scan needs one package directory, got 2; to compare two versions: scan --diff A B/,
+    ],
     [['scan', '--diff', 'pkg'], /ERR_USAGE: scan --diff needs two package directories/],
     [['scan', 'missing'], /^detdrift: ERR_SCAN_DIR: missing: no such directory/],
     [['scan', '--diff', 'pkg', 'pkg/a.js'], /^detdrift: ERR_SCAN_DIR: pkg\/a\.js: not a directory/],

@@ -16,7 +16,8 @@ function version(files: Record<string, string>): { sites: ScanSite[] } {
 
 const at = (site: ScanSite) => `${site.api} ${site.file}:${site.line}:${site.column}`;
 /** A listed site, and after `+` each of its copies in other builds. */
-const listed = ({ copies, ...site }: ListedSite) => [at(site), ...copies.map((copy) => `${copy.file}:${copy.line}:${copy.column}`)].join(' + ');
+const listed = ({ copies, ...site }: ListedSite) =>
+  [at(site), ...copies.map((copy) => `${copy.file}:${copy.line}:${copy.column}`)].join(' + ');
 const brief = (diff: ScanDiff) => ({
   added: diff.added.map(listed),
   removed: diff.removed.map(listed),
@@ -74,7 +75,12 @@ test('a second call of the same API in the same function is added; the old one p
     unchanged: 0,
   });
   const c = version({ 'id.js': 'function id() {\n  const salt = Math.random();\n  return Math.random();\n}\n' });
-  assert.deepEqual(brief(diffScans(a, c)), { added: ['Math.random id.js:2:21'], removed: [], changed: [], unchanged: 1 });
+  assert.deepEqual(brief(diffScans(a, c)), {
+    added: ['Math.random id.js:2:21'],
+    removed: [],
+    changed: [],
+    unchanged: 1,
+  });
 });
 
 test('an edit around a call in the same function is a change, not an add and a remove', () => {
@@ -95,9 +101,15 @@ test('a renamed function keeps its call: matched on the code', () => {
 });
 
 test('a minifier renaming every local name still matches the call', () => {
-  const a = version({ 'index.min.js': 'var a=require("crypto");function b(){return a.randomBytes(16)}module.exports=b;' });
-  const b = version({ 'index.min.js': 'var r=require("crypto");function t(){return r.randomBytes(16)}module.exports=t;' });
-  assert.deepEqual(brief(diffScans(a, b)).changed, ['masked: crypto.randomBytes index.min.js:1:47 -> crypto.randomBytes index.min.js:1:47']);
+  const a = version({
+    'index.min.js': 'var a=require("crypto");function b(){return a.randomBytes(16)}module.exports=b;',
+  });
+  const b = version({
+    'index.min.js': 'var r=require("crypto");function t(){return r.randomBytes(16)}module.exports=t;',
+  });
+  assert.deepEqual(brief(diffScans(a, b)).changed, [
+    'masked: crypto.randomBytes index.min.js:1:47 -> crypto.randomBytes index.min.js:1:47',
+  ]);
 });
 
 test('a file moved to another directory keeps its sites', () => {
@@ -113,8 +125,15 @@ test('a file moved to another directory keeps its sites', () => {
 
 test('a call moved to another function with other code is removed there and added here', () => {
   const a = version({ 'r.js': 'function shuffle(xs) {\n  return xs.sort(() => Math.random() - 0.5);\n}\n' });
-  const b = version({ 'r.js': 'function shuffle(xs) {\n  return xs;\n}\nfunction jitter(ms) {\n  return ms * Math.random();\n}\n' });
-  assert.deepEqual(brief(diffScans(a, b)), { added: ['Math.random r.js:5:20'], removed: ['Math.random r.js:2:29'], changed: [], unchanged: 0 });
+  const b = version({
+    'r.js': 'function shuffle(xs) {\n  return xs;\n}\nfunction jitter(ms) {\n  return ms * Math.random();\n}\n',
+  });
+  assert.deepEqual(brief(diffScans(a, b)), {
+    added: ['Math.random r.js:5:20'],
+    removed: ['Math.random r.js:2:29'],
+    changed: [],
+    unchanged: 0,
+  });
 });
 
 test('the same versions always give the same diff, and the diff is a copy', () => {
@@ -147,7 +166,10 @@ test('a version that ships fewer builds: the copies it dropped are not removed',
   const stamp = 'function stamp() {\n  return Date.now();\n}\n';
   const esm = `import { randomUUID } from 'node:crypto';\nexport function id() {\n  return randomUUID();\n}\n${stamp}`;
   const cjs = `const crypto_1 = require('node:crypto');\nfunction id() {\n  return (0, crypto_1.randomUUID)();\n}\n${stamp}`;
-  const diff = diffScans(version({ 'dist/esm/index.js': esm, 'dist/cjs/index.js': cjs, 'dist/umd/index.js': cjs }), version({ 'index.mjs': esm }));
+  const diff = diffScans(
+    version({ 'dist/esm/index.js': esm, 'dist/cjs/index.js': cjs, 'dist/umd/index.js': cjs }),
+    version({ 'index.mjs': esm }),
+  );
   assert.deepEqual(brief(diff), {
     added: [],
     removed: [],
@@ -166,20 +188,34 @@ test('a version that ships fewer builds: the copies it dropped are not removed',
 test('a copy stands for one matched call per file: a second new call beside it in each build is added, once', () => {
   const a = version({ 'index.js': 'function stamp() {\n  return Date.now();\n}\n' });
   const twice = 'function stamp() {\n  const started = Date.now();\n  return Date.now() - started;\n}\n';
-  assert.deepEqual(brief(diffScans(a, version({ 'index.cjs': twice, 'index.mjs': twice }))).added, ['Date.now index.cjs:2:24 + index.mjs:2:24']);
+  assert.deepEqual(brief(diffScans(a, version({ 'index.cjs': twice, 'index.mjs': twice }))).added, [
+    'Date.now index.cjs:2:24 + index.mjs:2:24',
+  ]);
 });
 
 test('an added site is listed once per code, not once per build: two new calls in two builds are two sites', () => {
   const a = version({ 'index.js': 'function id() {\n  return 1;\n}\n' });
   const code = 'function id() {\n  return Math.random();\n}\nfunction stamp() {\n  return Date.now();\n}\n';
   const diff = diffScans(a, version({ 'cjs/index.js': code, 'esm/index.js': code, 'umd/index.js': code }));
-  assert.deepEqual(brief(diff).added, ['Math.random cjs/index.js:2:15 + esm/index.js:2:15 + umd/index.js:2:15', 'Date.now cjs/index.js:5:15 + esm/index.js:5:15 + umd/index.js:5:15']);
-  assert.deepEqual(brief(diffScans(version({ 'cjs/index.js': code, 'esm/index.js': code }), a)).removed, ['Math.random cjs/index.js:2:15 + esm/index.js:2:15', 'Date.now cjs/index.js:5:15 + esm/index.js:5:15']);
+  assert.deepEqual(brief(diff).added, [
+    'Math.random cjs/index.js:2:15 + esm/index.js:2:15 + umd/index.js:2:15',
+    'Date.now cjs/index.js:5:15 + esm/index.js:5:15 + umd/index.js:5:15',
+  ]);
+  assert.deepEqual(brief(diffScans(version({ 'cjs/index.js': code, 'esm/index.js': code }), a)).removed, [
+    'Math.random cjs/index.js:2:15 + esm/index.js:2:15',
+    'Date.now cjs/index.js:5:15 + esm/index.js:5:15',
+  ]);
 });
 
 test('a function renamed by case and rewritten in a moved file keeps its call', () => {
-  const a = version({ 'lib/prng.js': "function detectPrng() {\n  const nodeCrypto = require('crypto');\n  return () => nodeCrypto.randomBytes(1)[0] / 0xff;\n}\n" });
-  const b = version({ 'dist/prng.cjs': "const crypto = require('node:crypto');\nfunction detectPRNG() {\n  return () => crypto.randomBytes(1).readUInt8() / 256;\n}\n" });
+  const a = version({
+    'lib/prng.js':
+      "function detectPrng() {\n  const nodeCrypto = require('crypto');\n  return () => nodeCrypto.randomBytes(1)[0] / 0xff;\n}\n",
+  });
+  const b = version({
+    'dist/prng.cjs':
+      "const crypto = require('node:crypto');\nfunction detectPRNG() {\n  return () => crypto.randomBytes(1).readUInt8() / 256;\n}\n",
+  });
   assert.deepEqual(brief(diffScans(a, b)), {
     added: [],
     removed: [],

@@ -5,20 +5,25 @@ import { test } from 'node:test';
 import { scanDirectory, ScanDirectoryError, type ScanResult } from '../diffing/scan/index.js';
 import { project } from './helpers.js';
 
-const sites = (result: ScanResult) => result.sites.map((site) => `${site.api} ${site.file}:${site.line}:${site.column}`);
+const sites = (result: ScanResult) =>
+  result.sites.map((site) => `${site.api} ${site.file}:${site.line}:${site.column}`);
 
 test('a package: its JavaScript files in byte order, paths relative to its root, named by its manifest', () => {
   const dir = project({
     'package.json': { name: 'clocky', version: '1.2.3' },
-    'index.js': "module.exports = () => Date.now();\n",
+    'index.js': 'module.exports = () => Date.now();\n',
     'lib/a.cjs': "exports.id = () => require('crypto').randomUUID();\n",
-    'lib/B.mjs': "export const draw = () => Math.random();\n",
+    'lib/B.mjs': 'export const draw = () => Math.random();\n',
     'lib/types.d.ts': 'export declare const x: number; // Date.now()\n',
     'README.md': 'Math.random()\n',
   });
   const result = scanDirectory(dir);
   assert.equal(result.package, 'clocky@1.2.3');
-  assert.deepEqual(sites(result), ['Date.now index.js:1:29', 'Math.random lib/B.mjs:1:32', 'crypto.randomUUID lib/a.cjs:1:38']);
+  assert.deepEqual(sites(result), [
+    'Date.now index.js:1:29',
+    'Math.random lib/B.mjs:1:32',
+    'crypto.randomUUID lib/a.cjs:1:38',
+  ]);
   assert.equal(result.files, 3);
   assert.deepEqual([result.errors, result.skipped], [[], []]);
 });
@@ -39,17 +44,23 @@ test('nested node_modules, tests, benchmarks, examples, dot-directories and link
   });
   symlinkSync(join(dir, 'outside', 'evil.js'), join(dir, 'linked.js'));
   symlinkSync(dir, join(dir, 'loop'));
-  assert.deepEqual(sites(scanDirectory(join(dir))).filter((site) => !site.includes('outside/')), ['setTimeout index.js:1:1']);
+  assert.deepEqual(
+    sites(scanDirectory(join(dir))).filter((site) => !site.includes('outside/')),
+    ['setTimeout index.js:1:1'],
+  );
   const everything = sites(scanDirectory(dir, { includeDevelopment: true }));
-  assert.deepEqual(everything.filter((site) => !site.includes('outside/')), [
-    'Date.now benchmarks/run.js:1:6',
-    'Date.now examples/demo.js:1:6',
-    'setTimeout index.js:1:1',
-    'Math.random lib/__tests__/a.js:1:6',
-    'Math.random lib/queue.spec.mjs:1:6',
-    'Math.random lib/queue.test.js:1:6',
-    'Math.random test/index.js:1:6',
-  ]);
+  assert.deepEqual(
+    everything.filter((site) => !site.includes('outside/')),
+    [
+      'Date.now benchmarks/run.js:1:6',
+      'Date.now examples/demo.js:1:6',
+      'setTimeout index.js:1:1',
+      'Math.random lib/__tests__/a.js:1:6',
+      'Math.random lib/queue.spec.mjs:1:6',
+      'Math.random lib/queue.test.js:1:6',
+      'Math.random test/index.js:1:6',
+    ],
+  );
 });
 
 test('node_modules/pkg works as a root, through a link (pnpm) too', () => {
@@ -73,7 +84,10 @@ test('one file that does not parse is an entry; the other files still count', ()
   assert.deepEqual(sites(result), ['Date.now a.js:1:6', 'Math.random c.js:1:6']);
   assert.equal(result.errors.length, 1);
   const [error] = result.errors;
-  assert.deepEqual({ ...error, message: undefined }, { code: 'ERR_SCAN_PARSE', file: 'b.js', line: 1, column: 20, message: undefined });
+  assert.deepEqual(
+    { ...error, message: undefined },
+    { code: 'ERR_SCAN_PARSE', file: 'b.js', line: 1, column: 20, message: undefined },
+  );
   assert.match(error!.message, /Unexpected token/);
 });
 
@@ -85,13 +99,18 @@ test('a file over the size limit is skipped with a note', () => {
   assert.equal(result.files, 1);
 });
 
-test('an unreadable subdirectory is an entry; the scan goes on', { skip: process.getuid?.() === 0 ? 'root reads everything' : false }, () => {
+test('an unreadable subdirectory is an entry; the scan goes on', {
+  skip: process.getuid?.() === 0 ? 'root reads everything' : false,
+}, () => {
   const dir = project({ 'a.js': 'Date.now();\n', 'locked/b.js': 'Math.random();\n' });
   chmodSync(join(dir, 'locked'), 0o000);
   try {
     const result = scanDirectory(dir);
     assert.deepEqual(sites(result), ['Date.now a.js:1:6']);
-    assert.deepEqual(result.errors.map((error) => [error.code, error.file]), [['ERR_SCAN_READ', 'locked']]);
+    assert.deepEqual(
+      result.errors.map((error) => [error.code, error.file]),
+      [['ERR_SCAN_READ', 'locked']],
+    );
   } finally {
     chmodSync(join(dir, 'locked'), 0o755);
   }
@@ -101,13 +120,19 @@ test('a root that is missing or not a directory is a coded error naming it', () 
   const dir = project({ 'file.js': '' });
   mkdirSync(join(dir, 'empty'));
   assert.deepEqual(scanDirectory(join(dir, 'empty')).sites, []);
-  for (const [path, problem] of [[join(dir, 'missing'), /no such directory/], [join(dir, 'file.js'), /not a directory/]] as const) {
-    assert.throws(() => scanDirectory(path), (error: unknown) => {
-      assert.ok(error instanceof ScanDirectoryError);
-      assert.equal(error.code, 'ERR_SCAN_DIR');
-      assert.equal(error.dir, path);
-      assert.match(error.problem, problem);
-      return true;
-    });
+  for (const [path, problem] of [
+    [join(dir, 'missing'), /no such directory/],
+    [join(dir, 'file.js'), /not a directory/],
+  ] as const) {
+    assert.throws(
+      () => scanDirectory(path),
+      (error: unknown) => {
+        assert.ok(error instanceof ScanDirectoryError);
+        assert.equal(error.code, 'ERR_SCAN_DIR');
+        assert.equal(error.dir, path);
+        assert.match(error.problem, problem);
+        return true;
+      },
+    );
   }
 });

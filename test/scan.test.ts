@@ -39,7 +39,9 @@ function formatError(error: ScanError): string {
   return `${error.code} ${error.line}:${error.column}`;
 }
 
-for (const name of readdirSync(SPECS).filter((file) => file.endsWith('.json')).sort()) {
+for (const name of readdirSync(SPECS)
+  .filter((file) => file.endsWith('.json'))
+  .sort()) {
   const spec = JSON.parse(readFileSync(join(SPECS, name), 'utf8')) as SpecFile;
   describe(`${name}: ${spec.description}`, () => {
     for (const example of spec.cases) {
@@ -68,7 +70,10 @@ test('every clock and entropy API of the trace has a row in the table', () => {
   const families = new Set(['clock', 'random', 'crypto', 'timers', 'fs', 'process']);
   const wanted = new Set(API_TABLE.filter((spec) => families.has(spec.family)).map((spec) => spec.api));
   const covered = new Set(SITE_TABLE.map((rule) => rule.api));
-  assert.deepEqual([...wanted].filter((api) => !covered.has(api)), []);
+  assert.deepEqual(
+    [...wanted].filter((api) => !covered.has(api)),
+    [],
+  );
 });
 
 test('the same source always gives the same sites, in file, line, column order', () => {
@@ -91,12 +96,28 @@ test('a site shows its line, clipped around the site on a long minified line', (
 });
 
 test('a call a run made is a site of the API the run saw, where the scan cannot resolve it; what the scan resolves keeps its own API', () => {
-  const code = 'function salt(root) {\n  return root.crypto.getRandomValues(new Uint32Array(1))[0] + Math.random();\n}\nfunction other(rng) {\n  return rng.next();\n}\n';
-  assert.deepEqual(scanSource(code, 'salt.js').sites.map((site) => `${site.api} ${site.line}:${site.column}`), ['Math.random 2:68']);
-  const ran = new Map([['2:22', 'crypto.getRandomValues'], ['2:68', 'Date.now'], ['9:9', 'Math.random']]);
+  const code =
+    'function salt(root) {\n  return root.crypto.getRandomValues(new Uint32Array(1))[0] + Math.random();\n}\nfunction other(rng) {\n  return rng.next();\n}\n';
+  assert.deepEqual(
+    scanSource(code, 'salt.js').sites.map((site) => `${site.api} ${site.line}:${site.column}`),
+    ['Math.random 2:68'],
+  );
+  const ran = new Map([
+    ['2:22', 'crypto.getRandomValues'],
+    ['2:68', 'Date.now'],
+    ['9:9', 'Math.random'],
+  ]);
   const sites = scanSource(code, 'salt.js', ran).sites;
-  assert.deepEqual(sites.map((site) => `${site.api} ${site.line}:${site.column} in ${site.fn}`), ['crypto.getRandomValues 2:22 in salt', 'Math.random 2:68 in salt']);
+  assert.deepEqual(
+    sites.map((site) => `${site.api} ${site.line}:${site.column} in ${site.fn}`),
+    ['crypto.getRandomValues 2:22 in salt', 'Math.random 2:68 in salt'],
+  );
   assert.equal(sites[0]!.context, 'return⟨root.crypto.getRandomValues(newUint32Array(1))⟩[0]+Math.random();');
   // A file naming none of the APIs is still read for the calls a run made in it.
-  assert.deepEqual(scanSource(code.slice(code.indexOf('function other')), 'other.js', new Map([['2:14', 'Math.random']])).sites.map((site) => site.api), ['Math.random']);
+  assert.deepEqual(
+    scanSource(code.slice(code.indexOf('function other')), 'other.js', new Map([['2:14', 'Math.random']])).sites.map(
+      (site) => site.api,
+    ),
+    ['Math.random'],
+  );
 });

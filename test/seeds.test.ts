@@ -29,7 +29,15 @@ const refusal = async (args: readonly string[]) => {
 };
 
 test('a seed list expands ranges in place and keeps single seeds as typed', () => {
-  assert.deepEqual(expandSeeds(['1..3', '42', '0x2a', '007', ' 9..9 ']).seeds, ['1', '2', '3', '42', '0x2a', '007', '9']);
+  assert.deepEqual(expandSeeds(['1..3', '42', '0x2a', '007', ' 9..9 ']).seeds, [
+    '1',
+    '2',
+    '3',
+    '42',
+    '0x2a',
+    '007',
+    '9',
+  ]);
   assert.equal(expandSeeds([`1..${MAX_SEEDS}`]).seeds?.length, MAX_SEEDS);
 });
 
@@ -41,8 +49,15 @@ test('a bad seed list is refused with what is wrong, before a range is expanded'
   assert.equal(problem(['0x1..0x9']), '"0x1..0x9" is neither a seed (42, 0x2a) nor a range of decimal seeds (1..1000)');
   assert.equal(problem(['1...3']), '"1...3" is neither a seed (42, 0x2a) nor a range of decimal seeds (1..1000)');
   assert.equal(problem(['-1..3']), '"-1..3" is neither a seed (42, 0x2a) nor a range of decimal seeds (1..1000)');
-  assert.equal(problem(['1..99999999999999999999']), '1..99999999999999999999: the ends of a range are integers up to 2^53-1');
-  assert.equal(problem(['0..10000000000000']), `more than ${MAX_SEEDS} seeds`, 'refused without expanding ten trillion seeds');
+  assert.equal(
+    problem(['1..99999999999999999999']),
+    '1..99999999999999999999: the ends of a range are integers up to 2^53-1',
+  );
+  assert.equal(
+    problem(['0..10000000000000']),
+    `more than ${MAX_SEEDS} seeds`,
+    'refused without expanding ten trillion seeds',
+  );
   assert.equal(problem(['5', `1..${MAX_SEEDS}`]), `more than ${MAX_SEEDS} seeds`);
 });
 
@@ -53,23 +68,43 @@ test('check and bump take --seeds; --seed still works; both at once is a usage e
   assert.deepEqual((await options<CheckOptions>(['check', ...cmd])).seeds, [null]);
   const bump = ['bump', '--base', 'main'];
   assert.deepEqual((await options<BumpOptions>([...bump, '--seeds', '5,1..2', ...cmd])).seeds, ['5', '1', '2']);
-  assert.deepEqual((await options<BumpOptions>([...bump, '--seed', '1', '--seed', '0x2a', ...cmd])).seeds, ['1', '0x2a']);
+  assert.deepEqual((await options<BumpOptions>([...bump, '--seed', '1', '--seed', '0x2a', ...cmd])).seeds, [
+    '1',
+    '0x2a',
+  ]);
   assert.deepEqual((await options<BumpOptions>([...bump, ...cmd])).seeds, [null]);
-  assert.equal(await refusal(['check', '--seed', '1', '--seeds', '2..3', ...cmd]), 'ERR_USAGE: give --seed or --seeds, not both');
+  assert.equal(
+    await refusal(['check', '--seed', '1', '--seeds', '2..3', ...cmd]),
+    'ERR_USAGE: give --seed or --seeds, not both',
+  );
   assert.equal(
     await refusal(['bump', '--base', 'main', '--seeds', '1..10,5', ...cmd]),
     'ERR_OPTION_VALUE: --seeds got "1..10,5": seed 5 is named twice; allowed: seeds and ranges of decimal seeds, comma-separated (1..1000, 1,5,9, 1..10,42)',
   );
-  assert.match(await refusal(['check', '--seeds', '9..1', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "9\.\.1": 9\.\.1 runs backwards; write 1\.\.9; allowed: /);
-  assert.match(await refusal(['check', '--seeds', '1,,2', ...cmd]), /^ERR_OPTION_VALUE: --seeds got "1,,2": "" is neither a seed/);
+  assert.match(
+    await refusal(['check', '--seeds', '9..1', ...cmd]),
+    /^ERR_OPTION_VALUE: --seeds got "9\.\.1": 9\.\.1 runs backwards; write 1\.\.9; allowed: /,
+  );
+  assert.match(
+    await refusal(['check', '--seeds', '1,,2', ...cmd]),
+    /^ERR_OPTION_VALUE: --seeds got "1,,2": "" is neither a seed/,
+  );
 });
 
 test('--shard I/N takes contiguous shares, the first ones a seed longer, as Playwright does: in order, they are the list', () => {
   const list = Array.from({ length: 10 }, (_, index) => String(index + 1));
   const shares = [1, 2, 3, 4].map((index) => shareOf(list, { index, total: 4 }));
-  assert.deepEqual(shares, [['1', '2', '3'], ['4', '5', '6'], ['7', '8'], ['9', '10']]);
+  assert.deepEqual(shares, [
+    ['1', '2', '3'],
+    ['4', '5', '6'],
+    ['7', '8'],
+    ['9', '10'],
+  ]);
   assert.deepEqual(shares.flat(), list);
-  assert.deepEqual([1, 2, 3].map((index) => shareOf(['a', 'b', 'c'], { index, total: 3 })), [['a'], ['b'], ['c']]);
+  assert.deepEqual(
+    [1, 2, 3].map((index) => shareOf(['a', 'b', 'c'], { index, total: 3 })),
+    [['a'], ['b'], ['c']],
+  );
   assert.deepEqual(shareOf(list, { index: 1, total: 1 }), list);
   assert.equal(describeShare({ index: 2, total: 4, seeds: 10 }, shares[1]!), 'shard 2/4: 3 of 10 seeds, 4 to 6');
 });
@@ -87,7 +122,16 @@ test('check and bump run their shard of the seeds; a bad shard, or one with no s
       `ERR_OPTION_VALUE: --shard got ${JSON.stringify(shard)}; allowed: I/N, the I-th of N shares of the seeds (1 <= I <= N), e.g. 3/8`,
     );
   }
-  assert.equal(await refusal(['check', '--seeds', '1..4', '--shard', '1/8', ...cmd]), 'ERR_OPTION_VALUE: --shard got "1/8": 4 seeds cannot fill 8 shards; allowed: at most 4 shards');
-  assert.equal(await refusal(['check', '--shard', '1/2', ...cmd]), 'ERR_USAGE: --shard needs seeds to share out: give --seeds');
-  assert.equal(await refusal(['check', '--perturb', '--seeds', '1..4', ...cmd]), 'ERR_USAGE: --perturb tries one seed: give it with --seed N, not --seeds or --shard');
+  assert.equal(
+    await refusal(['check', '--seeds', '1..4', '--shard', '1/8', ...cmd]),
+    'ERR_OPTION_VALUE: --shard got "1/8": 4 seeds cannot fill 8 shards; allowed: at most 4 shards',
+  );
+  assert.equal(
+    await refusal(['check', '--shard', '1/2', ...cmd]),
+    'ERR_USAGE: --shard needs seeds to share out: give --seeds',
+  );
+  assert.equal(
+    await refusal(['check', '--perturb', '--seeds', '1..4', ...cmd]),
+    'ERR_USAGE: --perturb tries one seed: give it with --seed N, not --seeds or --shard',
+  );
 });

@@ -24,7 +24,18 @@ const CONTROL: HookSettings = {
   replayFresh: 'real',
   perturb: '',
 };
-const REPLAY: HookSettings = { ...CONTROL, mode: 'replay', seed: null, stacksAt: [], spawn: null, lockfile: null, hold: false, replay: '/srv/app/recorded', replayLimit: { lineage: '0.1', count: 12 }, replayFresh: 'shift' };
+const REPLAY: HookSettings = {
+  ...CONTROL,
+  mode: 'replay',
+  seed: null,
+  stacksAt: [],
+  spawn: null,
+  lockfile: null,
+  hold: false,
+  replay: '/srv/app/recorded',
+  replayLimit: { lineage: '0.1', count: 12 },
+  replayFresh: 'shift',
+};
 const PERTURB: HookSettings = { ...CONTROL, mode: 'perturb', seed: '7', perturb: 'dir-order:case,clock:dst' };
 
 test('the settings the CLI encodes are the settings the hook decodes, in every mode', () => {
@@ -37,7 +48,12 @@ test('the settings the CLI encodes are the settings the hook decodes, in every m
 
 test('a setting given as null or off unsets its variable; a setting not given is left alone', () => {
   const env = encode({ seed: null, spawn: null, hold: false, mode: 'observe' });
-  assert.deepEqual(env, { DETDRIFT_SEED: undefined, DETDRIFT_SPAWN: undefined, DETDRIFT_HOLD: undefined, DETDRIFT_MODE: 'observe' });
+  assert.deepEqual(env, {
+    DETDRIFT_SEED: undefined,
+    DETDRIFT_SPAWN: undefined,
+    DETDRIFT_HOLD: undefined,
+    DETDRIFT_MODE: 'observe',
+  });
 });
 
 test('the hook reads and the CLI writes no variable the contract does not name', () => {
@@ -50,8 +66,14 @@ test('the hook reads and the CLI writes no variable the contract does not name',
   });
   decode(env, CWD);
   assert.ok(read.size > 0);
-  assert.deepEqual([...read].filter((key) => !HOOK_VARIABLES.includes(key as never)), []);
-  assert.deepEqual(Object.keys(encode(CONTROL)).filter((key) => !HOOK_VARIABLES.includes(key as never)), []);
+  assert.deepEqual(
+    [...read].filter((key) => !HOOK_VARIABLES.includes(key as never)),
+    [],
+  );
+  assert.deepEqual(
+    Object.keys(encode(CONTROL)).filter((key) => !HOOK_VARIABLES.includes(key as never)),
+    [],
+  );
 });
 
 test('a hooked program and the children it starts read only the DETDRIFT_* variables the contract names', () => {
@@ -80,13 +102,31 @@ test('a hooked program and the children it starts read only the DETDRIFT_* varia
   const run = runHooked(['app.js'], {
     cwd: dir,
     // no setting: a hook that passed every DETDRIFT_* on to its children would read it
-    env: { NODE_OPTIONS: `--require="${join(dir, 'spy.cjs')}" --require="${REGISTER.replace(/\.js$/, '.cjs')}"`, DETDRIFT_NOT_A_SETTING: 'x', DETDRIFT_MODE: 'control' },
+    env: {
+      NODE_OPTIONS: `--require="${join(dir, 'spy.cjs')}" --require="${REGISTER.replace(/\.js$/, '.cjs')}"`,
+      DETDRIFT_NOT_A_SETTING: 'x',
+      DETDRIFT_MODE: 'control',
+    },
   });
   assert.equal(run.stderr, '');
   assert.equal(run.stdout, 'true\n');
-  const reads = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]);
+  const reads = readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as string[]);
   assert.equal(reads.length, 2, 'the program and its child');
   const all = new Set(reads.flat());
-  for (const name of ['DETDRIFT_TRACE', 'DETDRIFT_MODE', 'DETDRIFT_SPAWN', 'DETDRIFT_PARENT', 'DETDRIFT_CODE_CACHE', 'DETDRIFT_TEST_FAULT']) assert.ok(all.has(name), name);
-  assert.deepEqual([...all].filter((key) => !HOOK_VARIABLES.includes(key as never)), []);
+  for (const name of [
+    'DETDRIFT_TRACE',
+    'DETDRIFT_MODE',
+    'DETDRIFT_SPAWN',
+    'DETDRIFT_PARENT',
+    'DETDRIFT_CODE_CACHE',
+    'DETDRIFT_TEST_FAULT',
+  ])
+    assert.ok(all.has(name), name);
+  assert.deepEqual(
+    [...all].filter((key) => !HOOK_VARIABLES.includes(key as never)),
+    [],
+  );
 });

@@ -39,8 +39,26 @@ const APP = lines(
 /** dep 1.1.0 as its publisher builds it: src/ bundled by esbuild into dist/index.js and its map. */
 function bundled(): Record<string, string> {
   const src = project({ 'src/index.js': INDEX, 'src/jitter.js': JITTER });
-  const built = buildSync({ absWorkingDir: src, entryPoints: ['src/index.js'], bundle: true, platform: 'node', format: 'cjs', outfile: 'dist/index.js', sourcemap: true, write: false, logLevel: 'silent' });
-  const files = Object.fromEntries(built.outputFiles.map((file) => [file.path.slice(src.length + 1).split('\\').join('/'), file.text]));
+  const built = buildSync({
+    absWorkingDir: src,
+    entryPoints: ['src/index.js'],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: 'dist/index.js',
+    sourcemap: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  const files = Object.fromEntries(
+    built.outputFiles.map((file) => [
+      file.path
+        .slice(src.length + 1)
+        .split('\\')
+        .join('/'),
+      file.text,
+    ]),
+  );
   assert.match(files['dist/index.js']!, /\/\/# sourceMappingURL=index\.js\.map\n$/);
   return files;
 }
@@ -50,7 +68,8 @@ function depProject(files: Record<string, string>): string {
   return appWith({ 'app.js': APP }, { name: 'dep', version: '1.1.0', files: { ...files, 'package.json': manifest } });
 }
 
-const check = (dir: string, ...options: string[]) => detdrift(['check', '--seed', '7', '--no-confirm', ...options, '--', process.execPath, 'app.js'], dir);
+const check = (dir: string, ...options: string[]) =>
+  detdrift(['check', '--seed', '7', '--no-confirm', ...options, '--', process.execPath, 'app.js'], dir);
 
 test("a dependency's bundle with its .map: show and check name the bundled module's file and line, and check its code", () => {
   const files = bundled();
@@ -58,22 +77,34 @@ test("a dependency's bundle with its .map: show and check name the bundled modul
   const out = join(tempDir(), 'trace');
   assert.equal(detdrift(['record', '--out', out, '--', process.execPath, 'app.js'], dir).code, 0);
   const shown = detdrift(['show', '--json', out], dir);
-  const draw = shown.stdout.split('\n').map((line) => (line ? JSON.parse(line) : null)).find((event) => event?.api === 'Math.random');
+  const draw = shown.stdout
+    .split('\n')
+    .map((line) => (line ? JSON.parse(line) : null))
+    .find((event) => event?.api === 'Math.random');
   assert.equal(`${draw.site.file}:${draw.site.line}`, `dep@1.1.0/src/jitter.js:${lineOf(JITTER, 'Math.random')}`);
   assert.equal(draw.site.generated.file, 'dep@1.1.0/dist/index.js');
   assert.equal(draw.site.generated.line, lineOf(files['dist/index.js']!, 'Math.random'));
 
   const report = reportOf(check(dir, '--json'), 1);
   const { api, package: pkg, site, firstPartySite } = causeOf(report);
-  assert.deepEqual({ api, package: pkg, site, firstPartySite }, {
-    api: 'Math.random',
-    package: 'dep@1.1.0',
-    site: `dep@1.1.0/src/jitter.js:${lineOf(JITTER, 'Math.random')}`,
-    firstPartySite: `app.js:${lineOf(APP, 'simulate(42)')}`,
-  });
+  assert.deepEqual(
+    { api, package: pkg, site, firstPartySite },
+    {
+      api: 'Math.random',
+      package: 'dep@1.1.0',
+      site: `dep@1.1.0/src/jitter.js:${lineOf(JITTER, 'Math.random')}`,
+      firstPartySite: `app.js:${lineOf(APP, 'simulate(42)')}`,
+    },
+  );
   // the module's lines: from its file where the package ships it, else from the map's copy
-  assert.ok(report.cause?.source?.lines.some(([, text]) => text.includes('Math.floor(Math.random() * 1000)')), JSON.stringify(report.cause?.source));
-  const withoutSources = depProject({ 'dist/index.js': files['dist/index.js']!, 'dist/index.js.map': files['dist/index.js.map']! });
+  assert.ok(
+    report.cause?.source?.lines.some(([, text]) => text.includes('Math.floor(Math.random() * 1000)')),
+    JSON.stringify(report.cause?.source),
+  );
+  const withoutSources = depProject({
+    'dist/index.js': files['dist/index.js']!,
+    'dist/index.js.map': files['dist/index.js.map']!,
+  });
   const copied = reportOf(check(withoutSources, '--json'), 1);
   assert.deepEqual(copied.cause?.source, report.cause?.source);
 });
@@ -82,10 +113,16 @@ test('a map the bundle names but that cannot be read: the generated position, an
   const files = bundled();
   const dir = depProject({ 'dist/index.js': files['dist/index.js']! });
   const report = reportOf(check(dir, '--json'), 1);
-  assert.equal(`${report.cause?.site?.file}:${report.cause?.site?.line}`, `dep@1.1.0/dist/index.js:${lineOf(files['dist/index.js']!, 'Math.random')}`);
+  assert.equal(
+    `${report.cause?.site?.file}:${report.cause?.site?.line}`,
+    `dep@1.1.0/dist/index.js:${lineOf(files['dist/index.js']!, 'Math.random')}`,
+  );
   assert.equal(report.cause?.site?.sourceMapError, 'index.js.map not found');
   assert.equal(report.cause?.site?.generated, undefined);
-  assert.match(check(dir).stdout, /dep@1\.1\.0\/dist\/index\.js:\d+:\d+ jitter\d* \(source map not read: index\.js\.map not found\)/);
+  assert.match(
+    check(dir).stdout,
+    /dep@1\.1\.0\/dist\/index\.js:\d+:\d+ jitter\d* \(source map not read: index\.js\.map not found\)/,
+  );
 });
 
 test("a TypeScript program's own draw: its code frame shows the TypeScript lines, in the terminal and in the HTML report", () => {
@@ -105,7 +142,22 @@ test("a TypeScript program's own draw: its code frame shows the TypeScript lines
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(join(REPO, 'node_modules', 'tsx'), join(dir, 'node_modules', 'tsx'), 'junction');
   const html = join(dir, 'drift.html');
-  const run = detdrift(['check', '--seed', '7', '--no-confirm', '--report', `html=${html}`, '--', process.execPath, '--import', 'tsx', 'roll.ts'], dir);
+  const run = detdrift(
+    [
+      'check',
+      '--seed',
+      '7',
+      '--no-confirm',
+      '--report',
+      `html=${html}`,
+      '--',
+      process.execPath,
+      '--import',
+      'tsx',
+      'roll.ts',
+    ],
+    dir,
+  );
   assert.equal(run.code, 1, run.stderr);
   const line = lineOf(program, 'Math.random');
   assert.match(run.stdout, new RegExp(`at roll\\.ts:${line}:\\d+ roll \\(generated: roll\\.ts:\\d+:\\d+\\)`));
@@ -115,14 +167,33 @@ test("a TypeScript program's own draw: its code frame shows the TypeScript lines
 
 test("scan: a bundled dependency's sites at the modules it bundled, and a TypeScript project's at its .ts lines", () => {
   const files = bundled();
-  const dep = join(depProject({ 'dist/index.js': files['dist/index.js']!, 'dist/index.js.map': files['dist/index.js.map']! }), 'node_modules', 'dep');
+  const dep = join(
+    depProject({ 'dist/index.js': files['dist/index.js']!, 'dist/index.js.map': files['dist/index.js.map']! }),
+    'node_modules',
+    'dep',
+  );
   const scanned = detdrift(['scan', dep], dep);
   assert.equal(scanned.code, 0, scanned.stderr);
-  assert.match(scanned.stdout, new RegExp(`^Math\\.random  src/jitter\\.js:${lineOf(JITTER, 'Math.random')}:\\d+ \\(generated: dist/index\\.js:\\d+:\\d+\\)$`, 'm'));
-  const program = lines('type Seed = number;', '', 'export function roll(seed: Seed): number {', '  return seed + Math.random();', '}');
-  const ts = project({ 'package.json': { name: 'roll', version: '1.0.0' }, 'src/roll.ts': program, 'src/roll.d.ts': 'export declare function roll(seed: number): number;\n' });
+  assert.match(
+    scanned.stdout,
+    new RegExp(
+      `^Math\\.random  src/jitter\\.js:${lineOf(JITTER, 'Math.random')}:\\d+ \\(generated: dist/index\\.js:\\d+:\\d+\\)$`,
+      'm',
+    ),
+  );
+  const program = lines(
+    'type Seed = number;',
+    '',
+    'export function roll(seed: Seed): number {',
+    '  return seed + Math.random();',
+    '}',
+  );
+  const ts = project({
+    'package.json': { name: 'roll', version: '1.0.0' },
+    'src/roll.ts': program,
+    'src/roll.d.ts': 'export declare function roll(seed: number): number;\n',
+  });
   const own = detdrift(['scan', ts], ts);
   assert.equal(own.code, 0, own.stderr);
   assert.equal(own.stdout, `Math.random  src/roll.ts:${lineOf(program, 'Math.random')}:22\n`);
 });
-

@@ -1,9 +1,28 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { assertSameAsPlain, eventsOf, project, REGISTER, runHooked, runHookedOk, runPlain, tempDir, type HookedRun } from './helpers.js';
+import {
+  assertSameAsPlain,
+  eventsOf,
+  project,
+  REGISTER,
+  runHooked,
+  runHookedOk,
+  runPlain,
+  tempDir,
+  type HookedRun,
+} from './helpers.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -91,8 +110,12 @@ test("a bare hook digests the lockfile once per traced tree: children carry the 
 function loneHook(): string {
   const lone = tempDir('detdrift-lone-');
   mkdirSync(join(lone, 'dist', 'instrument'), { recursive: true });
-  for (const file of ['register.js', 'register.cjs', 'bundle.js']) copyFileSync(join(dirname(REGISTER), file), join(lone, 'dist', 'instrument', file));
-  writeFileSync(join(lone, 'package.json'), JSON.stringify({ name: 'detdrift', version: '0.0.0-lone', type: 'module' }));
+  for (const file of ['register.js', 'register.cjs', 'bundle.js'])
+    copyFileSync(join(dirname(REGISTER), file), join(lone, 'dist', 'instrument', file));
+  writeFileSync(
+    join(lone, 'package.json'),
+    JSON.stringify({ name: 'detdrift', version: '0.0.0-lone', type: 'module' }),
+  );
   return join(lone, 'dist', 'instrument', 'register.js');
 }
 
@@ -112,7 +135,10 @@ test('the hook is self-contained: its loader and bundle copied alone into a bare
   const preloaded = hooked({}, `--require="${register.replace(/\.js$/, '.cjs')}"`).trace;
   assert.equal(eventsOf(preloaded, 'Math.random').length, 1);
   // perturb and replay code is inlined
-  assert.equal(hooked({ DETDRIFT_MODE: 'perturb', DETDRIFT_SEED: '3', DETDRIFT_PERTURB: 'dir-order' }).trace.header.mode, 'perturb');
+  assert.equal(
+    hooked({ DETDRIFT_MODE: 'perturb', DETDRIFT_SEED: '3', DETDRIFT_PERTURB: 'dir-order' }).trace.header.mode,
+    'perturb',
+  );
   const replayed = hooked({ DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: observed.run.traceDir });
   assert.equal(replayed.trace.header.mode, 'replay');
   assert.equal(replayed.run.stdout, observed.run.stdout, 'the recorded draw is fed back');
@@ -131,7 +157,11 @@ test('a hook whose bundle cannot be read or compiled says so once, with its code
     spoil(bundle);
     const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${register}"` } });
     assert.deepEqual([hooked.code, hooked.stdout], [plain.code, plain.stdout], what);
-    assert.match(hooked.stderr, /^detdrift: ERR_DETDRIFT_START: cannot load the hook: .+ \(not recording; the program continues\)\n$/, what);
+    assert.match(
+      hooked.stderr,
+      /^detdrift: ERR_DETDRIFT_START: cannot load the hook: .+ \(not recording; the program continues\)\n$/,
+      what,
+    );
     assert.equal(hooked.traces.size, 0, what);
   }
 });
@@ -143,11 +173,18 @@ test("the hook's code cache is written once, used after, replaced when unreadabl
   const register = loneHook();
   const cache = tempDir('detdrift-code-cache-');
   const dir = project({ 'app.mjs': 'console.log(typeof Math.random());\n' });
-  const run = (env: Record<string, string> = {}) => runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--import="${register}"`, DETDRIFT_CODE_CACHE: cache, ...env } });
+  const run = (env: Record<string, string> = {}) =>
+    runHooked(['app.mjs'], {
+      cwd: dir,
+      env: { NODE_OPTIONS: `--import="${register}"`, DETDRIFT_CODE_CACHE: cache, ...env },
+    });
   // The run that writes the cache records what one that reads it does: the program's calls only.
   const recorded = (hooked: HookedRun) => {
     assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, 'number\n', '']);
-    assert.deepEqual(hooked.traces.get('0')!.events.map((event) => `${event.api} (${event.form})`), ['Math.random (call)', 'process.stdout (write)', 'process.exit (exit)']);
+    assert.deepEqual(
+      hooked.traces.get('0')!.events.map((event) => `${event.api} (${event.form})`),
+      ['Math.random (call)', 'process.stdout (write)', 'process.exit (exit)'],
+    );
   };
   const files = () => readdirSync(cache).sort();
 
@@ -183,14 +220,19 @@ test("the hook's code cache is written once, used after, replaced when unreadabl
   const bundle = join(dirname(register), 'bundle.js');
   const text = readFileSync(bundle, 'utf8');
   assert.equal(text.split('(not recording; the program continues)').length, 2);
-  writeFileSync(bundle, text.replace('(not recording; the program continues)', '(NOT recording; the program continues)'));
+  writeFileSync(
+    bundle,
+    text.replace('(not recording; the program continues)', '(NOT recording; the program continues)'),
+  );
   const failed = run({ DETDRIFT_MODE: 'sideways' });
   assert.match(failed.stderr, /^detdrift: ERR_DETDRIFT_\w+: .*\(NOT recording; the program continues\)\n$/);
   assert.equal(failed.stdout, 'number\n');
   assert.equal(files().length, 3, 'each bundle has a cache of its own');
 });
 
-test("the code cache lives in a directory of the user's own: by default in the temporary directory, never one others can write or a relative one, and not at all when off", { skip: process.platform === 'win32' }, () => {
+test("the code cache lives in a directory of the user's own: by default in the temporary directory, never one others can write or a relative one, and not at all when off", {
+  skip: process.platform === 'win32',
+}, () => {
   const dir = project({ 'app.mjs': 'console.log(typeof Date.now());\n' });
   const run = (env: Record<string, string>) => {
     const hooked = runHooked(['app.mjs'], { cwd: dir, env });

@@ -50,7 +50,8 @@ test('trace strings are code in Markdown: no HTML, link, mention, formatting, ta
       assert.ok(!interpreted.includes(payload), `${JSON.stringify(payload)} only inside code`);
     }
     assert.ok(!markdown.includes('##['), 'no legacy workflow command');
-    for (const line of markdown.split('\n')) assert.ok(!line.trimStart().startsWith('::'), `no line starts a workflow command: ${line}`);
+    for (const line of markdown.split('\n'))
+      assert.ok(!line.trimStart().startsWith('::'), `no line starts a workflow command: ${line}`);
     // Each table keeps its columns: pipes from the trace are escaped.
     let columns = 0;
     for (const line of markdown.split('\n')) {
@@ -66,7 +67,11 @@ test('trace strings are code in Markdown: no HTML, link, mention, formatting, ta
 });
 
 test('long tables are cut, with a note, to stay within the size limits', () => {
-  const perApi = Array.from({ length: 20_000 }, (_row, index) => ({ key: `api-${index}-${'x'.repeat(60)}`, a: index, b: index + 1 }));
+  const perApi = Array.from({ length: 20_000 }, (_row, index) => ({
+    key: `api-${index}-${'x'.repeat(60)}`,
+    a: index,
+    b: index + 1,
+  }));
   const huge: Report = { ...BUMP_REPORT, differences: { ...BUMP_REPORT.differences, perApi } };
   const summary = renderSummary(huge);
   assert.ok(Buffer.byteLength(summary) <= SUMMARY_LIMIT);
@@ -80,29 +85,64 @@ test('long tables are cut, with a note, to stay within the size limits', () => {
 });
 
 test('a per-platform table is drawn when the report has one, and skipped when not', () => {
-  const platforms = [{ platform: 'linux-x64', verdict: 'agree' }, { platform: 'win32-x64', verdict: 'diverge', note: 'a|b' }];
+  const platforms = [
+    { platform: 'linux-x64', verdict: 'agree' },
+    { platform: 'win32-x64', verdict: 'diverge', note: 'a|b' },
+  ];
   const summary = renderSummary({ ...BUMP_REPORT, platforms } as Report);
-  assert.match(summary, /### Per platform\n\n\| `platform` \| `verdict` \| `note` \|\n\| --- \| --- \| --- \|\n\| `linux-x64` \| `agree` \|  \|\n\| `win32-x64` \| `diverge` \| `a\\\|b` \|/);
+  assert.match(
+    summary,
+    /### Per platform\n\n\| `platform` \| `verdict` \| `note` \|\n\| --- \| --- \| --- \|\n\| `linux-x64` \| `agree` \| {2}\|\n\| `win32-x64` \| `diverge` \| `a\\\|b` \|/,
+  );
   assert.ok(!renderSummary(BUMP_REPORT).includes('Per platform'));
   assert.ok(!renderSummary({ ...BUMP_REPORT, platforms: 'linux' } as unknown as Report).includes('Per platform'));
 });
 
 test('diff --report appends the summary to $GITHUB_STEP_SUMMARY, writes files, and keeps --json stdout parseable', () => {
   const dir = project({ 'package.json': { name: 'app', version: '1.0.0' } });
-  for (const [side, value] of [['a', 'heads\n'], ['b', 'tails\n']] as const) {
+  for (const [side, value] of [
+    ['a', 'heads\n'],
+    ['b', 'tails\n'],
+  ] as const) {
     mkdirSync(join(dir, side));
-    writeTrace(join(dir, side), '0', [{ api: 'mathRandom', at: 'app.js:2', value: side === 'a' ? 0.1 : 0.9 }, { api: 'stdout', at: 'app.js:3', value }]);
+    writeTrace(join(dir, side), '0', [
+      { api: 'mathRandom', at: 'app.js:2', value: side === 'a' ? 0.1 : 0.9 },
+      { api: 'stdout', at: 'app.js:3', value },
+    ]);
   }
   writeFileSync(join(dir, 'step.md'), 'an earlier step\n');
   const env = { GITHUB_STEP_SUMMARY: join(dir, 'step.md'), GITHUB_ACTIONS: undefined, GITHUB_WORKSPACE: undefined };
-  const run = runPlain([CLI, 'diff', 'a', 'b', '--no-confirm', '--json', '--report', 'summary,comment=out/c.md', '--report', 'github', '--report', 'sarif'], { cwd: dir, env });
+  const run = runPlain(
+    [
+      CLI,
+      'diff',
+      'a',
+      'b',
+      '--no-confirm',
+      '--json',
+      '--report',
+      'summary,comment=out/c.md',
+      '--report',
+      'github',
+      '--report',
+      'sarif',
+    ],
+    { cwd: dir, env },
+  );
   assert.equal(run.code, 1, run.stderr);
   assert.equal(JSON.parse(run.stdout).cause.api, 'Math.random', 'stdout is the JSON report alone');
-  assert.match(run.stderr, /^::error file=app\.js,line=2,col=1,title=Math\.random in the project::/m, 'annotations on stderr under --json');
+  assert.match(
+    run.stderr,
+    /^::error file=app\.js,line=2,col=1,title=Math\.random in the project::/m,
+    'annotations on stderr under --json',
+  );
   const step = readFileSync(join(dir, 'step.md'), 'utf8');
   assert.ok(step.startsWith('an earlier step\n## detdrift: the runs diverge\n'), 'appended, not replaced');
   assert.ok(readFileSync(join(dir, 'out', 'c.md'), 'utf8').startsWith(`${COMMENT_MARKER}\n`));
-  assert.equal(JSON.parse(readFileSync(join(dir, 'detdrift.sarif'), 'utf8')).runs[0].results[0].ruleId, 'detdrift/random');
+  assert.equal(
+    JSON.parse(readFileSync(join(dir, 'detdrift.sarif'), 'utf8')).runs[0].results[0].ruleId,
+    'detdrift/random',
+  );
 
   const text = runPlain([CLI, 'diff', 'a', 'b', '--no-confirm', '--report', 'github'], { cwd: dir, env });
   const lines = text.stdout.trimEnd().split('\n');
@@ -110,5 +150,8 @@ test('diff --report appends the summary to $GITHUB_STEP_SUMMARY, writes files, a
   assert.ok(token, 'the terminal report is fenced when annotations follow it');
   const end = lines.indexOf(`::${token}::`);
   assert.ok(end > 1);
-  assert.deepEqual(lines.slice(end + 1).map((line) => line.split(' ')[0]), ['::error', '::notice']);
+  assert.deepEqual(
+    lines.slice(end + 1).map((line) => line.split(' ')[0]),
+    ['::error', '::notice'],
+  );
 });

@@ -44,7 +44,12 @@ export function header(overrides: Partial<TraceHeader> = {}): TraceHeader {
 }
 
 /** Writes a trace file; `complete: false` leaves out the end record, as a killed run does. */
-export function writeTrace(dir: string, name: string, events: readonly SyntheticEvent[], options: { complete?: boolean; header?: Partial<TraceHeader> } = {}): string {
+export function writeTrace(
+  dir: string,
+  name: string,
+  events: readonly SyntheticEvent[],
+  options: { complete?: boolean; header?: Partial<TraceHeader> } = {},
+): string {
   const file = join(dir, `${name}.ddtrace`);
   const fd = openSync(file, 'w');
   const writer = new TraceWriter({ write: (bytes) => void writeSync(fd, bytes) }, header(options.header));

@@ -54,31 +54,29 @@ function once<T>(make: () => T): () => T {
 for (const kase of CASES) {
   const name = kase.sites ? `${kase.runner.label}, every stack taken` : kase.runner.label;
 
-  test(
-    `${name}: a deterministic test run agrees; the runner's own noise is left out`,
-    { todo: kase.todo.agree },
-    () => {
-      const dir = runnerProject(kase.runner, '1.0.0');
-      const out = join(tempDir(), 'runs');
-      const report = reportOf(check(kase, dir, '--out', out), 0);
-      assert.equal(report.verdict, 'agree');
-      // Not agreement by seeing nothing: the test's own write is in a trace, at its line.
-      const writes = [...readTraces(join(out, 'run-1')).values()].flatMap((trace) =>
-        trace.events.filter(
-          (event) => event.api === 'fs.writeFile' && trace.sites.get(event.site)?.frames[0]?.file === TEST_FILE,
-        ),
-      );
-      assert.equal(writes.length, 1, 'the test wrote its result once, and the trace has it');
-      if (!kase.noisy) return;
-      // The same two runs with the runner's calls and outputs compared too: its noise parts them.
-      writeFileSync(join(dir, 'detdrift.config.json'), '{ "runners": "off" }\n');
-      const all = reportOf(
-        runPlain([CLI, 'diff', '--no-confirm', '--json', join(out, 'run-1'), join(out, 'run-2')], { cwd: dir }),
-        1,
-      );
-      assert.equal(all.verdict, 'diverge');
-    },
-  );
+  test(`${name}: a deterministic test run agrees; the runner's own noise is left out`, {
+    todo: kase.todo.agree,
+  }, () => {
+    const dir = runnerProject(kase.runner, '1.0.0');
+    const out = join(tempDir(), 'runs');
+    const report = reportOf(check(kase, dir, '--out', out), 0);
+    assert.equal(report.verdict, 'agree');
+    // Not agreement by seeing nothing: the test's own write is in a trace, at its line.
+    const writes = [...readTraces(join(out, 'run-1')).values()].flatMap((trace) =>
+      trace.events.filter(
+        (event) => event.api === 'fs.writeFile' && trace.sites.get(event.site)?.frames[0]?.file === TEST_FILE,
+      ),
+    );
+    assert.equal(writes.length, 1, 'the test wrote its result once, and the trace has it');
+    if (!kase.noisy) return;
+    // The same two runs with the runner's calls and outputs compared too: its noise parts them.
+    writeFileSync(join(dir, 'detdrift.config.json'), '{ "runners": "off" }\n');
+    const all = reportOf(
+      runPlain([CLI, 'diff', '--no-confirm', '--json', join(out, 'run-1'), join(out, 'run-2')], { cwd: dir }),
+      1,
+    );
+    assert.equal(all.verdict, 'diverge');
+  });
 
   if (!kase.diverges) continue;
   const diverged = once(() => reportOf(check(kase, runnerProject(kase.runner, '1.1.0')), 1));

@@ -28,7 +28,8 @@ function assertFiresPointAtTheirSchedule(events: readonly TraceEvent[]): void {
   const scheduled = new Set<string>();
   for (const event of events.filter((e) => e.family === 'timers')) {
     const key = `${event.api}#${event.site}`;
-    if (event.form === 'fire') assert.ok(scheduled.has(key), `fire of ${event.api} at site ${event.site} follows its schedule`);
+    if (event.form === 'fire')
+      assert.ok(scheduled.has(key), `fire of ${event.api} at site ${event.site} follows its schedule`);
     else scheduled.add(key);
   }
 }
@@ -57,7 +58,8 @@ test('every timer form is recorded with its delay, at its scheduling site, and e
       "await require('dep').wait();",
     ].join('\n'),
     'node_modules/dep/package.json': { name: 'dep', version: '1.0.0' },
-    'node_modules/dep/index.js': "exports.wait = function wait() {\n  return require('timers').promises.setTimeout(3);\n};\n",
+    'node_modules/dep/index.js':
+      "exports.wait = function wait() {\n  return require('timers').promises.setTimeout(3);\n};\n",
   });
   const run = runHookedOk(['app.mjs'], { cwd: dir });
   assert.equal(run.stderr, '');
@@ -65,25 +67,43 @@ test('every timer form is recorded with its delay, at its scheduling site, and e
   const fired = (api: string, where: string, times = 1) =>
     Array.from({ length: times }, (_, i) => [api, 'fire', i + 1, where] as const);
   assert.deepEqual(timerEvents(trace), [
-    ['setTimeout', 'schedule', 5, 'app.mjs:6'], ...fired('setTimeout', 'app.mjs:6'),
-    ['setTimeout', 'schedule', 7, 'app.mjs:7'], ...fired('setTimeout', 'app.mjs:7'),
-    ['setImmediate', 'schedule', 0, 'app.mjs:8'], ...fired('setImmediate', 'app.mjs:8'),
-    ['setInterval', 'schedule', 2, 'app.mjs:9'], ...fired('setInterval', 'app.mjs:9', 3),
-    ['setTimeout', 'promise', 9, 'app.mjs:10'], ...fired('setTimeout', 'app.mjs:10'),
-    ['setImmediate', 'promise', 0, 'app.mjs:11'], ...fired('setImmediate', 'app.mjs:11'),
-    ['setInterval', 'promise', 3, 'app.mjs:12'], ...fired('setInterval', 'app.mjs:12', 2),
-    ['setTimeout', 'promise', 4, 'app.mjs:13'], ...fired('setTimeout', 'app.mjs:13'),
-    ['setImmediate', 'promise', 0, 'app.mjs:14'], ...fired('setImmediate', 'app.mjs:14'),
-    ['setTimeout', 'promise', 6, 'app.mjs:15'], ...fired('setTimeout', 'app.mjs:15'),
-    ['setImmediate', 'promise', 0, 'app.mjs:16'], ...fired('setImmediate', 'app.mjs:16'),
+    ['setTimeout', 'schedule', 5, 'app.mjs:6'],
+    ...fired('setTimeout', 'app.mjs:6'),
+    ['setTimeout', 'schedule', 7, 'app.mjs:7'],
+    ...fired('setTimeout', 'app.mjs:7'),
+    ['setImmediate', 'schedule', 0, 'app.mjs:8'],
+    ...fired('setImmediate', 'app.mjs:8'),
+    ['setInterval', 'schedule', 2, 'app.mjs:9'],
+    ...fired('setInterval', 'app.mjs:9', 3),
+    ['setTimeout', 'promise', 9, 'app.mjs:10'],
+    ...fired('setTimeout', 'app.mjs:10'),
+    ['setImmediate', 'promise', 0, 'app.mjs:11'],
+    ...fired('setImmediate', 'app.mjs:11'),
+    ['setInterval', 'promise', 3, 'app.mjs:12'],
+    ...fired('setInterval', 'app.mjs:12', 2),
+    ['setTimeout', 'promise', 4, 'app.mjs:13'],
+    ...fired('setTimeout', 'app.mjs:13'),
+    ['setImmediate', 'promise', 0, 'app.mjs:14'],
+    ...fired('setImmediate', 'app.mjs:14'),
+    ['setTimeout', 'promise', 6, 'app.mjs:15'],
+    ...fired('setTimeout', 'app.mjs:15'),
+    ['setImmediate', 'promise', 0, 'app.mjs:16'],
+    ...fired('setImmediate', 'app.mjs:16'),
     // node's own delay: a missing delay is 1 ms, a fraction is cut
-    ['setTimeout', 'schedule', 1, 'app.mjs:17'], ...fired('setTimeout', 'app.mjs:17'),
-    ['setTimeout', 'schedule', 2, 'app.mjs:18'], ...fired('setTimeout', 'app.mjs:18'),
-    ['setTimeout', 'promise', 3, 'dep@1.0.0/index.js:2'], ...fired('setTimeout', 'dep@1.0.0/index.js:2'),
+    ['setTimeout', 'schedule', 1, 'app.mjs:17'],
+    ...fired('setTimeout', 'app.mjs:17'),
+    ['setTimeout', 'schedule', 2, 'app.mjs:18'],
+    ...fired('setTimeout', 'app.mjs:18'),
+    ['setTimeout', 'promise', 3, 'dep@1.0.0/index.js:2'],
+    ...fired('setTimeout', 'dep@1.0.0/index.js:2'),
   ]);
   assertFiresPointAtTheirSchedule(trace.events);
   const dep = trace.events.find((event) => event.form === 'promise' && siteOf(trace, event)?.package === 'dep@1.0.0')!;
-  assert.equal(trace.sites.get(dep.site)!.frames[1]!.file, 'app.mjs', 'the first party frame that led to the dependency');
+  assert.equal(
+    trace.sites.get(dep.site)!.frames[1]!.file,
+    'app.mjs',
+    'the first party frame that led to the dependency',
+  );
   assert.equal(trace.ending.complete, true);
 });
 
@@ -139,10 +159,17 @@ test('a fire carries the site of its schedule even when that call was not sample
   const run = runHookedOk(['sampled.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '1/2' } });
   const events = run.traces.get('0')!.events.filter((event) => event.family === 'timers');
   // calls 0 (the first) and 2 (one in two) are sampled, call 1 is not: its fire has no site either
-  assert.deepEqual(events.map((event) => [event.form, event.value, event.site === 0]), [
-    ['schedule', 1, false], ['schedule', 2, true], ['schedule', 3, false],
-    ['fire', 1, false], ['fire', 1, true], ['fire', 1, false],
-  ]);
+  assert.deepEqual(
+    events.map((event) => [event.form, event.value, event.site === 0]),
+    [
+      ['schedule', 1, false],
+      ['schedule', 2, true],
+      ['schedule', 3, false],
+      ['fire', 1, false],
+      ['fire', 1, true],
+      ['fire', 1, false],
+    ],
+  );
   assertFiresPointAtTheirSchedule(events);
 });
 
@@ -151,15 +178,22 @@ test('a timer refreshed after it fired keeps its fires: node creates it again on
     'refresh.cjs': [
       'let fired = 0;',
       'const timer = setTimeout(() => { fired++; }, 1);',
-      "setTimeout(() => timer.refresh(), 20);",
-      "setTimeout(() => timer.refresh(), 40);",
+      'setTimeout(() => timer.refresh(), 20);',
+      'setTimeout(() => timer.refresh(), 40);',
       "setTimeout(() => console.log('fired', fired), 80);",
     ].join('\n'),
   });
   const run = runHookedOk(['refresh.cjs'], { cwd: dir });
   assert.equal(run.stdout, 'fired 3\n');
-  const fires = run.traces.get('0')!.events.filter((event) => event.family === 'timers' && event.form === 'fire' && siteOf(run.traces.get('0')!, event)?.line === 2);
-  assert.deepEqual(fires.map((event) => event.value), [1, 2, 3]);
+  const fires = run.traces
+    .get('0')!
+    .events.filter(
+      (event) => event.family === 'timers' && event.form === 'fire' && siteOf(run.traces.get('0')!, event)?.line === 2,
+    );
+  assert.deepEqual(
+    fires.map((event) => event.value),
+    [1, 2, 3],
+  );
 });
 
 test('timers behave as without the hook: identity, promisify, Timeout methods, this and arguments, abort', () => {
@@ -249,7 +283,8 @@ const THROWING = {
  * context tracker), makes node call back from C++ (immediates, I/O) through
  * process.callbackTrampoline, one more node-internal frame at the bottom of a short stack.
  */
-const dropTrampoline = (text: string) => text.replace(/^ +at \S*callbackTrampoline \(node:internal\/async_hooks:\d+:\d+\)\n/gm, '');
+const dropTrampoline = (text: string) =>
+  text.replace(/^ +at \S*callbackTrampoline \(node:internal\/async_hooks:\d+:\d+\)\n/gm, '');
 
 test('an error thrown in a timer callback reaches the program as without the hook', () => {
   const dir = project(THROWING);
@@ -264,12 +299,17 @@ test('an error thrown in a timer callback reaches the program as without the hoo
       assert.equal(normalize(hooked.stdout), plain.stdout, label);
       assert.equal(normalize(hooked.stderr), plain.stderr, label);
       assert.ok(!(hooked.stderr + hooked.stdout).includes(OWN), `${label}: no frame of ours`);
-      assert.ok(hooked.traces.get('0')!.events.some((event) => event.form === 'fire'), `${label}: the fire is recorded`);
+      assert.ok(
+        hooked.traces.get('0')!.events.some((event) => event.form === 'fire'),
+        `${label}: the fire is recorded`,
+      );
     }
   }
 });
 
-test('an error thrown in an immediate has byte-identical stderr', { todo: 'the trampoline frame above; see dropTrampoline' }, () => {
+test('an error thrown in an immediate has byte-identical stderr', {
+  todo: 'the trampoline frame above; see dropTrampoline',
+}, () => {
   const dir = project(THROWING);
   const plain = runPlain(['boom.cjs', 'immediate'], { cwd: dir });
   const hooked = runHooked(['boom.cjs', 'immediate'], { cwd: dir });
@@ -285,12 +325,16 @@ test('install patches both places, refuses a second install, and uninstall puts 
     [scheduler, ['wait', 'yield']],
     [timersPromises.setInterval.prototype as object, ['next']],
   ];
-  const snapshot = () => places.flatMap(([target, keys]) => keys.map((key) => Object.getOwnPropertyDescriptor(target, key)));
+  const snapshot = () =>
+    places.flatMap(([target, keys]) => keys.map((key) => Object.getOwnPropertyDescriptor(target, key)));
   const before = snapshot();
   const recorded: [number, number][] = [];
   const failures: unknown[] = [];
   // the fires reach the family through the tracker's async hook, as in the hook
-  const contexts = new ContextTracker(() => {}, (error) => void failures.push(error));
+  const contexts = new ContextTracker(
+    () => {},
+    (error) => void failures.push(error),
+  );
   const recorder = {
     on: true,
     contexts,
@@ -316,7 +360,14 @@ test('install patches both places, refuses a second install, and uninstall puts 
     const nested = { valueOf: () => (coerced++, clearTimeout(setTimeout(() => {}, 9)), 4) };
     clearTimeout(setTimeout(() => {}, nested as unknown as number));
     assert.throws(() => setTimeout('nope' as unknown as () => void), { code: 'ERR_INVALID_ARG_TYPE' });
-    assert.deepEqual(recorded, [[Api.setTimeout, 1], [Api.setTimeout, 7], [Api.setInterval, 2], [Api.setImmediate, 0], [Api.setTimeout, 9], [Api.setTimeout, 4]]);
+    assert.deepEqual(recorded, [
+      [Api.setTimeout, 1],
+      [Api.setTimeout, 7],
+      [Api.setInterval, 2],
+      [Api.setImmediate, 0],
+      [Api.setTimeout, 9],
+      [Api.setTimeout, 4],
+    ]);
     assert.equal(coerced, 1, 'the delay is coerced once, by node');
     fired = new Promise<void>((resolve) => setImmediate(resolve));
   } finally {

@@ -18,7 +18,10 @@ export const MAIN_ROWS: ReadonlyArray<readonly [string, string]> = [
   ['EventEmitter.prototype', "load('events').prototype"],
   ['process.hrtime', 'process.hrtime'],
   ['process.stdout', 'process.stdout'],
-  ['where process.stdout.write is', "(() => { let o = process.stdout; while (!Object.hasOwn(o, 'write')) o = Object.getPrototypeOf(o); return o; })()"],
+  [
+    'where process.stdout.write is',
+    "(() => { let o = process.stdout; while (!Object.hasOwn(o, 'write')) o = Object.getPrototypeOf(o); return o; })()",
+  ],
   ['crypto', "load('crypto')"],
   ['Crypto.prototype', 'Object.getPrototypeOf(globalThis.crypto)'],
   ['timers', "load('timers')"],
@@ -81,13 +84,20 @@ function describeRealm(rows: ReadonlyArray<readonly [string, string]>, behaviour
     const ctor = (globalThis as unknown as Record<string, { prototype: object }>)[name]!;
     known.set(ctor, name).set(ctor.prototype, `${name}.prototype`);
   }
-  known.set(Object.getPrototypeOf(async function* () {}), 'AsyncGeneratorFunction.prototype');
+  known.set(
+    Object.getPrototypeOf(async function* () {}),
+    'AsyncGeneratorFunction.prototype',
+  );
   known.set(Object.getPrototypeOf(async function* () {}.prototype), 'AsyncGenerator.prototype');
   const holders = rows.map(([label, reach]) => [label, evaluate(reach) as object] as const);
   for (const [label, holder] of holders) if (!known.has(holder)) known.set(holder, label);
   const chain = (object: object): string[] => {
     const labels: string[] = [];
-    for (let proto = Object.getPrototypeOf(object); proto !== null && labels.length < 8; proto = Object.getPrototypeOf(proto)) {
+    for (
+      let proto = Object.getPrototypeOf(object);
+      proto !== null && labels.length < 8;
+      proto = Object.getPrototypeOf(proto)
+    ) {
       labels.push(known.get(proto) ?? (typeof proto === 'function' ? `a function ${proto.name}` : 'an object'));
     }
     return labels;
@@ -117,21 +127,27 @@ function describeRealm(rows: ReadonlyArray<readonly [string, string]>, behaviour
     props: depth > 0 ? propsOf(fn, depth - 1) : undefined,
   });
   const valueOf = (value: unknown, depth: number): unknown =>
-    typeof value === 'function' ? fnOf(value, depth) : typeof value === 'object' && value !== null ? { object: known.get(value) ?? chain(value)[0] } : typeof value;
+    typeof value === 'function'
+      ? fnOf(value, depth)
+      : typeof value === 'object' && value !== null
+        ? { object: known.get(value) ?? chain(value)[0] }
+        : typeof value;
   const propsOf = (holder: object, depth: number): Record<string, unknown> => {
     const props: Record<string, unknown> = {};
     for (const key of Reflect.ownKeys(holder)) {
       const { value, get, set, ...attributes } = Reflect.getOwnPropertyDescriptor(holder, key)!;
       const read = () => (holder as Record<PropertyKey, unknown>)[key];
-      props[String(key)] = 'writable' in attributes
-        ? { ...attributes, value: valueOf(value, depth), same: read() === read() }
-        : { ...attributes, get: get && fnOf(get, 0), set: set && fnOf(set, 0) };
+      props[String(key)] =
+        'writable' in attributes
+          ? { ...attributes, value: valueOf(value, depth), same: read() === read() }
+          : { ...attributes, get: get && fnOf(get, 0), set: set && fnOf(set, 0) };
     }
     return props;
   };
   const described: Record<string, unknown> = {};
   // The global's values at one level less: the built-ins under it that the hook patches have rows of their own.
-  for (const [label, holder] of holders) described[label] = { chain: chain(holder), props: propsOf(holder, holder === globalThis ? 0 : 1) };
+  for (const [label, holder] of holders)
+    described[label] = { chain: chain(holder), props: propsOf(holder, holder === globalThis ? 0 : 1) };
   for (const source of behaviours) {
     try {
       described[source] = { value: evaluate(source) };

@@ -38,7 +38,11 @@ function withoutApart(realm: Realm, row: string, plain: Described[Realm], hooked
     return;
   }
   for (const key of Object.keys(apart ?? {})) {
-    assert.notDeepEqual(hooked[row]!.props?.[key], plain[row]!.props?.[key], `${realm} ${row}.${key} is listed apart but shows no difference`);
+    assert.notDeepEqual(
+      hooked[row]!.props?.[key],
+      plain[row]!.props?.[key],
+      `${realm} ${row}.${key} is listed apart but shows no difference`,
+    );
     delete plain[row]!.props?.[key];
     delete hooked[row]!.props?.[key];
   }
@@ -61,7 +65,8 @@ function assertSame(plain: Described, hooked: Described): void {
       }
     }
   }
-  if (first) assert.deepEqual(first[0], first[1], `${first[2]} (${differing.length} rows differ: ${differing.join('; ')})`);
+  if (first)
+    assert.deepEqual(first[0], first[1], `${first[2]} (${differing.length} rows differ: ${differing.join('; ')})`);
 }
 
 /** Runs the probe without and with the hook, in `dir`; the same rows must come out. */
@@ -80,6 +85,10 @@ for (const mode of ['observe', 'control'] as const) {
 test("fake timers come and go (sinon's every fake, node:test's mock timers and mock.method), then every row reflects as without the hook", () => {
   const dir = project({ 'probe.cjs': probe(FAKE_TIMERS) });
   mkdirSync(join(dir, 'node_modules', '@sinonjs'), { recursive: true });
-  symlinkSync(join(REPO, 'node_modules', '@sinonjs', 'fake-timers'), join(dir, 'node_modules', '@sinonjs', 'fake-timers'), 'junction');
+  symlinkSync(
+    join(REPO, 'node_modules', '@sinonjs', 'fake-timers'),
+    join(dir, 'node_modules', '@sinonjs', 'fake-timers'),
+    'junction',
+  );
   assertProbeSame(dir);
 });

@@ -36,7 +36,10 @@ const TSCONFIG = JSON.stringify({
   compilerOptions: { module: 'commonjs', target: 'es2022', strict: true, esModuleInterop: true, types: ['node'] },
   'ts-node': { transpileOnly: true },
 });
-const BABEL = JSON.stringify({ presets: ['@babel/preset-typescript'], plugins: ['@babel/plugin-transform-modules-commonjs'] });
+const BABEL = JSON.stringify({
+  presets: ['@babel/preset-typescript'],
+  plugins: ['@babel/plugin-transform-modules-commonjs'],
+});
 
 /** The calls, below an interface and a type alias that every transform drops. */
 const BODY = [
@@ -56,20 +59,56 @@ const BODY = [
   '  return { draw, now: now + id.length * 0 };',
   '}',
 ];
-const IMPORTS = ["import { writeFileSync } from 'node:fs';", "import { randomUUID } from 'node:crypto';", "import { simulate } from 'dep';"];
+const IMPORTS = [
+  "import { writeFileSync } from 'node:fs';",
+  "import { randomUUID } from 'node:crypto';",
+  "import { simulate } from 'dep';",
+];
 
 /** The program's source for `way`: a script that runs the simulation, or a test that does. */
 export function programSource(way: Way): string {
-  if (way.label.startsWith('jest')) return lines("import { test } from '@jest/globals';", ...IMPORTS, '', ...BODY, '', "test('a seeded simulation', () => {", '  simulation();', '});');
-  if (way.label.startsWith('vitest')) return lines("import { test } from 'vitest';", ...IMPORTS, '', ...BODY, '', "test('a seeded simulation', () => {", '  simulation();', '});');
+  if (way.label.startsWith('jest'))
+    return lines(
+      "import { test } from '@jest/globals';",
+      ...IMPORTS,
+      '',
+      ...BODY,
+      '',
+      "test('a seeded simulation', () => {",
+      '  simulation();',
+      '});',
+    );
+  if (way.label.startsWith('vitest'))
+    return lines(
+      "import { test } from 'vitest';",
+      ...IMPORTS,
+      '',
+      ...BODY,
+      '',
+      "test('a seeded simulation', () => {",
+      '  simulation();',
+      '});',
+    );
   return lines(...IMPORTS, '', ...BODY, '', 'const { draw } = simulation();', "console.log(typeof draw, 'done');");
 }
 
 export const WAYS: readonly Way[] = [
   { label: 'tsx (CLI)', links: ['tsx'], file: 'sim.ts', command: bin('tsx/dist/cli.mjs', 'sim.ts'), runner: false },
-  { label: 'tsx (--import)', links: ['tsx'], file: 'sim.ts', command: node('--import', 'tsx', 'sim.ts'), runner: false },
+  {
+    label: 'tsx (--import)',
+    links: ['tsx'],
+    file: 'sim.ts',
+    command: node('--import', 'tsx', 'sim.ts'),
+    runner: false,
+  },
   // an ES module: tsx's load hook hands Node the code, and the map is the one Node keeps
-  { label: 'tsx (--import, an ES module)', links: ['tsx'], file: 'sim.mts', command: node('--import', 'tsx', 'sim.mts'), runner: false },
+  {
+    label: 'tsx (--import, an ES module)',
+    links: ['tsx'],
+    file: 'sim.mts',
+    command: node('--import', 'tsx', 'sim.mts'),
+    runner: false,
+  },
   {
     label: 'ts-node (CLI)',
     links: ['ts-node', 'typescript', '@types'],
@@ -82,7 +121,10 @@ export const WAYS: readonly Way[] = [
     label: "Node's type stripping",
     links: [],
     file: 'sim.mts',
-    command: MAJOR === 22 ? node('--experimental-strip-types', '--no-warnings=ExperimentalWarning', 'sim.mts') : node('sim.mts'),
+    command:
+      MAJOR === 22
+        ? node('--experimental-strip-types', '--no-warnings=ExperimentalWarning', 'sim.mts')
+        : node('sim.mts'),
     runner: false,
     skip: MAJOR < 22 ? `Node ${process.versions.node} strips no types` : undefined,
   },
@@ -102,13 +144,20 @@ export const WAYS: readonly Way[] = [
     runner: true,
     files: { 'tsconfig.json': TSCONFIG, 'jest.config.json': JSON.stringify({ transform: { '^.+\\.ts$': 'ts-jest' } }) },
   },
-  { label: 'vitest 3', links: ['vitest'], file: 'test/sim.test.ts', command: bin('vitest/vitest.mjs', 'run'), runner: true },
+  {
+    label: 'vitest 3',
+    links: ['vitest'],
+    file: 'test/sim.test.ts',
+    command: bin('vitest/vitest.mjs', 'run'),
+    runner: true,
+  },
 ];
 
 /** A project that runs `way`'s program with dep at `version`. */
 export function typescriptProject(way: Way, version: keyof typeof DEP): string {
   const files = { 'index.js': DEP[version], 'index.d.ts': 'export declare function simulate(seed: number): number;\n' };
   const dir = appWith({ [way.file]: programSource(way), ...way.files }, { name: 'dep', version, files });
-  for (const name of way.links) symlinkSync(join(REPO, 'node_modules', name), join(dir, 'node_modules', name), 'junction');
+  for (const name of way.links)
+    symlinkSync(join(REPO, 'node_modules', name), join(dir, 'node_modules', name), 'junction');
   return dir;
 }

@@ -25,7 +25,8 @@ function once<T>(make: () => T): () => T {
 
 /** What a run left for comparing with another: the runner's own timings left out. */
 function outcome(way: Way, run: Run, dir: string) {
-  if (!way.runner) return { code: run.code, stdout: run.stdout, stderr: run.stderr.replace(/\(node:\d+\)/g, '(node:PID)') };
+  if (!way.runner)
+    return { code: run.code, stdout: run.stdout, stderr: run.stderr.replace(/\(node:\d+\)/g, '(node:PID)') };
   const passed = /Tests:?\s+1 passed/.test(run.stdout + run.stderr);
   return { code: run.code, passed, result: readFileSync(join(dir, 'result.txt'), 'utf8') };
 }
@@ -41,24 +42,40 @@ for (const way of WAYS) {
     const hooked = outcome(way, { ...run, stderr: run.stderr.replace(/^detdrift: .*\n/gm, '') }, dir);
     const shown = runPlain([CLI, 'show', '--json', out], { cwd: dir });
     assert.equal(shown.code, 0, shown.stderr);
-    const events = shown.stdout.split('\n').filter((line) => line.startsWith('{"seq"')).map((line) => JSON.parse(line) as ShownEvent);
+    const events = shown.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{"seq"'))
+      .map((line) => JSON.parse(line) as ShownEvent);
     return { plain, hooked, events };
   });
 
-  test(`${way.label}: the program's output and exit status are what they are without the hook`, { skip: way.skip }, () => {
+  test(`${way.label}: the program's output and exit status are what they are without the hook`, {
+    skip: way.skip,
+  }, () => {
     const { plain, hooked } = recorded();
     assert.equal(plain.code, 0, JSON.stringify(plain));
     assert.deepEqual(hooked, plain);
   });
 
   test(`${way.label}: record shows each planted call at its line of ${way.file}`, { skip: way.skip }, () => {
-    const at = (api: string) => recorded().events.find((event) => event.api === api && event.site?.file === way.file)?.site;
-    for (const [api, needle] of [['Math.random', 'Math.random()'], ['Date.now', 'Date.now()'], ['crypto.randomUUID', 'randomUUID()']]) {
-      assert.equal(at(api!)?.line, lineOf(source, needle!), `${api} in ${JSON.stringify(recorded().events.filter((event) => event.api === api))}`);
+    const at = (api: string) =>
+      recorded().events.find((event) => event.api === api && event.site?.file === way.file)?.site;
+    for (const [api, needle] of [
+      ['Math.random', 'Math.random()'],
+      ['Date.now', 'Date.now()'],
+      ['crypto.randomUUID', 'randomUUID()'],
+    ]) {
+      assert.equal(
+        at(api!)?.line,
+        lineOf(source, needle!),
+        `${api} in ${JSON.stringify(recorded().events.filter((event) => event.api === api))}`,
+      );
     }
   });
 
-  test(`${way.label}: check on dep 1.1.0 names the dependency and the ${way.file} line of the first project frame`, { skip: way.skip }, () => {
+  test(`${way.label}: check on dep 1.1.0 names the dependency and the ${way.file} line of the first project frame`, {
+    skip: way.skip,
+  }, () => {
     const dir = typescriptProject(way, '1.1.0');
     const report = reportOf(detdrift(['check', '--seed', '7', '--no-confirm', '--json', '--', ...way.command], dir), 1);
     const { verdict, kind, api, package: pkg, site, firstPartySite } = causeOf(report);

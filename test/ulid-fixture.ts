@@ -33,7 +33,7 @@ export const ULID_2 = {
   'dist/index.umd.js': lines(
     '(function (global, factory) {',
     "  typeof exports === 'object' ? factory(exports) : factory((global.ULID = {}));",
-    "})(this, function (exports) {",
+    '})(this, function (exports) {',
     "  'use strict';",
     ...[
       ...ENCODE,
@@ -86,8 +86,17 @@ export const ULID_3 = {
     ...ULID,
     'exports.ulid = ulid;',
   ),
-  'dist/node/index.js': lines("import crypto from 'node:crypto';", "import { insecure } from 'insecure-random';", ...ENCODE, ...DETECT_3, ...ULID, 'export { ulid };'),
+  'dist/node/index.js': lines(
+    "import crypto from 'node:crypto';",
+    "import { insecure } from 'insecure-random';",
+    ...ENCODE,
+    ...DETECT_3,
+    ...ULID,
+    'export { ulid };',
+  ),
 };
 
 /** The package ulid 3 depends on, new in head. */
-export const INSECURE_RANDOM = { 'index.js': lines('exports.insecure = function insecure() {', '  return Math.random();', '};') };
+export const INSECURE_RANDOM = {
+  'index.js': lines('exports.insecure = function insecure() {', '  return Math.random();', '};'),
+};

@@ -31,7 +31,10 @@ const dir = project({
 
 /** The CLI as a plain CI step runs it: not inside GitHub Actions, so nothing is fenced. */
 function cli(args: readonly string[]): Run {
-  return runPlain([CLI, ...args], { cwd: dir, env: { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined, GITHUB_WORKSPACE: undefined } });
+  return runPlain([CLI, ...args], {
+    cwd: dir,
+    env: { GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined, GITHUB_WORKSPACE: undefined },
+  });
 }
 
 function ran(args: readonly string[], status: number): string {
@@ -47,7 +50,11 @@ const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028
 function assertInert(name: string, text: string, commands: readonly string[] = []): void {
   assert.match(text, /:\\{1,2}u003a/, `${name} shows the payloads: ${text.slice(0, 400)}`);
   assert.doesNotMatch(text, UNSAFE, `${name}: ${JSON.stringify(text.match(UNSAFE)?.[0])} raw`);
-  assert.deepEqual(runnerReads(text).map((read) => read.command), commands, `${name}: the runner reads only detdrift's own commands`);
+  assert.deepEqual(
+    runnerReads(text).map((read) => read.command),
+    commands,
+    `${name}: the runner reads only detdrift's own commands`,
+  );
 }
 
 /** A JSON output: the same data, with no raw character a terminal or runner would act on. */
@@ -57,34 +64,71 @@ function assertExact(name: string, text: string): void {
   assert.deepEqual(runnerReads(text), [], name);
 }
 
-test('check, diff, show, report, matrix and scan show a package\'s strings inert, and JSON keeps them exact', () => {
+test("check, diff, show, report, matrix and scan show a package's strings inert, and JSON keeps them exact", () => {
   const out = tempDir('detdrift-untrusted-');
   const file = (name: string) => join(out, name);
-  const reports = ['summary', 'comment', 'html', 'sarif'].flatMap((format) => ['--report', `${format}=${file(format)}`]);
-  const check = ran(['check', '--seed', '1', '--out', file('kept'), ...reports, '--report', `json=${file('report.json')}`, '--', process.execPath, 'app.js'], 1);
+  const reports = ['summary', 'comment', 'html', 'sarif'].flatMap((format) => [
+    '--report',
+    `${format}=${file(format)}`,
+  ]);
+  const check = ran(
+    [
+      'check',
+      '--seed',
+      '1',
+      '--out',
+      file('kept'),
+      ...reports,
+      '--report',
+      `json=${file('report.json')}`,
+      '--',
+      process.execPath,
+      'app.js',
+    ],
+    1,
+  );
   assertInert('check', check);
-  for (const format of ['summary', 'comment', 'html', 'sarif']) assertInert(`check --report ${format}`, readFileSync(file(format), 'utf8'));
+  for (const format of ['summary', 'comment', 'html', 'sarif'])
+    assertInert(`check --report ${format}`, readFileSync(file(format), 'utf8'));
   const json = readFileSync(file('report.json'), 'utf8');
   assertExact('check --report json', json);
   const report = JSON.parse(json) as Report;
-  assert.deepEqual([report.cause?.package, report.cause?.site?.file, report.cause?.site?.fn], [PACKAGE, `${PACKAGE}/${FILE}`, FN]);
-  assert.ok(report.cause?.source?.lines.some(([, line]) => SOURCE.startsWith(line)), 'the code frame, exact');
-  assert.ok(JSON.stringify(report.firstDivergence?.a?.value).includes(JSON.stringify(OUTPUT).slice(1, -1)), 'the output, exact');
+  assert.deepEqual(
+    [report.cause?.package, report.cause?.site?.file, report.cause?.site?.fn],
+    [PACKAGE, `${PACKAGE}/${FILE}`, FN],
+  );
+  assert.ok(
+    report.cause?.source?.lines.some(([, line]) => SOURCE.startsWith(line)),
+    'the code frame, exact',
+  );
+  assert.ok(
+    JSON.stringify(report.firstDivergence?.a?.value).includes(JSON.stringify(OUTPUT).slice(1, -1)),
+    'the output, exact',
+  );
 
   const [a, b] = [file('kept/run-1'), file('kept/run-2')];
   assertInert('diff', ran(['diff', '--no-confirm', a, b], 1));
   assertInert('show', ran(['show', a], 0));
   const shown = ran(['show', '--json', a], 0);
   assertExact('show --json', shown);
-  assert.ok(shown.trim().split('\n').some((line) => (JSON.parse(line) as { site: { package: string } | null }).site?.package === PACKAGE));
-  for (const format of ['terminal', 'summary', 'comment', 'html', 'sarif']) assertInert(`report --format ${format}`, ran(['report', a, b, '--format', format], 0));
+  assert.ok(
+    shown
+      .trim()
+      .split('\n')
+      .some((line) => (JSON.parse(line) as { site: { package: string } | null }).site?.package === PACKAGE),
+  );
+  for (const format of ['terminal', 'summary', 'comment', 'html', 'sarif'])
+    assertInert(`report --format ${format}`, ran(['report', a, b, '--format', format], 0));
   assertInert('report --format github', ran(['report', a, b, '--format', 'github'], 0), ['error', 'notice']);
   assertExact('report --format json', ran(['report', a, b, '--format', 'json'], 0));
 
   const matrix = tempDir('detdrift-untrusted-matrix-');
   cpSync(a, join(matrix, 'linux-a'), { recursive: true });
   cpSync(b, join(matrix, 'linux-b'), { recursive: true });
-  assertInert('matrix', ran(['matrix', matrix, '--summary', file('matrix.md'), '--report', `html=${file('matrix.html')}`], 1));
+  assertInert(
+    'matrix',
+    ran(['matrix', matrix, '--summary', file('matrix.md'), '--report', `html=${file('matrix.html')}`], 1),
+  );
   assertInert('matrix --summary', readFileSync(file('matrix.md'), 'utf8'));
   assertInert('matrix --report html', readFileSync(file('matrix.html'), 'utf8'));
   const grid = ran(['matrix', matrix, '--json'], 1);

@@ -117,7 +117,10 @@ test("the parent's process.exit() while its worker records keeps every call the 
 });
 
 test('process.exit() in a worker, and its natural end, still end its trace with an end record', () => {
-  for (const [mode, exitCode] of [['exit', 3], ['end', 0]] as const) {
+  for (const [mode, exitCode] of [
+    ['exit', 3],
+    ['end', 0],
+  ] as const) {
     const { run, drawn, traced, printed } = runWorker(mode, 20_000, 'end');
     assert.equal(printed.code, exitCode);
     assert.deepEqual(traced, drawn);
@@ -134,7 +137,10 @@ test('an event larger than the memory a worker shares with its parent is kept, a
 
 test('the program sees its Worker as without the hook: its listeners, its workerData, what terminate() gives', () => {
   const dir = project({ 'worker.mjs': WORKER, 'main.mjs': MAIN });
-  for (const args of [['idle', '12', 'terminate'], ['exit', '5', 'end']]) {
+  for (const args of [
+    ['idle', '12', 'terminate'],
+    ['exit', '5', 'end'],
+  ]) {
     const plain = runPlain(['main.mjs', ...args], { cwd: dir });
     const hooked = runHooked(['main.mjs', ...args], { cwd: dir });
     assert.equal(plain.code, 0, plain.stderr);

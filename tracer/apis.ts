@@ -90,6 +90,6 @@ export const API_TABLE: readonly ApiSpec[] = Object.freeze([
 ]);
 
 /** `Api.mathRandom` is the id the trace stores for a `Math.random()` call. */
-export const Api = Object.freeze(
-  Object.fromEntries(SPECS.map((spec, index) => [spec.key, index + 1])),
-) as Readonly<Record<ApiKey, number>>;
+export const Api = Object.freeze(Object.fromEntries(SPECS.map((spec, index) => [spec.key, index + 1]))) as Readonly<
+  Record<ApiKey, number>
+>;

@@ -24,7 +24,9 @@ let native: ((bytes: Uint8Array) => number) | null | undefined;
  */
 function loadNative(bytes: Uint8Array): ((bytes: Uint8Array) => number) | null {
   try {
-    const zlib = (getBuiltinModule && apply(getBuiltinModule, process, ['node:zlib'])) as { crc32?: (bytes: Uint8Array) => number } | undefined;
+    const zlib = (getBuiltinModule && apply(getBuiltinModule, process, ['node:zlib'])) as
+      | { crc32?: (bytes: Uint8Array) => number }
+      | undefined;
     const crc32 = zlib?.crc32;
     const start = new Uint8Array(TypedArrayBuffer(bytes), TypedArrayByteOffset(bytes), 64);
     return typeof crc32 === 'function' && crc32(start) === crc32Table(start) ? crc32 : null;
@@ -42,7 +44,8 @@ const TABLES = (() => {
   }
   // Table k gives the CRC of a byte followed by k zero bytes.
   for (let n = 0; n < 256; n++) {
-    for (let k = 1; k < 8; k++) tables[k * 256 + n] = tables[(tables[(k - 1) * 256 + n]! & 0xff)]! ^ (tables[(k - 1) * 256 + n]! >>> 8);
+    for (let k = 1; k < 8; k++)
+      tables[k * 256 + n] = tables[tables[(k - 1) * 256 + n]! & 0xff]! ^ (tables[(k - 1) * 256 + n]! >>> 8);
   }
   return tables;
 })();
@@ -63,8 +66,14 @@ export function crc32Table(bytes: Uint8Array): number {
   for (const whole = length - (length % 8); i < whole; i += 8) {
     const low = crc ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
     crc =
-      t[0x700 + (low & 0xff)]! ^ t[0x600 + ((low >>> 8) & 0xff)]! ^ t[0x500 + ((low >>> 16) & 0xff)]! ^ t[0x400 + (low >>> 24)]! ^
-      t[0x300 + bytes[i + 4]!]! ^ t[0x200 + bytes[i + 5]!]! ^ t[0x100 + bytes[i + 6]!]! ^ t[bytes[i + 7]!]!;
+      t[0x700 + (low & 0xff)]! ^
+      t[0x600 + ((low >>> 8) & 0xff)]! ^
+      t[0x500 + ((low >>> 16) & 0xff)]! ^
+      t[0x400 + (low >>> 24)]! ^
+      t[0x300 + bytes[i + 4]!]! ^
+      t[0x200 + bytes[i + 5]!]! ^
+      t[0x100 + bytes[i + 6]!]! ^
+      t[bytes[i + 7]!]!;
   }
   for (; i < length; i++) crc = t[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8);
   return (crc ^ -1) >>> 0;

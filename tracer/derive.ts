@@ -2,6 +2,7 @@ import { Tag, type TraceHeader } from './format.js';
 import { CLOCK_STEP_NS, Stream, VIRTUAL_EPOCH_MS, wallMs } from './generator.js';
 
 /** How control mode decides an API's value (instrument/clock.ts and random.ts draw the same way). */
+// biome-ignore lint/suspicious/noConstEnum: inlined into the hook's hot path; the enum never leaves this module
 const enum Rule {
   none,
   random,

@@ -7,7 +7,17 @@
  */
 
 import { putFloat64 } from './format.js';
-import { bytesOf, MathImul, Utf8Encode, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayIndexOf, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
+import {
+  bytesOf,
+  MathImul,
+  Utf8Encode,
+  TypedArrayBuffer,
+  TypedArrayByteOffset,
+  TypedArrayIndexOf,
+  TypedArrayLength,
+  TypedArraySet,
+  Uint8Array,
+} from './primordials.js';
 
 export interface Digest {
   high: number;
@@ -171,4 +181,3 @@ export function bytesToHex(bytes: Uint8Array): string {
   for (let i = 0, length = TypedArrayLength(bytes); i < length; i++) text += HEX[bytes[i]!]!;
   return text;
 }
-

@@ -351,7 +351,6 @@ export class ByteWriter {
   }
 }
 
-
 /** A string's UTF-8 bytes and their count, for `ByteWriter.encoded`: written often, encoded once. */
 export interface Encoded {
   readonly bytes: Uint8Array;
@@ -370,7 +369,8 @@ const scratchDouble = new Float64Array(scratch);
 const scratchBigInt = new BigInt64Array(scratch);
 const scratchBytes = new Uint8Array(scratch);
 /** Whether this machine stores a number's bytes in the format's order (all Node ships for but s390x). */
-export const LITTLE_ENDIAN = (scratchDouble[0] = 1, scratchBytes[7] === 0x3f);
+scratchDouble[0] = 1;
+export const LITTLE_ENDIAN = scratchBytes[7] === 0x3f;
 
 /** `value` as 8 little-endian bytes at `at`, which has room for them. */
 export function putFloat64(bytes: Uint8Array, at: number, value: number): void {

@@ -39,18 +39,33 @@ export class ChunkFile {
     const left = this.size - offset;
     if (left < CHUNK_HEADER_BYTES) {
       readFully(this.fd, this.head.subarray(0, left), offset, this.file);
-      return { expected: `a chunk header of ${CHUNK_HEADER_BYTES} bytes, found ${left}`, torn: this.head[0] === CHUNK_MARK, end: null };
+      return {
+        expected: `a chunk header of ${CHUNK_HEADER_BYTES} bytes, found ${left}`,
+        torn: this.head[0] === CHUNK_MARK,
+        end: null,
+      };
     }
     readFully(this.fd, this.head, offset, this.file);
-    if (this.head[0] !== CHUNK_MARK) return { expected: `a chunk marker 0x${CHUNK_MARK.toString(16)}, found 0x${this.head[0]!.toString(16)}`, torn: false, end: null };
+    if (this.head[0] !== CHUNK_MARK)
+      return {
+        expected: `a chunk marker 0x${CHUNK_MARK.toString(16)}, found 0x${this.head[0]!.toString(16)}`,
+        torn: false,
+        end: null,
+      };
     const length = this.headView.getUint32(1, true);
     const end = offset + CHUNK_HEADER_BYTES + length;
-    if (end > this.size) return { expected: `a chunk of ${length} bytes, found ${left - CHUNK_HEADER_BYTES} before the end of the file`, torn: true, end: null };
+    if (end > this.size)
+      return {
+        expected: `a chunk of ${length} bytes, found ${left - CHUNK_HEADER_BYTES} before the end of the file`,
+        torn: true,
+        end: null,
+      };
     const checksum = this.headView.getUint32(5, true);
     if (this.buffer.length < length) this.buffer = new Uint8Array(Math.max(length, this.buffer.length * 2));
     const payload = this.buffer.subarray(0, length);
     readFully(this.fd, payload, offset + CHUNK_HEADER_BYTES, this.file);
-    if (crc32(payload) !== checksum) return { expected: 'a chunk whose checksum matches its payload', torn: false, end };
+    if (crc32(payload) !== checksum)
+      return { expected: 'a chunk whose checksum matches its payload', torn: false, end };
     return { payload, checksum, next: end };
   }
 
@@ -95,7 +110,13 @@ export function readFully(fd: number, into: Uint8Array, position: number, file: 
     try {
       count = readSync(fd, into, done, Math.min(into.length - done, BLOCK), position + done);
     } catch (error) {
-      throw new TraceError('ERR_TRACE_READ', file, position + done, `expected a readable file: ${(error as Error).message}`, { cause: error });
+      throw new TraceError(
+        'ERR_TRACE_READ',
+        file,
+        position + done,
+        `expected a readable file: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     if (count === 0) break;
     done += count;

@@ -1,5 +1,13 @@
 import { bytesToHex, digestString } from './digest.js';
-import { Int32Array, MathFloor, MathImul, StringSlice, TypedArrayLength, TypedArraySet, Uint8Array } from './primordials.js';
+import {
+  Int32Array,
+  MathFloor,
+  MathImul,
+  StringSlice,
+  TypedArrayLength,
+  TypedArraySet,
+  Uint8Array,
+} from './primordials.js';
 
 /**
  * Control mode's generators, shared by the hook (instrument/control.ts draws from them) and the
@@ -75,6 +83,7 @@ export class Stream {
     const length = TypedArrayLength(bytes);
     for (let i = 0; i < length; i += 4) {
       let word = this.next();
+      // biome-ignore lint/complexity/useMathMinMax: the program may have replaced Math.min
       const end = i + 4 < length ? i + 4 : length;
       for (let j = i; j < end; j++) {
         bytes[j] = word & 0xff;

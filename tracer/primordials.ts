@@ -12,7 +12,21 @@
  */
 import { Buffer } from 'node:buffer';
 
-export const { ArrayBuffer, SharedArrayBuffer, Uint8Array, Int32Array, Uint32Array, Float64Array, BigInt64Array, DataView, BigInt, Number, String, Proxy, URL } = globalThis;
+export const {
+  ArrayBuffer,
+  SharedArrayBuffer,
+  Uint8Array,
+  Int32Array,
+  Uint32Array,
+  Float64Array,
+  BigInt64Array,
+  DataView,
+  BigInt,
+  Number,
+  String,
+  Proxy,
+  URL,
+} = globalThis;
 
 const uncurryThis = Function.prototype.bind.bind(Function.prototype.call) as <T, A extends unknown[], R>(
   fn: (this: T, ...args: A) => R,
@@ -31,9 +45,15 @@ export const RegExpExec = uncurryThis(RegExp.prototype.exec);
 export const ArrayIsArray = Array.isArray;
 /** `array.sort(compare)`: sorts in place, asks for no species. */
 export const ArraySort = uncurryThis(Array.prototype.sort) as <T>(array: T[], compare: (x: T, y: T) => number) => T[];
-export const ArrayIncludes = uncurryThis(Array.prototype.includes) as (array: readonly unknown[], value: unknown) => boolean;
+export const ArrayIncludes = uncurryThis(Array.prototype.includes) as (
+  array: readonly unknown[],
+  value: unknown,
+) => boolean;
 /** `value instanceof C` without asking `C` for a `Symbol.hasInstance` of the program's. */
-export const FunctionHasInstance = uncurryThis(Function.prototype[Symbol.hasInstance]) as (C: abstract new (...args: never[]) => unknown, value: unknown) => boolean;
+export const FunctionHasInstance = uncurryThis(Function.prototype[Symbol.hasInstance]) as (
+  C: abstract new (...args: never[]) => unknown,
+  value: unknown,
+) => boolean;
 export const ArrayBufferIsView = ArrayBuffer.isView;
 export const JSONStringify = JSON.stringify;
 export const DecodeURIComponent = decodeURIComponent;
@@ -48,14 +68,16 @@ export const MathFloor = Math.floor;
 export const MathImul = Math.imul;
 
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as Uint8Array;
-const typedArrayGetter = (name: string | symbol) => uncurryThis(Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, name)!.get!) as (view: ArrayBufferView) => never;
+const typedArrayGetter = (name: string | symbol) =>
+  uncurryThis(Reflect.getOwnPropertyDescriptor(TypedArrayPrototype, name)!.get!) as (view: ArrayBufferView) => never;
 /** A typed array's `length`, `byteLength`, `byteOffset` and `buffer`: getters the program can replace. */
 export const TypedArrayLength = typedArrayGetter('length') as (view: ArrayBufferView) => number;
 const TypedArrayByteLength = typedArrayGetter('byteLength') as (view: ArrayBufferView) => number;
 export const TypedArrayByteOffset = typedArrayGetter('byteOffset') as (view: ArrayBufferView) => number;
 export const TypedArrayBuffer = typedArrayGetter('buffer') as (view: ArrayBufferView) => ArrayBufferLike;
 const TypedArrayToStringTag = typedArrayGetter(Symbol.toStringTag) as (view: unknown) => string | undefined;
-const dataViewGetter = (name: string) => uncurryThis(Reflect.getOwnPropertyDescriptor(DataView.prototype, name)!.get!) as (view: ArrayBufferView) => never;
+const dataViewGetter = (name: string) =>
+  uncurryThis(Reflect.getOwnPropertyDescriptor(DataView.prototype, name)!.get!) as (view: ArrayBufferView) => never;
 const DataViewBuffer = dataViewGetter('buffer') as (view: ArrayBufferView) => ArrayBufferLike;
 const DataViewByteOffset = dataViewGetter('byteOffset') as (view: ArrayBufferView) => number;
 const DataViewByteLength = dataViewGetter('byteLength') as (view: ArrayBufferView) => number;
@@ -69,7 +91,9 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
   if (tag === 'Uint8Array') return view as Uint8Array;
   if (tag !== undefined) {
     const length = TypedArrayByteLength(view); // 0 once detached, where a new view would throw
-    return length === 0 ? new Uint8Array(0) : new Uint8Array(TypedArrayBuffer(view), TypedArrayByteOffset(view), length);
+    return length === 0
+      ? new Uint8Array(0)
+      : new Uint8Array(TypedArrayBuffer(view), TypedArrayByteOffset(view), length);
   }
   try {
     return new Uint8Array(DataViewBuffer(view), DataViewByteOffset(view), DataViewByteLength(view));
@@ -81,7 +105,7 @@ export function bytesOf(view: ArrayBufferView): Uint8Array {
 /** The bytes one element of a view takes: 1 for a DataView. */
 export function elementSize(view: ArrayBufferView): number {
   const tag = TypedArrayToStringTag(view);
-  return tag === undefined ? 1 : ELEMENT_SIZES[tag as keyof typeof ELEMENT_SIZES] ?? 1;
+  return tag === undefined ? 1 : (ELEMENT_SIZES[tag as keyof typeof ELEMENT_SIZES] ?? 1);
 }
 
 const ELEMENT_SIZES = {
@@ -105,12 +129,27 @@ const ELEMENT_SIZES = {
  * `constructor` for its species, which the program can change; take a view with
  * `new Uint8Array(buffer, offset, length)` instead.
  */
-export const TypedArraySet = uncurryThis(TypedArrayPrototype.set) as (target: ArrayBufferView, source: ArrayLike<number>, offset?: number) => void;
-export const TypedArrayCopyWithin = uncurryThis(TypedArrayPrototype.copyWithin) as (target: Uint8Array, to: number, start: number, end?: number) => Uint8Array;
-export const TypedArrayIndexOf = uncurryThis(TypedArrayPrototype.indexOf) as (target: Uint8Array, value: number, from?: number) => number;
+export const TypedArraySet = uncurryThis(TypedArrayPrototype.set) as (
+  target: ArrayBufferView,
+  source: ArrayLike<number>,
+  offset?: number,
+) => void;
+export const TypedArrayCopyWithin = uncurryThis(TypedArrayPrototype.copyWithin) as (
+  target: Uint8Array,
+  to: number,
+  start: number,
+  end?: number,
+) => Uint8Array;
+export const TypedArrayIndexOf = uncurryThis(TypedArrayPrototype.indexOf) as (
+  target: Uint8Array,
+  value: number,
+  from?: number,
+) => number;
 export const DataViewSetUint32 = uncurryThis(DataView.prototype.setUint32);
 /** A URL's `href`, read with the getter as the hook found it. */
-export const URLHref = uncurryThis(Reflect.getOwnPropertyDescriptor(URL.prototype, 'href')!.get!) as (url: URL) => string;
+export const URLHref = uncurryThis(Reflect.getOwnPropertyDescriptor(URL.prototype, 'href')!.get!) as (
+  url: URL,
+) => string;
 
 /** `text` cut at every `separator` (not empty), as `text.split(separator)`, which looks up `Symbol.split` on `String.prototype`. */
 export function StringSplit(text: string, separator: string): string[] {
@@ -138,7 +177,12 @@ interface Utf8 {
 }
 
 function byBuffer(): Utf8 {
-  const write = uncurryThis(Buffer.prototype.utf8Write) as (view: Uint8Array, text: string, offset: number, length: number) => number;
+  const write = uncurryThis(Buffer.prototype.utf8Write) as (
+    view: Uint8Array,
+    text: string,
+    offset: number,
+    length: number,
+  ) => number;
   const slice = uncurryThis(Buffer.prototype.utf8Slice) as (view: Uint8Array, start: number, end: number) => string;
   return {
     encodeInto: (text, view) => write(view, text, 0, TypedArrayLength(view)),
@@ -151,7 +195,10 @@ function byEncoder(): Utf8 {
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const encodeInto = uncurryThis(TextEncoder.prototype.encodeInto);
   const decode = uncurryThis(TextDecoder.prototype.decode);
-  return { encodeInto: (text, view) => encodeInto(encoder, text, view).written, text: (bytes) => decode(decoder, bytes) };
+  return {
+    encodeInto: (text, view) => encodeInto(encoder, text, view).written,
+    text: (bytes) => decode(decoder, bytes),
+  };
 }
 
 const utf8 = Reflect.getOwnPropertyDescriptor(globalThis, 'TextEncoder')?.get === undefined ? byEncoder() : byBuffer();
@@ -214,7 +261,7 @@ export function StringReplaceAll(text: string, from: string, to: string): string
  * replaces `WeakMap.prototype.set` must reach neither that state nor, through it, make its own
  * `console.log` throw.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: a mixin's base constructor takes any arguments
 function safe<C extends new (...args: any[]) => object>(Base: C): C {
   // A constructor of its own: the default one spreads its arguments through the program's array iterator.
   const Safe = class extends (Base as new (entries?: unknown) => object) {
@@ -223,7 +270,8 @@ function safe<C extends new (...args: any[]) => object>(Base: C): C {
     }
   };
   for (const key of Reflect.ownKeys(Base.prototype)) {
-    if (key !== 'constructor') Reflect.defineProperty(Safe.prototype, key, Reflect.getOwnPropertyDescriptor(Base.prototype, key)!);
+    if (key !== 'constructor')
+      Reflect.defineProperty(Safe.prototype, key, Reflect.getOwnPropertyDescriptor(Base.prototype, key)!);
   }
   return Safe as unknown as C;
 }

@@ -33,7 +33,15 @@ export interface Chunk {
   readonly head: string;
 }
 
-export type TraceValue = null | number | bigint | string | readonly string[] | readonly [number, number] | Chunk | Uint8Array;
+export type TraceValue =
+  | null
+  | number
+  | bigint
+  | string
+  | readonly string[]
+  | readonly [number, number]
+  | Chunk
+  | Uint8Array;
 
 export interface TraceEvent {
   readonly seq: number;
@@ -125,7 +133,14 @@ export class TraceReader {
   readonly contexts = new Map<number, ContextDef>();
   /** source maps of generated files, by the file as frames name it (format.ts SourceDef) */
   readonly sources = new Map<string, SourceDef>();
-  readonly ending: TraceEnding = { complete: false, truncated: false, truncatedAt: null, exitCode: null, events: 0, problems: [] };
+  readonly ending: TraceEnding = {
+    complete: false,
+    truncated: false,
+    truncatedAt: null,
+    exitCode: null,
+    events: 0,
+    problems: [],
+  };
   private readonly fd: number;
   private readonly size: number;
   private readonly dataStart: number;
@@ -140,12 +155,21 @@ export class TraceReader {
       // Non-blocking: opening a FIFO by mistake must not wait for a writer forever.
       fd = openSync(file, OPEN_FLAGS);
     } catch (error) {
-      throw new TraceError('ERR_TRACE_READ', file, 0, `cannot open the trace: ${(error as Error).message}`, { cause: error });
+      throw new TraceError('ERR_TRACE_READ', file, 0, `cannot open the trace: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     try {
       const stats = fstatSync(fd);
-      if (!stats.isFile()) throw new TraceError('ERR_TRACE_READ', file, 0, `expected a trace file, found ${kindOf(stats)}`);
-      if (stats.size === 0) throw new TraceError('ERR_TRACE_EMPTY', file, 0, `expected a trace header, found an empty file (${EMPTY_TRACE})`);
+      if (!stats.isFile())
+        throw new TraceError('ERR_TRACE_READ', file, 0, `expected a trace file, found ${kindOf(stats)}`);
+      if (stats.size === 0)
+        throw new TraceError(
+          'ERR_TRACE_EMPTY',
+          file,
+          0,
+          `expected a trace header, found an empty file (${EMPTY_TRACE})`,
+        );
       return new TraceReader(file, fd);
     } catch (error) {
       closeSync(fd);
@@ -236,7 +260,8 @@ export class TraceReader {
 
   /** The events of the one chunk `scan` told of, as they were decoded then: a row read again. A pass in progress is left where it was. */
   eventsAt(start: ChunkStart): TraceEvent[] {
-    if (start.offset < this.dataStart || start.offset >= this.size) this.fail(start.offset, `a chunk between bytes ${this.dataStart} and ${this.size}`);
+    if (start.offset < this.dataStart || start.offset >= this.size)
+      this.fail(start.offset, `a chunk between bytes ${this.dataStart} and ${this.size}`);
     const passing = this.pass;
     this.pass = new Pass(start.derivation?.copy() ?? null, start.seq, null);
     try {
@@ -317,7 +342,10 @@ export class TraceReader {
     const end = this.pass.end;
     if (end === null || end.count === end.read) return;
     const { repeated } = this.pass;
-    const repeat = end.read > end.count && repeated !== null ? `; the chunk at byte ${repeated} repeats the one before it (written twice)` : '';
+    const repeat =
+      end.read > end.count && repeated !== null
+        ? `; the chunk at byte ${repeated} repeats the one before it (written twice)`
+        : '';
     const message = `the end record at byte ${end.at} counts ${end.count} events, ${end.read} were read before it${repeat}`;
     this.ending.problems.push({ code: 'ERR_TRACE_COUNT', from: end.at, to: end.at, message });
   }
@@ -350,14 +378,16 @@ export class TraceReader {
         const count = chunk.varint();
         if (chunk.runTagByte < 0) this.fail(at, 'an event before a run record in its chunk');
         if (count < 1 || count > MAX_RUN) this.fail(at, `a run of 1 to ${MAX_RUN} events, found ${count}`);
-        if (chunk.runTagByte & DERIVED && this.pass.derivation === null && !this.pass.lengthsOnly) return this.outOfStep(chunk, at);
+        if (chunk.runTagByte & DERIVED && this.pass.derivation === null && !this.pass.lengthsOnly)
+          return this.outOfStep(chunk, at);
         chunk.runLeft = count - 1;
         this.decodeEvent(chunk, chunk.runApi, chunk.runTagByte, 0, chunk.runCtx);
         return true;
       } else if (kind === Rec.site) {
         const id = chunk.varint();
         const def = toSiteDef(chunk.json());
-        if (def === null) this.fail(at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
+        if (def === null)
+          this.fail(at, 'a call site definition: { frames: [{ file, line, column, fn, package }], skipped }');
         this.sites.set(id, def);
       } else if (kind === Rec.source) {
         chunk.varint();
@@ -381,14 +411,18 @@ export class TraceReader {
         const tagByte = chunk.u8();
         const site = chunk.varint();
         const ctx = chunk.varint();
-        if (tagByte & DERIVED && this.pass.derivation === null && !this.pass.lengthsOnly) return this.outOfStep(chunk, at);
+        if (tagByte & DERIVED && this.pass.derivation === null && !this.pass.lengthsOnly)
+          return this.outOfStep(chunk, at);
         chunk.runApi = kind;
         chunk.runTagByte = tagByte;
         chunk.runCtx = ctx;
         this.decodeEvent(chunk, kind, tagByte, site, ctx);
         return true;
       } else {
-        this.fail(at, `a record kind (an api id below ${this.apis.length}, or 0xf0, 0xf1, 0xf2, 0xf3, 0xfe), found 0x${kind.toString(16)}`);
+        this.fail(
+          at,
+          `a record kind (an api id below ${this.apis.length}, or 0xf0, 0xf1, 0xf2, 0xf3, 0xfe), found 0x${kind.toString(16)}`,
+        );
       }
     }
     return false;
@@ -409,9 +443,14 @@ export class TraceReader {
   private decodeValue(cursor: Cursor, kind: number, tagByte: number, control: number): TraceValue {
     const tag = tagByte & TAG_MASK;
     if (this.pass.lengthsOnly) return tagByte & DERIVED ? null : cursor.value(tag);
-    const derived = control === Control.detdrift && this.pass.derivation !== null ? this.pass.derivation.next(kind, tag) : NaN;
+    const derived =
+      control === Control.detdrift && this.pass.derivation !== null ? this.pass.derivation.next(kind, tag) : NaN;
     if (!(tagByte & DERIVED)) return cursor.value(tag);
-    if (Number.isNaN(derived)) this.fail(cursor.at(), `a value: the event is marked derived, but ${this.apis[kind]!.api} under tag ${tag} does not follow from the seed`);
+    if (Number.isNaN(derived))
+      this.fail(
+        cursor.at(),
+        `a value: the event is marked derived, but ${this.apis[kind]!.api} under tag ${tag} does not follow from the seed`,
+      );
     return presented(tag, derived);
   }
 
@@ -427,22 +466,44 @@ export class TraceReader {
     const magic = Utf8Decode(bytes.subarray(0, magicEnd < 0 ? Math.min(length, 32) : magicEnd));
     const [name, version] = magic.split(' ');
     if (name !== FORMAT_NAME || version === undefined || !/^\d+$/.test(version)) {
-      throw new TraceError('ERR_TRACE_FOREIGN', this.file, 0, `expected a detdrift trace starting "${FORMAT_NAME} ${FORMAT_VERSION}", found ${JSON.stringify(magic.slice(0, 32))}`);
+      throw new TraceError(
+        'ERR_TRACE_FOREIGN',
+        this.file,
+        0,
+        `expected a detdrift trace starting "${FORMAT_NAME} ${FORMAT_VERSION}", found ${JSON.stringify(magic.slice(0, 32))}`,
+      );
     }
     if (Number(version) > FORMAT_VERSION || Number(version) < OLDEST_READABLE_VERSION) {
-      const remedy = Number(version) > FORMAT_VERSION ? 'read it with a newer detdrift' : 'an older detdrift wrote it: record it again';
-      throw new TraceError('ERR_TRACE_VERSION', this.file, FORMAT_NAME.length + 1, `expected trace format version ${FORMAT_VERSION}, found ${version}: ${remedy}`);
+      const remedy =
+        Number(version) > FORMAT_VERSION
+          ? 'read it with a newer detdrift'
+          : 'an older detdrift wrote it: record it again';
+      throw new TraceError(
+        'ERR_TRACE_VERSION',
+        this.file,
+        FORMAT_NAME.length + 1,
+        `expected trace format version ${FORMAT_VERSION}, found ${version}: ${remedy}`,
+      );
     }
     const headerEnd = bytes.indexOf(0x0a, magicEnd + 1);
     if (headerEnd < 0) {
-      const reason = length === this.size ? 'the file ends inside the header' : `the header line is longer than ${HEADER_LIMIT} bytes`;
+      const reason =
+        length === this.size
+          ? 'the file ends inside the header'
+          : `the header line is longer than ${HEADER_LIMIT} bytes`;
       throw new TraceError('ERR_TRACE_HEADER', this.file, magicEnd + 1, `expected a one-line JSON header: ${reason}`);
     }
     let header: TraceHeader;
     try {
       header = JSON.parse(Utf8Decode(bytes.subarray(magicEnd + 1, headerEnd))) as TraceHeader;
     } catch (error) {
-      throw new TraceError('ERR_TRACE_HEADER', this.file, magicEnd + 1, `expected a JSON header: ${(error as Error).message}`, { cause: error });
+      throw new TraceError(
+        'ERR_TRACE_HEADER',
+        this.file,
+        magicEnd + 1,
+        `expected a JSON header: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const problem = headerProblem(header);
     if (problem !== null) throw new TraceError('ERR_TRACE_HEADER', this.file, magicEnd + 1, `expected ${problem}`);
@@ -472,7 +533,8 @@ class Cursor {
   }
 
   private need(count: number): void {
-    if (this.pos + count > this.bytes.length) this.reader.fail(this.base + this.pos, `${count} more bytes inside the chunk`);
+    if (this.pos + count > this.bytes.length)
+      this.reader.fail(this.base + this.pos, `${count} more bytes inside the chunk`);
   }
 
   u8(): number {
@@ -575,7 +637,6 @@ function kindOf(stats: Stats): string {
 }
 
 const OPEN_FLAGS = process.platform === 'win32' ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK;
-
 
 /** A cursor over one chunk, with the event a run record repeats: the chunk's last event, and how many of the run's values are left. */
 class ChunkCursor extends Cursor {

@@ -38,7 +38,12 @@ export type HookVariable = (typeof VARS)[keyof typeof VARS];
 export const HOOK_VARIABLES: readonly HookVariable[] = Object.freeze(Object.values(VARS));
 
 /** The lockfiles a trace header can name, in the order a project directory is searched for one. */
-export const LOCKFILE_NAMES = Object.freeze(['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'] as const);
+export const LOCKFILE_NAMES = Object.freeze([
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
+] as const);
 
 /** Which calls get their stack taken (instrument/schedule.ts; the rule exactly: TraceHeader's `sites`). */
 export interface SiteSampling {
@@ -104,7 +109,10 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function encode(settings: Partial<HookSettings>): { [V in HookVariable]?: string } {
   const env: { [V in HookVariable]?: string } = {};
-  const put = <K extends keyof HookSettings>(key: K, write: (value: NonNullable<HookSettings[K]>) => string | undefined) => {
+  const put = <K extends keyof HookSettings>(
+    key: K,
+    write: (value: NonNullable<HookSettings[K]>) => string | undefined,
+  ) => {
     if (key in settings) env[VARS[key]] = settings[key] == null ? undefined : write(settings[key]!);
   };
   put('traceDir', (dir) => dir);
@@ -135,11 +143,17 @@ export function decode(env: Env, cwd: string): HookSettings {
   const traceDir = read('traceDir') || DEFAULT_TRACE_DIR;
   const mode = (read('mode') || 'observe') as Mode;
   if (!MODES.includes(mode)) {
-    throw new HookError('ERR_DETDRIFT_MODE', `${VARS.mode} is ${JSON.stringify(mode)}; this version records in: ${MODES.join(', ')}`);
+    throw new HookError(
+      'ERR_DETDRIFT_MODE',
+      `${VARS.mode} is ${JSON.stringify(mode)}; this version records in: ${MODES.join(', ')}`,
+    );
   }
   const replay = read('replay') ? resolve(cwd, read('replay')!) : null;
   if (mode === 'replay' && replay === null) {
-    throw new HookError('ERR_DETDRIFT_REPLAY', `${VARS.mode} is "replay" but ${VARS.replay} (the recorded trace directory) is not set`);
+    throw new HookError(
+      'ERR_DETDRIFT_REPLAY',
+      `${VARS.mode} is "replay" but ${VARS.replay} (the recorded trace directory) is not set`,
+    );
   }
   return Object.freeze({
     traceDir: isAbsolute(traceDir) ? traceDir : resolve(cwd, traceDir),
@@ -163,7 +177,10 @@ function decodeSites(value: string | undefined): SiteSampling {
   const match = /^(\d+)\/(\d+)(?:\/(\d+))?$/.exec(value);
   const every = Number(match?.[2]);
   if (!match || every < 1) {
-    throw new HookError('ERR_DETDRIFT_SITES', `${VARS.sites} is ${JSON.stringify(value)}; expected FIRST/EVERY[/DOUBLING], e.g. 64/256/64 (EVERY at least 1; without DOUBLING, or with 0, the stride is fixed)`);
+    throw new HookError(
+      'ERR_DETDRIFT_SITES',
+      `${VARS.sites} is ${JSON.stringify(value)}; expected FIRST/EVERY[/DOUBLING], e.g. 64/256/64 (EVERY at least 1; without DOUBLING, or with 0, the stride is fixed)`,
+    );
   }
   // FIRST/EVERY alone keeps the meaning it had before the stride could double: a fixed stride.
   return Object.freeze({ first: Number(match[1]), every, doubling: match[3] === undefined ? 0 : Number(match[3]) });
@@ -173,7 +190,11 @@ function decodeStacksAt(value: string | undefined): StackAt[] {
   if (!value) return [];
   return value.split(',').map((entry) => {
     const match = /^(.+):(\d+):(\d+)$/.exec(entry);
-    if (!match) throw new HookError('ERR_DETDRIFT_STACKS_AT', `${VARS.stacksAt} has ${JSON.stringify(entry)}; expected LINEAGE:API:ORDINAL, e.g. 0:5:1234`);
+    if (!match)
+      throw new HookError(
+        'ERR_DETDRIFT_STACKS_AT',
+        `${VARS.stacksAt} has ${JSON.stringify(entry)}; expected LINEAGE:API:ORDINAL, e.g. 0:5:1234`,
+      );
     return { lineage: match[1]!, api: Number(match[2]), ordinal: Number(match[3]) };
   });
 }
@@ -187,7 +208,11 @@ function decodeLockfile(value: string | undefined): HookSettings['lockfile'] {
 function decodeLimit(value: string | undefined): HookSettings['replayLimit'] {
   if (!value) return null;
   const match = /^(.+):(\d+)$/.exec(value);
-  if (!match) throw new HookError('ERR_DETDRIFT_REPLAY', `${VARS.replayLimit} is ${JSON.stringify(value)}; expected LINEAGE:COUNT, e.g. 0:12`);
+  if (!match)
+    throw new HookError(
+      'ERR_DETDRIFT_REPLAY',
+      `${VARS.replayLimit} is ${JSON.stringify(value)}; expected LINEAGE:COUNT, e.g. 0:12`,
+    );
   return { lineage: match[1]!, count: Number(match[2]) };
 }
 

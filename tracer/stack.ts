@@ -1,6 +1,17 @@
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 import type { Frame, SiteDef } from './format.js';
-import { DecodeURIComponent, ObjectHasOwn, SafeMap, StringIncludes, StringIndexOf, StringLastIndexOf, StringReplaceAll, StringSlice, StringSplit, StringStartsWith } from './primordials.js';
+import {
+  DecodeURIComponent,
+  ObjectHasOwn,
+  SafeMap,
+  StringIncludes,
+  StringIndexOf,
+  StringLastIndexOf,
+  StringReplaceAll,
+  StringSlice,
+  StringSplit,
+  StringStartsWith,
+} from './primordials.js';
 
 /** The raw frame V8 hands out; only the fields we read. */
 export interface RawFrame {
@@ -60,7 +71,10 @@ export function normalizeStack(raw: readonly RawFrame[], context: StackContext):
  * `name@version/path` inside node_modules) and package; null for a frame left out (no file,
  * node's own, detdrift's own).
  */
-export function frameFile(fileName: string | null | undefined, context: StackContext): { file: string; package: string | null } | null {
+export function frameFile(
+  fileName: string | null | undefined,
+  context: StackContext,
+): { file: string; package: string | null } | null {
   const name = toPath(fileName);
   if (name === null || StringStartsWith(name, 'node:') || isOwn(name, context.ownDir)) return null;
   const pkg = StringIncludes(name, NODE_MODULES) ? context.packageOf(name) : null;
@@ -96,10 +110,16 @@ export function filePathOf(url: string): string | null {
   const windows = sep === '\\';
   let path: string;
   if (StringStartsWith(rest, '/')) path = windows ? StringSlice(rest, 1) : rest;
-  else if (windows) path = `//${rest}`; // file://server/share: a UNC path
+  else if (windows)
+    path = `//${rest}`; // file://server/share: a UNC path
   else return null;
   if (windows && !StringStartsWith(path, '//') && !(isLetter(path[0]) && path[1] === ':')) return null;
-  if (StringIncludes(path, '%2F') || StringIncludes(path, '%2f') || (windows && (StringIncludes(path, '%5C') || StringIncludes(path, '%5c')))) return null;
+  if (
+    StringIncludes(path, '%2F') ||
+    StringIncludes(path, '%2f') ||
+    (windows && (StringIncludes(path, '%5C') || StringIncludes(path, '%5c')))
+  )
+    return null;
   try {
     path = DecodeURIComponent(path);
   } catch {

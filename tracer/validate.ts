@@ -12,12 +12,25 @@ type Check = (value: unknown) => boolean;
 
 const isString: Check = (value) => typeof value === 'string';
 const isNumber: Check = (value) => typeof value === 'number';
-const orNull = (check: Check): Check => (value) => value === null || check(value);
-const optional = (check: Check): Check => (value) => value === undefined || check(value);
+const orNull =
+  (check: Check): Check =>
+  (value) =>
+    value === null || check(value);
+const optional =
+  (check: Check): Check =>
+  (value) =>
+    value === undefined || check(value);
 const isPair: Check = (value) => Array.isArray(value) && value.length === 2 && value.every(isNumber);
-const listOf = (check: Check, max = Infinity): Check => (value) => Array.isArray(value) && value.length <= max && value.every(check);
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const shaped = (fields: Record<string, Check>): Check => (value) => isObject(value) && Object.entries(fields).every(([key, check]) => check(value[key]));
+const listOf =
+  (check: Check, max = Infinity): Check =>
+  (value) =>
+    Array.isArray(value) && value.length <= max && value.every(check);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const shaped =
+  (fields: Record<string, Check>): Check =>
+  (value) =>
+    isObject(value) && Object.entries(fields).every(([key, check]) => check(value[key]));
 
 /** The header fields, each with what it must be, in the words of the error message. */
 const HEADER: ReadonlyArray<readonly [keyof TraceHeader, Check, string]> = [
@@ -32,8 +45,16 @@ const HEADER: ReadonlyArray<readonly [keyof TraceHeader, Check, string]> = [
   ['lineage', isString, 'a string'],
   ['root', shaped({ name: orNull(isString), version: orNull(isString) }), '{ name, version }, each a string or null'],
   ['lockfile', orNull(shaped({ file: isString, sha256: isString })), 'null or { file, sha256 } strings'],
-  ['apis', listOf(shaped({ api: isString, form: isString, family: isString }), 0xf0), 'a table of at most 240 { api, form, family } rows'],
-  ['sites', shaped({ first: isNumber, every: isNumber, doubling: optional(isNumber), at: optional(listOf(isPair)) }), '{ first, every, doubling? } numbers and at?, a list of [api, ordinal]'],
+  [
+    'apis',
+    listOf(shaped({ api: isString, form: isString, family: isString }), 0xf0),
+    'a table of at most 240 { api, form, family } rows',
+  ],
+  [
+    'sites',
+    shaped({ first: isNumber, every: isNumber, doubling: optional(isNumber), at: optional(listOf(isPair)) }),
+    '{ first, every, doubling? } numbers and at?, a list of [api, ordinal]',
+  ],
   ['holds', listOf(isString), 'a list of strings'],
 ];
 
@@ -45,11 +66,18 @@ export function headerProblem(header: unknown): string | null {
   for (const [key, check, expected] of HEADER) {
     if (!check(header[key])) return `a header whose "${key}" is ${expected}`;
   }
-  if (header.perturb !== undefined && !PERTURB(header.perturb)) return 'a header whose "perturb" is a list of { dimension, variant, detail } strings';
+  if (header.perturb !== undefined && !PERTURB(header.perturb))
+    return 'a header whose "perturb" is a list of { dimension, variant, detail } strings';
   return null;
 }
 
-const FRAME = shaped({ file: isString, line: isNumber, column: isNumber, fn: orNull(isString), package: orNull(isString) });
+const FRAME = shaped({
+  file: isString,
+  line: isNumber,
+  column: isNumber,
+  fn: orNull(isString),
+  package: orNull(isString),
+});
 
 /**
  * A call site definition as the rest of the tool may use it: exactly the known fields, so nothing
@@ -57,7 +85,14 @@ const FRAME = shaped({ file: isString, line: isNumber, column: isNumber, fn: orN
  * definition is not one.
  */
 export function toSiteDef(value: unknown): SiteDef | null {
-  if (!isObject(value) || !isNumber(value.skipped) || !Array.isArray(value.frames) || !value.frames.every(FRAME)) return null;
-  const frames = (value.frames as Frame[]).map(({ file, line, column, fn, package: pkg }) => ({ file, line, column, fn, package: pkg }));
+  if (!isObject(value) || !isNumber(value.skipped) || !Array.isArray(value.frames) || !value.frames.every(FRAME))
+    return null;
+  const frames = (value.frames as Frame[]).map(({ file, line, column, fn, package: pkg }) => ({
+    file,
+    line,
+    column,
+    fn,
+    package: pkg,
+  }));
   return { frames, skipped: value.skipped as number };
 }

@@ -124,7 +124,14 @@ export class TraceWriter {
    * caller's `flush()`, which can catch it, not in the program.
    */
   number(api: number, tag: number, site: number, ctx: number, value: number): boolean {
-    if (tag === this.runDoubles && api === this.lastApi && ctx === this.lastCtx && site === 0 && this.runLength < this.stagedSize && this.eventAt < 0) {
+    if (
+      tag === this.runDoubles &&
+      api === this.lastApi &&
+      ctx === this.lastCtx &&
+      site === 0 &&
+      this.runLength < this.stagedSize &&
+      this.eventAt < 0
+    ) {
       // Most events: one more uncontrolled double on the open run (a loop of draws or clock reads).
       this.staged[this.runLength++] = value;
       return ++this.count >= this.flushAt;
@@ -161,6 +168,7 @@ export class TraceWriter {
     let tagByte = Tag.bigint | flags;
     if ((tagByte & CONTROL_BITS) === CONTROLLED && this.draws()) {
       const derived = this.derivation.next(api, Tag.bigint);
+      // biome-ignore lint/suspicious/noSelfCompare: a NaN test that asks no global the program may replace
       if (derived === derived && value === BigInt(derived)) tagByte |= DERIVED;
     }
     this.begin(api, tagByte, site, ctx);
@@ -284,6 +292,7 @@ export class TraceWriter {
     if ((tagByte & CONTROL_BITS) !== CONTROLLED || !this.draws()) return tagByte;
     const derived = this.derivation.next(api, tagByte & TAG_MASK);
     // NaN is "does not follow from the seed", never a derived value, even for a NaN recorded
+    // biome-ignore lint/suspicious/noSelfCompare: a NaN test that asks no global the program may replace
     return derived === derived && ObjectIs(derived, value) ? tagByte | DERIVED : tagByte;
   }
 
@@ -405,7 +414,8 @@ export class TraceWriter {
     if (at < 0) return;
     this.eventAt = -1;
     if (this.runAt >= 0) {
-      if (at >= this.runAt) this.runLength--; // the event went on a run, which keeps the events before it
+      if (at >= this.runAt)
+        this.runLength--; // the event went on a run, which keeps the events before it
       else this.runAt = this.runDoubles = -1; // the event opened the run: the run record goes with it
     }
     this.out.length = at;

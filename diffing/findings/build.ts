@@ -36,7 +36,11 @@ export interface BuildOptions {
   /** the one-line command that replays run A */
   readonly replay?: string | null;
   /** `detdrift bump`: the lockfile changes, their scanned sites, and the verdict over the runs */
-  readonly bump?: { readonly verdict: BumpVerdict; readonly seed: string | null; readonly attribution: Attribution } | null;
+  readonly bump?: {
+    readonly verdict: BumpVerdict;
+    readonly seed: string | null;
+    readonly attribution: Attribution;
+  } | null;
   /** `detdrift check --perturb`: which perturbation run A had, and every one tried (cli/perturb.ts) */
   readonly perturbation?: PerturbationView | null;
   /** stacks a replay re-run took, or failed to take, for calls their runs did not sample (cli/stacks.ts) */
@@ -61,7 +65,11 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
   const focus = comparison.diverging ?? comparison.processes[0] ?? null;
   const names = comparison.interner.names;
   const outcomes = (options.stacks ?? []).filter((outcome) => outcome.ask.lineage === focus?.lineage);
-  const taken: Taken = new Map(outcomes.flatMap((outcome) => (outcome.frames ? [[callKey(outcome.ask.side, outcome.ask.index), outcome.frames] as const] : [])));
+  const taken: Taken = new Map(
+    outcomes.flatMap((outcome) =>
+      outcome.frames ? [[callKey(outcome.ask.side, outcome.ask.index), outcome.frames] as const] : [],
+    ),
+  );
   const originals = originalsIn(options.root);
   const view = (row: Row | null, side: 'a' | 'b'): EventView | null => {
     const trace = side === 'a' ? focus?.a : focus?.b;
@@ -69,10 +77,18 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
   };
   const divergence = (found: Divergence | null): DivergenceView | null =>
     found && focus
-      ? { process: focus.lineage, index: { a: found.indexA, b: found.indexB }, reason: found.reason, a: view(found.a, 'a'), b: view(found.b, 'b') }
+      ? {
+          process: focus.lineage,
+          index: { a: found.indexA, b: found.indexB },
+          reason: found.reason,
+          a: view(found.a, 'a'),
+          b: view(found.b, 'b'),
+        }
       : null;
   // Runs that agree may have run in another order in any process: the first that did says how.
-  const ordered = comparison.diverging ? focus : (comparison.processes.find((process) => process.alignment?.ordering) ?? null);
+  const ordered = comparison.diverging
+    ? focus
+    : (comparison.processes.find((process) => process.alignment?.ordering) ?? null);
   const ordering = ordered?.alignment?.ordering;
   const decided = focus ? confirmedCause(focus, options.confirmation) : null;
   return {
@@ -82,10 +98,21 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     runNames: options.runNames ?? null,
     firstDivergence: divergence(focus?.first ?? null),
     outputDivergence: divergence(focus?.output ?? null),
-    cause: focus && decided ? withBump(causeView(focus, decided, names, { root: options.root, runs: runNames(options) }, originals, outcomes), options.bump?.attribution.cause ?? null) : null,
+    cause:
+      focus && decided
+        ? withBump(
+            causeView(focus, decided, names, { root: options.root, runs: runNames(options) }, originals, outcomes),
+            options.bump?.attribution.cause ?? null,
+          )
+        : null,
     ordering: ordering ? orderingView(ordered!, names) : null,
     confirmation: options.confirmation
-      ? { status: options.confirmation.status, pinned: options.confirmation.pinned, total: options.confirmation.total, runs: options.confirmation.runs }
+      ? {
+          status: options.confirmation.status,
+          pinned: options.confirmation.pinned,
+          total: options.confirmation.total,
+          runs: options.confirmation.runs,
+        }
       : null,
     nearby: decided?.cause?.kind === 'outside' ? nearbyEvents(focus, names, originals, taken) : [],
     replay: options.replay ?? null,
@@ -105,7 +132,12 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
       message,
     })),
     differences: {
-      processes: comparison.processes.map((process) => ({ process: process.lineage, verdict: process.verdict, inA: process.a !== null, inB: process.b !== null })),
+      processes: comparison.processes.map((process) => ({
+        process: process.lineage,
+        verdict: process.verdict,
+        inA: process.a !== null,
+        inB: process.b !== null,
+      })),
       perApi: counts(focus, (kind) => names[kind.api]!, Infinity),
       perSite: counts(focus, (kind, trace) => siteLabel(kind, trace, originals), MAX_SITES),
       uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
@@ -114,16 +146,26 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
 }
 
 /** Run A's I/O, timer and fs calls nearest the first output divergence, nearest first (the earlier of two as near). */
-function nearbyEvents(process: ProcessComparison | null, names: readonly string[], originals: Originals, taken: Taken): EventView[] {
+function nearbyEvents(
+  process: ProcessComparison | null,
+  names: readonly string[],
+  originals: Originals,
+  taken: Taken,
+): EventView[] {
   if (!process?.a || !process.first) return [];
   const trace = process.a;
   const at = process.first.indexA;
   const nearby: EventView[] = [];
   const take = (index: number) => {
     const family = index >= 0 && index < trace.calls.length ? trace.calls.kind(index).spec.family : null;
-    if (nearby.length < NEARBY && (family === 'fs' || family === 'timers')) nearby.push(eventView(trace.calls.at(index)!, trace, names, originals, taken.get(`a:${index}`)));
+    if (nearby.length < NEARBY && (family === 'fs' || family === 'timers'))
+      nearby.push(eventView(trace.calls.at(index)!, trace, names, originals, taken.get(`a:${index}`)));
   };
-  for (let distance = 0; nearby.length < NEARBY && (at - distance >= 0 || at + distance < trace.calls.length); distance++) {
+  for (
+    let distance = 0;
+    nearby.length < NEARBY && (at - distance >= 0 || at + distance < trace.calls.length);
+    distance++
+  ) {
     take(at - distance);
     if (distance > 0) take(at + distance);
   }

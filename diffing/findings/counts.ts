@@ -15,7 +15,11 @@ export function uncontrolledValues({ alignment, a, b }: ProcessComparison): numb
   return count;
 }
 
-export function counts(process: ProcessComparison | null, label: (kind: RowKind, trace: LoadedTrace) => string, limit: number): CountView[] {
+export function counts(
+  process: ProcessComparison | null,
+  label: (kind: RowKind, trace: LoadedTrace) => string,
+  limit: number,
+): CountView[] {
   if (!process) return [];
   const table = new Map<string, { a: number; b: number }>();
   const add = (trace: LoadedTrace | null, side: 'a' | 'b') => {

@@ -32,7 +32,13 @@ export function partnerOf(process: ProcessComparison, row: Row, side: 'a' | 'b')
 }
 
 /** `taken`: the stack a re-run took for this call, used when its run did not sample it. */
-export function eventView(row: Row, trace: LoadedTrace, names: readonly string[], originals: Originals, taken?: readonly Frame[]): EventView {
+export function eventView(
+  row: Row,
+  trace: LoadedTrace,
+  names: readonly string[],
+  originals: Originals,
+  taken?: readonly Frame[],
+): EventView {
   const { event } = row;
   const frames = originals(trace).frames((event.site === 0 ? taken : trace.sites.get(event.site)?.frames) ?? []);
   return {

@@ -32,7 +32,9 @@ export function buildTimeline(process: ProcessComparison, view: ViewRow): Timeli
   const windowA = positions(startA, Math.min(callsA.length, first.indexA + AFTER));
   const windowB = positions(startB, Math.min(callsB.length, first.indexB + AFTER));
   const aligned = alignWindow({ rows: callsA, window: windowA }, { rows: callsB, window: windowB }, view);
-  const found = aligned.findIndex((op) => (op.a !== null && op.a.index >= first.indexA) || (op.b !== null && op.b.index >= first.indexB));
+  const found = aligned.findIndex(
+    (op) => (op.a !== null && op.a.index >= first.indexA) || (op.b !== null && op.b.index >= first.indexB),
+  );
   const at = found < 0 ? aligned.length : found;
   const cut = startA + windowA.length < callsA.length && startB + windowB.length < callsB.length;
   const ops = cut ? withoutRaggedEnd(aligned, at) : aligned;
@@ -75,7 +77,9 @@ function alignWindow(a: Lane, b: Lane, view: ViewRow): TimelineOp[] {
   const ops: TimelineOp[] = [];
   let atA = 0;
   let atB = 0;
-  for (const change of diffArrays(a.window, b.window, { comparator: (i: number, j: number) => sameCall(a.rows.kind(i), b.rows.kind(j)) })) {
+  for (const change of diffArrays(a.window, b.window, {
+    comparator: (i: number, j: number) => sameCall(a.rows.kind(i), b.rows.kind(j)),
+  })) {
     for (let n = 0; n < change.count; n++) {
       if (change.removed) ops.push({ kind: 'removed', a: call(a.rows.at(a.window[atA++]!)!, 'a', view), b: null });
       else if (change.added) ops.push({ kind: 'inserted', a: null, b: call(b.rows.at(b.window[atB++]!)!, 'b', view) });
@@ -93,5 +97,11 @@ function pair(a: Lane, i: number, b: Lane, j: number, view: ViewRow): TimelineOp
 
 function call(row: Row, side: 'a' | 'b', view: ViewRow): TimelineCall {
   const event = view(row, side);
-  return { index: event.index, api: event.api, family: row.event.family, site: event.site, value: describeValue(event.value, VALUE_WIDTH) };
+  return {
+    index: event.index,
+    api: event.api,
+    family: row.event.family,
+    site: event.site,
+    value: describeValue(event.value, VALUE_WIDTH),
+  };
 }

@@ -19,7 +19,12 @@ export function detectFormat(file: string, text: string): LockfileFormat {
   if (startsLine(text, 'lockfileVersion:')) return 'pnpm';
   if (startsLine(text, '__metadata:')) return 'yarn-berry';
   if (text.slice(0, 512).includes('# yarn lockfile v')) return 'yarn-classic';
-  throw new LockfileError('ERR_LOCKFILE_FORMAT', file, null, `not a lockfile detdrift knows (${LOCKFILE_NAMES.join(', ')}), by name or content`);
+  throw new LockfileError(
+    'ERR_LOCKFILE_FORMAT',
+    file,
+    null,
+    `not a lockfile detdrift knows (${LOCKFILE_NAMES.join(', ')}), by name or content`,
+  );
 }
 
 function startsLine(text: string, prefix: string): boolean {

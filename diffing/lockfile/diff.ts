@@ -43,7 +43,14 @@ export function diffLockfiles(base: Lockfile, head: Lockfile): LockfileChange[] 
   // Versions some dependent moved from or to: not also removed or added because of another one.
   const movedFrom = new Set<string>();
   const movedTo = new Set<string>();
-  const record = (name: string, from: string | null, to: string | null, pkg: LockedPackage, parent: Parent | null, direct: boolean) => {
+  const record = (
+    name: string,
+    from: string | null,
+    to: string | null,
+    pkg: LockedPackage,
+    parent: Parent | null,
+    direct: boolean,
+  ) => {
     const path = parent === null ? pkg.path : 'importer' in parent ? [pkg.name] : [...parent.path, pkg.name];
     const id = JSON.stringify([name, from, to]);
     if (from !== null && to !== null) {
@@ -65,7 +72,8 @@ export function diffLockfiles(base: Lockfile, head: Lockfile): LockfileChange[] 
     const direct = 'importer' in parent;
     if (previous.size === 0) {
       if (!before.has(target.name, target.version)) record(target.name, null, target.version, target, parent, direct);
-    } else if (!previous.has(target.version)) record(target.name, nearest(previous, target.version), target.version, target, parent, direct);
+    } else if (!previous.has(target.version))
+      record(target.name, nearest(previous, target.version), target.version, target, parent, direct);
   }
   // Versions no edge explains: packages nothing depends on, and versions gone from head.
   const after = new Resolutions(head);
@@ -73,7 +81,8 @@ export function diffLockfiles(base: Lockfile, head: Lockfile): LockfileChange[] 
     if (!before.has(pkg.name, pkg.version)) record(pkg.name, null, pkg.version, pkg, null, pkg.direct);
   }
   for (const pkg of base.packages.values()) {
-    if (!after.has(pkg.name, pkg.version) && !movedFrom.has(release(pkg.name, pkg.version))) record(pkg.name, pkg.version, null, pkg, null, pkg.direct);
+    if (!after.has(pkg.name, pkg.version) && !movedFrom.has(release(pkg.name, pkg.version)))
+      record(pkg.name, pkg.version, null, pkg, null, pkg.direct);
   }
 
   const changes: LockfileChange[] = [];
@@ -83,7 +92,11 @@ export function diffLockfiles(base: Lockfile, head: Lockfile): LockfileChange[] 
     changes.push({ name, from, to, ...classify(from, to), direct, dev, optional, path, key: draft.pkg.key });
   }
   return changes.sort(
-    (a, b) => compareText(a.name, b.name) || compareNullable(a.from, b.from) || compareNullable(a.to, b.to) || comparePaths(a.path, b.path),
+    (a, b) =>
+      compareText(a.name, b.name) ||
+      compareNullable(a.from, b.from) ||
+      compareNullable(a.to, b.to) ||
+      comparePaths(a.path, b.path),
   );
 }
 

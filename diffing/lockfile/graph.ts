@@ -8,7 +8,9 @@ import type { LockedEdge, LockedImporter, LockedPackage, Lockfile, RawLockfile }
 export function finish(raw: RawLockfile, file: string): Lockfile {
   const known = new Set(raw.packages.map((pkg) => pkg.key));
   const clean = (edges: readonly LockedEdge[]) =>
-    edges.filter((edge) => known.has(edge.target)).sort((a, b) => compareText(a.name, b.name) || compareText(a.target, b.target));
+    edges
+      .filter((edge) => known.has(edge.target))
+      .sort((a, b) => compareText(a.name, b.name) || compareText(a.target, b.target));
   const importers: LockedImporter[] = raw.importers
     .map((importer) => ({ id: importer.id, edges: clean(importer.edges) }))
     .sort((a, b) => compareText(a.id, b.id));
@@ -17,13 +19,22 @@ export function finish(raw: RawLockfile, file: string): Lockfile {
 
   const via = shortestPaths(roots, nodes);
   const direct = new Set(roots.map((edge) => edge.target));
-  const prod = reach(roots.filter((edge) => !edge.dev), nodes, () => true);
-  const required = reach(roots.filter((edge) => !edge.optional), nodes, (edge) => !edge.optional);
+  const prod = reach(
+    roots.filter((edge) => !edge.dev),
+    nodes,
+    () => true,
+  );
+  const required = reach(
+    roots.filter((edge) => !edge.optional),
+    nodes,
+    (edge) => !edge.optional,
+  );
 
   // Paths are walked when asked for: stored whole, a long dependency chain would cost its length squared.
   const pathOf = (key: string): readonly string[] => {
     const names: string[] = [];
-    for (let at: string | undefined = key; at !== undefined; at = via.get(at) ?? undefined) names.push(nodes.get(at)!.name);
+    for (let at: string | undefined = key; at !== undefined; at = via.get(at) ?? undefined)
+      names.push(nodes.get(at)!.name);
     return names.reverse();
   };
   const packages = new Map<string, LockedPackage>();

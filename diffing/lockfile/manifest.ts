@@ -20,11 +20,14 @@ export function manifestDependencies(manifest: unknown): ManifestDependency[] {
   if (!isFields(manifest)) return [];
   const section = (key: string): [string, string][] => {
     const value = own(manifest, key);
-    return isFields(value) ? Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string') : [];
+    return isFields(value)
+      ? Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+      : [];
   };
   const found = new Map<string, ManifestDependency>();
   for (const [name, range] of section('devDependencies')) found.set(name, { name, range, dev: true, optional: false });
   for (const [name, range] of section('dependencies')) found.set(name, { name, range, dev: false, optional: false });
-  for (const [name, range] of section('optionalDependencies')) found.set(name, { name, range, dev: false, optional: true });
+  for (const [name, range] of section('optionalDependencies'))
+    found.set(name, { name, range, dev: false, optional: true });
   return [...found.values()];
 }

@@ -16,17 +16,35 @@ const NODE_MODULES = 'node_modules/';
 
 export function readNpm(text: string, file: string): RawLockfile {
   const doc = parseJson(text, file);
-  const source: Source = { file, where: (_container, key) => lineOf(text, key === undefined ? '{' : `${JSON.stringify(key)}:`) };
+  const source: Source = {
+    file,
+    where: (_container, key) => lineOf(text, key === undefined ? '{' : `${JSON.stringify(key)}:`),
+  };
   if (!isFields(doc)) refuse(file, { line: 1 }, 'expected a JSON object');
   const version = own(doc, 'lockfileVersion');
   if (version === 1) {
-    throw new LockfileError('ERR_LOCKFILE_VERSION', file, source.where(doc, 'lockfileVersion'), 'lockfileVersion 1 (npm 5 and 6) is not supported: run `npm install` with npm 7 or later to upgrade it');
+    throw new LockfileError(
+      'ERR_LOCKFILE_VERSION',
+      file,
+      source.where(doc, 'lockfileVersion'),
+      'lockfileVersion 1 (npm 5 and 6) is not supported: run `npm install` with npm 7 or later to upgrade it',
+    );
   }
   if (version !== 2 && version !== 3) {
     // Never JSON.stringify an untrusted value: a deeply nested one overflows the stack.
-    const shown = typeof version === 'number' || typeof version === 'string' ? excerpt(String(version)) : Array.isArray(version) ? 'a list' : `a ${version === null ? 'null' : typeof version}`;
+    const shown =
+      typeof version === 'number' || typeof version === 'string'
+        ? excerpt(String(version))
+        : Array.isArray(version)
+          ? 'a list'
+          : `a ${version === null ? 'null' : typeof version}`;
     const found = version === undefined ? 'no lockfileVersion' : `lockfileVersion ${shown}`;
-    throw new LockfileError('ERR_LOCKFILE_VERSION', file, source.where(doc, 'lockfileVersion'), `${found}: only versions 2 and 3 are supported`);
+    throw new LockfileError(
+      'ERR_LOCKFILE_VERSION',
+      file,
+      source.where(doc, 'lockfileVersion'),
+      `${found}: only versions 2 and 3 are supported`,
+    );
   }
   if (!isFields(own(doc, 'packages'))) refuse(file, source.where(doc, 'packages'), 'no "packages" mapping');
   const entries = fieldsAt(source, doc, 'packages');
@@ -51,7 +69,12 @@ export function readNpm(text: string, file: string): RawLockfile {
     reach(importer, byKey, reached);
   }
   const isImporter = new Set(importers.map((importer) => importer.id));
-  return { format: 'npm', version: String(version), importers, packages: packages.filter((pkg) => !isImporter.has(pkg.key)) };
+  return {
+    format: 'npm',
+    version: String(version),
+    importers,
+    packages: packages.filter((pkg) => !isImporter.has(pkg.key)),
+  };
 }
 
 class Tree {
@@ -72,16 +95,25 @@ class Tree {
     for (const path of Object.keys(entries)) {
       if (path === '') continue;
       const entry = entries[path];
-      if (!isFields(entry)) refuse(source.file, source.where(entries, path), `the entry ${excerpt(path)} must be an object`);
-      if (path.length > MAX_PATH) refuse(source.file, source.where(entries, path), `an install path longer than ${MAX_PATH} characters`);
+      if (!isFields(entry))
+        refuse(source.file, source.where(entries, path), `the entry ${excerpt(path)} must be an object`);
+      if (path.length > MAX_PATH)
+        refuse(source.file, source.where(entries, path), `an install path longer than ${MAX_PATH} characters`);
       const at = path.lastIndexOf(`/${NODE_MODULES}`);
-      const [dir, name] = at >= 0 ? [path.slice(0, at), path.slice(at + NODE_MODULES.length + 1)] : path.startsWith(NODE_MODULES) ? ['', path.slice(NODE_MODULES.length)] : [null, null];
+      const [dir, name] =
+        at >= 0
+          ? [path.slice(0, at), path.slice(at + NODE_MODULES.length + 1)]
+          : path.startsWith(NODE_MODULES)
+            ? ['', path.slice(NODE_MODULES.length)]
+            : [null, null];
       if (dir !== null) {
         if (!this.children.has(dir)) this.children.set(dir, new Map());
         this.children.get(dir)!.set(name!, path);
       }
       if (own(entry, 'link') === true) {
-        const target = stringAt(source, entry, 'resolved') ?? refuse(source.file, source.where(entries, path), `the link ${excerpt(path)} has no "resolved" target`);
+        const target =
+          stringAt(source, entry, 'resolved') ??
+          refuse(source.file, source.where(entries, path), `the link ${excerpt(path)} has no "resolved" target`);
         this.links.set(path, target);
         if (name !== null && !this.linkNames.has(target)) this.linkNames.set(target, name);
         continue;
@@ -95,7 +127,9 @@ class Tree {
     const declared = stringAt(this.source, entry, 'name');
     if (declared) return declared;
     const at = path.lastIndexOf(NODE_MODULES);
-    return at >= 0 ? path.slice(at + NODE_MODULES.length) : (this.linkNames.get(path) ?? path.slice(path.lastIndexOf('/') + 1));
+    return at >= 0
+      ? path.slice(at + NODE_MODULES.length)
+      : (this.linkNames.get(path) ?? path.slice(path.lastIndexOf('/') + 1));
   }
 
   /** The edges of the package at `path`; an importer's devDependencies count, a package's do not. */
@@ -106,9 +140,13 @@ class Tree {
       const meta = own(peerMeta, name);
       kinds.set(name, { dev: false, optional: isFields(meta) && own(meta, 'optional') === true });
     }
-    if (importer) for (const [name] of stringsAt(this.source, entry, 'devDependencies')) kinds.set(name, { dev: true, optional: false });
-    for (const [name] of stringsAt(this.source, entry, 'dependencies')) kinds.set(name, { dev: false, optional: false });
-    for (const [name] of stringsAt(this.source, entry, 'optionalDependencies')) kinds.set(name, { dev: false, optional: true });
+    if (importer)
+      for (const [name] of stringsAt(this.source, entry, 'devDependencies'))
+        kinds.set(name, { dev: true, optional: false });
+    for (const [name] of stringsAt(this.source, entry, 'dependencies'))
+      kinds.set(name, { dev: false, optional: false });
+    for (const [name] of stringsAt(this.source, entry, 'optionalDependencies'))
+      kinds.set(name, { dev: false, optional: true });
     const edges: LockedEdge[] = [];
     for (const [name, kind] of kinds) {
       const target = this.resolve(path, name);

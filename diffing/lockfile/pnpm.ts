@@ -22,7 +22,12 @@ export function readPnpm(text: string, file: string): RawLockfile {
   const version = stringAt(source, root, 'lockfileVersion');
   if (version === null || !/^9(\.\d{1,4})?$/.test(version)) {
     const found = version === null ? 'no lockfileVersion' : `lockfileVersion ${excerpt(version)}`;
-    throw new LockfileError('ERR_LOCKFILE_VERSION', file, source.where(root, 'lockfileVersion'), `${found}: only version 9 (pnpm 9 and later) is supported`);
+    throw new LockfileError(
+      'ERR_LOCKFILE_VERSION',
+      file,
+      source.where(root, 'lockfileVersion'),
+      `${found}: only version 9 (pnpm 9 and later) is supported`,
+    );
   }
   const metadata = fieldsAt(source, root, 'packages');
   const snapshots = isFields(own(root, 'snapshots')) ? fieldsAt(source, root, 'snapshots') : metadata;
@@ -35,13 +40,15 @@ export function readPnpm(text: string, file: string): RawLockfile {
 
   const packages: RawPackage[] = [];
   for (const key of Object.keys(snapshots)) {
-    const name = nameOf(key) ?? refuse(file, source.where(snapshots, key), `the key ${excerpt(key)} is not name@version`);
+    const name =
+      nameOf(key) ?? refuse(file, source.where(snapshots, key), `the key ${excerpt(key)} is not name@version`);
     const peers = key.indexOf('(', name.length);
     const base = peers < 0 ? key : key.slice(0, peers);
     const meta = own(metadata, base);
     const version = (isFields(meta) ? stringAt(source, meta, 'version') : null) ?? base.slice(name.length + 1);
     const snapshot = own(snapshots, key);
-    if (snapshot !== null && !isFields(snapshot)) refuse(file, source.where(snapshots, key), `the snapshot ${excerpt(key)} must be a mapping`);
+    if (snapshot !== null && !isFields(snapshot))
+      refuse(file, source.where(snapshots, key), `the snapshot ${excerpt(key)} must be a mapping`);
     const edges: LockedEdge[] = [];
     for (const [section, kind] of SECTIONS.filter(([section]) => section !== 'devDependencies')) {
       for (const [dep, reference] of snapshot ? stringsAt(source, snapshot, section) : []) {

@@ -43,10 +43,13 @@ export function parseLockfile(text: string, file: string, options: ParseOptions 
 
 function parseAs(format: Lockfile['format'], text: string, file: string, manifest: unknown): Lockfile {
   const raw: RawLockfile =
-    format === 'npm' ? readNpm(text, file)
-    : format === 'pnpm' ? readPnpm(text, file)
-    : format === 'yarn-berry' ? readYarnBerry(text, file, manifest)
-    : readYarnClassic(text, file, manifest);
+    format === 'npm'
+      ? readNpm(text, file)
+      : format === 'pnpm'
+        ? readPnpm(text, file)
+        : format === 'yarn-berry'
+          ? readYarnBerry(text, file, manifest)
+          : readYarnClassic(text, file, manifest);
   return finish(raw, file);
 }
 
@@ -62,7 +65,13 @@ function readBytes(file: string): Buffer {
     // A device or a pipe could block, or never end: only a regular file is read.
     if (!stat.isFile()) throw new LockfileError('ERR_LOCKFILE_READ', file, null, 'not a regular file');
     const size = stat.size;
-    if (size > MAX_LOCKFILE_BYTES) throw new LockfileError('ERR_LOCKFILE_READ', file, null, `${size} bytes: larger than the ${MAX_LOCKFILE_BYTES} a lockfile may have`);
+    if (size > MAX_LOCKFILE_BYTES)
+      throw new LockfileError(
+        'ERR_LOCKFILE_READ',
+        file,
+        null,
+        `${size} bytes: larger than the ${MAX_LOCKFILE_BYTES} a lockfile may have`,
+      );
     return readFileSync(fd);
   } catch (error) {
     throw error instanceof LockfileError ? error : ioError(file, error);
@@ -75,7 +84,9 @@ function ioError(file: string, error: unknown): LockfileError {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const missing = code === 'ENOENT' || code === 'ENOTDIR';
   const reason = missing ? 'no such file' : `cannot be read (${code ?? String(error)})`;
-  return new LockfileError(missing ? 'ERR_LOCKFILE_MISSING' : 'ERR_LOCKFILE_READ', file, null, reason, { cause: error });
+  return new LockfileError(missing ? 'ERR_LOCKFILE_MISSING' : 'ERR_LOCKFILE_READ', file, null, reason, {
+    cause: error,
+  });
 }
 
 /** The package.json beside a yarn.lock: absent is fine, unreadable or not JSON is refused. */

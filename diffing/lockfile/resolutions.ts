@@ -40,8 +40,9 @@ export class Resolutions {
   /** The versions of `name` the counterpart of `parent` resolved; empty when it had no such edge. */
   of(parent: Parent, name: string): ReadonlySet<string> {
     const resolved =
-      'importer' in parent ? this.byImporter.get(parent.importer)
-      : (this.byRelease.get(release(parent.name, parent.version)) ?? this.byName.get(parent.name));
+      'importer' in parent
+        ? this.byImporter.get(parent.importer)
+        : (this.byRelease.get(release(parent.name, parent.version)) ?? this.byName.get(parent.name));
     return resolved?.get(name) ?? NONE;
   }
 }

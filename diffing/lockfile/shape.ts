@@ -43,7 +43,8 @@ export function stringsAt(source: Source, container: Fields, key: string): [stri
   const entries: [string, string][] = [];
   for (const name of Object.keys(map)) {
     const value = map[name];
-    if (typeof value !== 'string') refuse(source.file, source.where(map, name), `${excerpt(key)}.${excerpt(name)} must be a string`);
+    if (typeof value !== 'string')
+      refuse(source.file, source.where(map, name), `${excerpt(key)}.${excerpt(name)} must be a string`);
     entries.push([name, value]);
   }
   return entries;

@@ -98,7 +98,8 @@ function counterpart(ours: object, root: YamlValue, theirs: YamlValue): object |
     const [mine, other] = pair;
     if (mine === null || typeof mine !== 'object' || other === null || typeof other !== 'object') continue;
     if (mine === ours) return other;
-    for (const key of Object.keys(mine)) stack.push([(mine as Record<string, unknown>)[key], (other as Record<string, unknown>)[key]]);
+    for (const key of Object.keys(mine))
+      stack.push([(mine as Record<string, unknown>)[key], (other as Record<string, unknown>)[key]]);
   }
   return undefined;
 }
@@ -115,14 +116,17 @@ export function readPrecisely(text: string, file: string): YamlDocument {
   const docs = [...new Composer({ schema: 'failsafe', uniqueKeys: false }).compose(tokens, true, text.length)];
   if (docs.length > 1) fail(docs[1]!.range[0], 'a second YAML document: a lockfile has one');
   const doc = docs[0];
-  const error = doc?.errors.length ? doc.errors.reduce((first, next) => (next.pos[0] < first.pos[0] ? next : first)) : undefined;
+  const error = doc?.errors.length
+    ? doc.errors.reduce((first, next) => (next.pos[0] < first.pos[0] ? next : first))
+    : undefined;
   if (error) fail(error.pos[0], error.message);
 
   const nodes = new WeakMap<object, YAMLMap | YAMLSeq>();
   const convert = (node: YamlNode | null | undefined): YamlValue => {
     if (node === null || node === undefined) return null;
     const start = node.range?.[0] ?? 0;
-    if (isAlias(node) || node.anchor !== undefined || node.tag !== undefined) fail(start, 'anchors, aliases and tags are not supported in a lockfile');
+    if (isAlias(node) || node.anchor !== undefined || node.tag !== undefined)
+      fail(start, 'anchors, aliases and tags are not supported in a lockfile');
     if (isScalar(node)) return node.type === 'PLAIN' && node.source === '' ? null : String(node.value);
     if (isSeq(node)) {
       const list = node.items.map((item) => convert(item as YamlNode | null));
@@ -147,7 +151,10 @@ export function readPrecisely(text: string, file: string): YamlDocument {
     root,
     line: (container, key) => {
       const node = nodes.get(container);
-      const pair = key !== undefined && isMap(node) ? node.items.find((item) => isScalar(item.key) && String(item.key.value) === key) : undefined;
+      const pair =
+        key !== undefined && isMap(node)
+          ? node.items.find((item) => isScalar(item.key) && String(item.key.value) === key)
+          : undefined;
       return lineAt((pair?.key as YamlNode | undefined) ?? node);
     },
   };
@@ -164,7 +171,8 @@ function tooDeep(tokens: readonly CST.Token[]): number | null {
     if (token.type === 'document' && token.value) stack.push({ token: token.value, depth });
     if (token.type !== 'block-map' && token.type !== 'block-seq' && token.type !== 'flow-collection') continue;
     if (depth >= MAX_DEPTH) return token.offset;
-    for (const item of token.items) for (const child of [item.key, item.value]) if (child) stack.push({ token: child, depth: depth + 1 });
+    for (const item of token.items)
+      for (const child of [item.key, item.value]) if (child) stack.push({ token: child, depth: depth + 1 });
   }
   return null;
 }

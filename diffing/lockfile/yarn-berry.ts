@@ -26,7 +26,12 @@ export function readYarnBerry(text: string, file: string, manifest: unknown): Ra
   const version = stringAt(source, metadata, 'version');
   if (version === null || !VERSIONS.has(version)) {
     const found = version === null ? 'no __metadata version' : `__metadata version ${excerpt(version)}`;
-    throw new LockfileError('ERR_LOCKFILE_VERSION', file, source.where(metadata, 'version'), `${found}: versions 4 to 10 (yarn 2 to 4) are supported`);
+    throw new LockfileError(
+      'ERR_LOCKFILE_VERSION',
+      file,
+      source.where(metadata, 'version'),
+      `${found}: versions 4 to 10 (yarn 2 to 4) are supported`,
+    );
   }
 
   const entries = new Map<string, Fields>();
@@ -35,8 +40,11 @@ export function readYarnBerry(text: string, file: string, manifest: unknown): Ra
     if (key === '__metadata') continue;
     const entry = own(root, key);
     if (!isFields(entry)) refuse(file, source.where(root, key), `the entry ${excerpt(key)} must be a mapping`);
-    const resolution = stringAt(source, entry, 'resolution') ?? refuse(file, source.where(entry), `the entry ${excerpt(key)} has no resolution`);
-    if (entries.has(resolution)) refuse(file, source.where(entry, 'resolution'), `a second entry resolves to ${excerpt(resolution)}`);
+    const resolution =
+      stringAt(source, entry, 'resolution') ??
+      refuse(file, source.where(entry), `the entry ${excerpt(key)} has no resolution`);
+    if (entries.has(resolution))
+      refuse(file, source.where(entry, 'resolution'), `a second entry resolves to ${excerpt(resolution)}`);
     entries.set(resolution, entry);
     for (const descriptor of key.split(',')) resolutions.set(descriptor.trim(), resolution);
   }
@@ -46,10 +54,19 @@ export function readYarnBerry(text: string, file: string, manifest: unknown): Ra
   const workspaces = new Map<string, string>();
   const packages: RawPackage[] = [];
   for (const [resolution, entry] of entries) {
-    const name = nameOf(resolution) ?? refuse(file, source.where(entry, 'resolution'), `the resolution ${excerpt(resolution)} is not name@reference`);
+    const name =
+      nameOf(resolution) ??
+      refuse(file, source.where(entry, 'resolution'), `the resolution ${excerpt(resolution)} is not name@reference`);
     const reference = resolution.slice(name.length + 1);
-    if (reference.startsWith('workspace:')) workspaces.set(resolution, reference === 'workspace:.' ? '' : reference.slice('workspace:'.length));
-    else packages.push({ key: resolution, name, version: stringAt(source, entry, 'version') ?? '', edges: edgesOf(source, entry, resolve) });
+    if (reference.startsWith('workspace:'))
+      workspaces.set(resolution, reference === 'workspace:.' ? '' : reference.slice('workspace:'.length));
+    else
+      packages.push({
+        key: resolution,
+        name,
+        version: stringAt(source, entry, 'version') ?? '',
+        edges: edgesOf(source, entry, resolve),
+      });
   }
 
   const rootEdges = new Map(manifestDependencies(manifest).map((dep) => [dep.name, dep]));
@@ -64,13 +81,18 @@ export function readYarnBerry(text: string, file: string, manifest: unknown): Ra
   return { format: 'yarn-berry', version, importers, packages };
 }
 
-function edgesOf(source: Source, entry: Fields, resolve: (name: string, range: string) => string | undefined): LockedEdge[] {
+function edgesOf(
+  source: Source,
+  entry: Fields,
+  resolve: (name: string, range: string) => string | undefined,
+): LockedEdge[] {
   const meta = fieldsAt(source, entry, 'dependenciesMeta');
   const edges: LockedEdge[] = [];
   for (const [name, range] of stringsAt(source, entry, 'dependencies')) {
     const target = resolve(name, range);
     const flags = own(meta, name);
-    if (target !== undefined) edges.push({ name, target, dev: false, optional: isFields(flags) && own(flags, 'optional') === 'true' });
+    if (target !== undefined)
+      edges.push({ name, target, dev: false, optional: isFields(flags) && own(flags, 'optional') === 'true' });
   }
   return edges;
 }

@@ -24,7 +24,8 @@ export function parseYarnClassic(text: string, file: string): YamlDocument {
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const fail = (column: number, reason: string) => refuse(file, { line: i + 1, column }, reason);
-    if (/^(<{7}|={7}|>{7})/.test(lines[i]!)) fail(1, 'a merge conflict marker: resolve the conflict, or run yarn to regenerate the lockfile');
+    if (/^(<{7}|={7}|>{7})/.test(lines[i]!))
+      fail(1, 'a merge conflict marker: resolve the conflict, or run yarn to regenerate the lockfile');
     if (lines[i]!.search(/[^ ]/) > 2 * MAX_DEPTH) fail(1, `nesting deeper than ${MAX_DEPTH} levels`);
   }
   // A lockfile without the header is still v1 here (detect.ts said so): the header keeps parseSyml on its v1 parser.
@@ -35,7 +36,11 @@ export function parseYarnClassic(text: string, file: string): YamlDocument {
     root = parseSyml(added ? `# yarn lockfile v1\n${text}` : text) as YamlMap;
   } catch (error) {
     const start = (error as ParseFailure).location?.start;
-    return refuse(file, start ? { line: start.line - added, column: start.column } : null, (error as ParseFailure).message);
+    return refuse(
+      file,
+      start ? { line: start.line - added, column: start.column } : null,
+      (error as ParseFailure).message,
+    );
   }
   return { root, line: (container, key) => lineOf(lines, pathTo(root, container, key)) };
 }
@@ -48,7 +53,8 @@ function pathTo(root: YamlMap, container: object, key: string | undefined): stri
     const entry = root[descriptor];
     if (entry === container) return [descriptor, ...tail];
     if (typeof entry !== 'object' || entry === null) continue;
-    for (const field of Object.keys(entry)) if ((entry as YamlMap)[field] === container) return [descriptor, field, ...tail];
+    for (const field of Object.keys(entry))
+      if ((entry as YamlMap)[field] === container) return [descriptor, field, ...tail];
   }
   return [];
 }

@@ -19,7 +19,12 @@ export function readYarnClassic(text: string, file: string, manifest: unknown): 
     const version = text.slice(header + HEADER.length, end < 0 ? undefined : end).trim();
     if (version !== '1') {
       const line = text.slice(0, header).split('\n').length;
-      throw new LockfileError('ERR_LOCKFILE_VERSION', file, { line }, `yarn lockfile v${excerpt(version, 20)}: only v1 (yarn classic) and yarn 2+ lockfiles are supported`);
+      throw new LockfileError(
+        'ERR_LOCKFILE_VERSION',
+        file,
+        { line },
+        `yarn lockfile v${excerpt(version, 20)}: only v1 (yarn classic) and yarn 2+ lockfiles are supported`,
+      );
     }
   }
   const doc = parseYarnClassic(text, file);
@@ -30,7 +35,8 @@ export function readYarnClassic(text: string, file: string, manifest: unknown): 
   const descriptors = new Map<Fields, string[]>();
   for (const descriptor of Object.keys(root)) {
     const entry = root[descriptor];
-    if (!isFields(entry)) refuse(file, source.where(root, descriptor), `the entry ${excerpt(descriptor)} must be a mapping`);
+    if (!isFields(entry))
+      refuse(file, source.where(root, descriptor), `the entry ${excerpt(descriptor)} must be a mapping`);
     const names = descriptors.get(entry);
     if (names) names.push(descriptor);
     else descriptors.set(entry, [descriptor]);
@@ -39,7 +45,10 @@ export function readYarnClassic(text: string, file: string, manifest: unknown): 
   for (const [, names] of descriptors) for (const descriptor of names) keyOf.set(descriptor, names.join(', '));
   const edges = (entry: Fields): LockedEdge[] => {
     const found: LockedEdge[] = [];
-    for (const [section, optional] of [['dependencies', false], ['optionalDependencies', true]] as const) {
+    for (const [section, optional] of [
+      ['dependencies', false],
+      ['optionalDependencies', true],
+    ] as const) {
       for (const [name, range] of stringsAt(source, entry, section)) {
         const target = keyOf.get(`${name}@${range}`);
         if (target !== undefined) found.push({ name, target, dev: false, optional });
@@ -50,11 +59,15 @@ export function readYarnClassic(text: string, file: string, manifest: unknown): 
 
   const packages: RawPackage[] = [];
   for (const [entry, names] of descriptors) {
-    const alias = nameOf(names[0]!) ?? refuse(file, source.where(root, names[0]), `the key ${excerpt(names[0]!)} is not name@range`);
+    const alias =
+      nameOf(names[0]!) ??
+      refuse(file, source.where(root, names[0]), `the key ${excerpt(names[0]!)} is not name@range`);
     // An alias (`string-width-cjs@npm:string-width@^4.2.0`) is the package it names.
     const range = names[0]!.slice(alias.length + 1);
     const name = (range.startsWith('npm:') ? nameOf(range.slice(4)) : null) ?? alias;
-    const version = stringAt(source, entry, 'version') ?? refuse(file, source.where(entry), `the entry ${excerpt(names[0]!)} has no version`);
+    const version =
+      stringAt(source, entry, 'version') ??
+      refuse(file, source.where(entry), `the entry ${excerpt(names[0]!)} has no version`);
     packages.push({ key: names.join(', '), name, version, edges: edges(entry) });
   }
 
@@ -67,7 +80,9 @@ export function readYarnClassic(text: string, file: string, manifest: unknown): 
     });
   } else {
     const required = new Set(packages.flatMap((pkg) => pkg.edges.map((edge) => edge.target)));
-    direct = packages.filter((pkg) => !required.has(pkg.key)).map((pkg) => ({ name: pkg.name, target: pkg.key, dev: false, optional: false }));
+    direct = packages
+      .filter((pkg) => !required.has(pkg.key))
+      .map((pkg) => ({ name: pkg.name, target: pkg.key, dev: false, optional: false }));
   }
   return { format: 'yarn-classic', version: '1', importers: [{ id: '', edges: direct }], packages };
 }

@@ -35,14 +35,20 @@ const TIERS: readonly (readonly [kind: MatchKind | 'exact', key: Key])[] = [
   ['masked', (site) => key(site.file, site.api, mask(site.context))],
   ['file', (site) => key(site.api, site.fn, site.context)],
   ['rebuilt', (site) => key(site.api, mask(site.context))],
-  ['moved', (site) => {
-    const fn = innermost(site.fn);
-    return fn === null ? null : key(site.api, fn);
-  }],
+  [
+    'moved',
+    (site) => {
+      const fn = innermost(site.fn);
+      return fn === null ? null : key(site.api, fn);
+    },
+  ],
 ];
 
 // What makes two sites in different files copies of one: a build of the same code.
-const COPY_KEYS: readonly Key[] = [(site) => key(site.api, mask(site.context)), (site) => (named(site.fn) ? key(site.api, site.fn) : null)];
+const COPY_KEYS: readonly Key[] = [
+  (site) => key(site.api, mask(site.context)),
+  (site) => (named(site.fn) ? key(site.api, site.fn) : null),
+];
 
 export function diffScans(a: Pick<ScanResult, 'sites'>, b: Pick<ScanResult, 'sites'>): ScanDiff {
   let restA = [...a.sites].sort(compareSites);
@@ -57,7 +63,10 @@ export function diffScans(a: Pick<ScanResult, 'sites'>, b: Pick<ScanResult, 'sit
       const k = keyOf(site);
       const queue = k === null ? undefined : queues.get(k);
       // Exact candidates are all alike: the first in source order.
-      const partner = queue === undefined || queue.length === 0 ? undefined : queue.splice(kind === 'exact' ? 0 : closest(site, queue), 1)[0]!;
+      const partner =
+        queue === undefined || queue.length === 0
+          ? undefined
+          : queue.splice(kind === 'exact' ? 0 : closest(site, queue), 1)[0]!;
       if (!partner) return true;
       matched.add(partner);
       pairs.push({ a: site, b: partner });
@@ -67,8 +76,14 @@ export function diffScans(a: Pick<ScanResult, 'sites'>, b: Pick<ScanResult, 'sit
     });
     restB = restB.filter((site) => !matched.has(site));
   }
-  const copiesA = copies(restA, pairs.map(({ a: of, b: partner }) => ({ of, partner })));
-  const copiesB = copies(restB, pairs.map(({ a: partner, b: of }) => ({ of, partner })));
+  const copiesA = copies(
+    restA,
+    pairs.map(({ a: of, b: partner }) => ({ of, partner })),
+  );
+  const copiesB = copies(
+    restB,
+    pairs.map(({ a: partner, b: of }) => ({ of, partner })),
+  );
   changed.push(
     ...copiesA.found.map(({ site, partner }) => ({ a: site, b: partner, match: 'copy' as const })),
     ...copiesB.found.map(({ site, partner }) => ({ a: partner, b: site, match: 'copy' as const })),
@@ -76,7 +91,10 @@ export function diffScans(a: Pick<ScanResult, 'sites'>, b: Pick<ScanResult, 'sit
   changed.sort((x, y) => compareSites(x.b, y.b) || compareSites(x.a, y.a));
   // Copies: what the caller does with the diff never reaches the scans it came from.
   const copy = (site: ScanSite): ScanSite => ({ ...site });
-  const listed = ({ site, copies }: { site: ScanSite; copies: ScanSite[] }): ListedSite => ({ ...site, copies: copies.map(copy) });
+  const listed = ({ site, copies }: { site: ScanSite; copies: ScanSite[] }): ListedSite => ({
+    ...site,
+    copies: copies.map(copy),
+  });
   return {
     added: buildsOf(copiesB.rest).map(listed),
     removed: buildsOf(copiesA.rest).map(listed),
@@ -94,13 +112,18 @@ function copies(rest: readonly ScanSite[], matched: readonly { of: ScanSite; par
   const candidates = index(rest, COPY_KEYS);
   const found = new Map<ScanSite, ScanSite>();
   for (const { of, partner } of matched) {
-    const open = [...new Set(COPY_KEYS.flatMap((keyOf) => candidates.get(keyOf(of) ?? '') ?? []))].filter((site) => site.file !== of.file && !found.has(site));
+    const open = [...new Set(COPY_KEYS.flatMap((keyOf) => candidates.get(keyOf(of) ?? '') ?? []))].filter(
+      (site) => site.file !== of.file && !found.has(site),
+    );
     for (const file of new Set(open.map((site) => site.file))) {
       const inFile = open.filter((site) => site.file === file);
       found.set(inFile[closest(of, inFile)]!, partner);
     }
   }
-  return { found: [...found].map(([site, partner]) => ({ site, partner })), rest: rest.filter((site) => !found.has(site)) };
+  return {
+    found: [...found].map(([site, partner]) => ({ site, partner })),
+    rest: rest.filter((site) => !found.has(site)),
+  };
 }
 
 /**
@@ -114,7 +137,9 @@ function buildsOf(rest: readonly ScanSite[]): { site: ScanSite; copies: ScanSite
   for (const site of rest) {
     if (grouped.has(site)) continue;
     grouped.add(site);
-    const open = [...new Set(COPY_KEYS.flatMap((keyOf) => candidates.get(keyOf(site) ?? '') ?? []))].filter((other) => other.file !== site.file && !grouped.has(other));
+    const open = [...new Set(COPY_KEYS.flatMap((keyOf) => candidates.get(keyOf(site) ?? '') ?? []))].filter(
+      (other) => other.file !== site.file && !grouped.has(other),
+    );
     const copies = [...new Set(open.map((other) => other.file))].map((file) => {
       const inFile = open.filter((other) => other.file === file);
       return inFile[closest(site, inFile)]!;
@@ -155,11 +180,22 @@ function closest(site: ScanSite, candidates: readonly ScanSite[]): number {
     const [otherBefore, otherAfter] = split(candidate.context);
     const otherNames = functionNames(candidate.fn);
     let shared = 0;
-    while (shared < names.length && shared < otherNames.length && names[names.length - 1 - shared] === otherNames[otherNames.length - 1 - shared]) shared++;
+    while (
+      shared < names.length &&
+      shared < otherNames.length &&
+      names[names.length - 1 - shared] === otherNames[otherNames.length - 1 - shared]
+    )
+      shared++;
     let code = 0;
-    while (code < before.length && code < otherBefore.length && before[before.length - 1 - code] === otherBefore[otherBefore.length - 1 - code]) code++;
+    while (
+      code < before.length &&
+      code < otherBefore.length &&
+      before[before.length - 1 - code] === otherBefore[otherBefore.length - 1 - code]
+    )
+      code++;
     for (let i = 0; i < after.length && i < otherAfter.length && after[i] === otherAfter[i]; i++) code++;
-    if (shared > bestScore[0]! || (shared === bestScore[0] && code > bestScore[1]!)) [best, bestScore] = [index, [shared, code]];
+    if (shared > bestScore[0]! || (shared === bestScore[0] && code > bestScore[1]!))
+      [best, bestScore] = [index, [shared, code]];
   });
   return best;
 }

@@ -4,4 +4,13 @@ export { diffScans, mask } from './diff.js';
 export { scanSource, compareSites, type SourceScan } from './source.js';
 export { SITE_TABLE, REWRITES, type SiteRule, type Use } from './table.js';
 export { IGNORE_HINT, positionKey } from './visitor.js';
-export type { ListedSite, MatchKind, ScanDiff, ScanError, ScanErrorCode, ScanResult, ScanSite, ScanSkip } from './types.js';
+export type {
+  ListedSite,
+  MatchKind,
+  ScanDiff,
+  ScanError,
+  ScanErrorCode,
+  ScanResult,
+  ScanSite,
+  ScanSkip,
+} from './types.js';

@@ -74,7 +74,8 @@ export function propertyName(node: Node): string | null {
   const property = node.property;
   if (!node.computed) return property.type === 'Identifier' ? property.name : null;
   if (property.type === 'StringLiteral') return property.value.includes('.') ? null : property.value;
-  if (property.type === 'TemplateLiteral' && property.expressions.length === 0) return property.quasis[0]!.value.cooked ?? null;
+  if (property.type === 'TemplateLiteral' && property.expressions.length === 0)
+    return property.quasis[0]!.value.cooked ?? null;
   return null;
 }
 
@@ -159,7 +160,11 @@ export function keyName(key: Node, computed: boolean): string | null {
   return null;
 }
 
-function resolveCall(path: NodePath<Node & { type: 'CallExpression' }>, depth: number, budget: Budget): readonly string[] {
+function resolveCall(
+  path: NodePath<Node & { type: 'CallExpression' }>,
+  depth: number,
+  budget: Budget,
+): readonly string[] {
   const args = path.node.arguments;
   const callee = path.get('callee') as NodePath;
   if (callee.node.type === 'Import') return moduleArgument(args); // `import('node:crypto')`
@@ -181,7 +186,12 @@ function objectLiteral(path: NodePath): NodePath<Node & { type: 'ObjectExpressio
 }
 
 /** The value of a literal's property (the last one of that key); none when it has no plain value there. */
-function literalMember(literal: NodePath<Node & { type: 'ObjectExpression' }>, key: string, depth: number, budget: Budget): readonly string[] {
+function literalMember(
+  literal: NodePath<Node & { type: 'ObjectExpression' }>,
+  key: string,
+  depth: number,
+  budget: Budget,
+): readonly string[] {
   const properties = literal.get('properties');
   for (let i = properties.length - 1; i >= 0; i--) {
     const property = properties[i]!;
@@ -193,11 +203,14 @@ function literalMember(literal: NodePath<Node & { type: 'ObjectExpression' }>, k
 }
 
 /** The function a callee names: a declaration, or a variable holding a function for good; not async, not a generator. */
-function localFunction(callee: NodePath): NodePath<Node & { type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression' }> | null {
+function localFunction(
+  callee: NodePath,
+): NodePath<Node & { type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression' }> | null {
   if (!callee.isIdentifier()) return null;
   const binding = callee.scope.getBinding(callee.node.name);
   const held = binding?.kind === 'hoisted' ? (binding.constant ? binding.path : null) : heldValue(callee);
-  if (!held || !(held.isFunctionDeclaration() || held.isFunctionExpression() || held.isArrowFunctionExpression())) return null;
+  if (!held || !(held.isFunctionDeclaration() || held.isFunctionExpression() || held.isArrowFunctionExpression()))
+    return null;
   return held.node.async || held.node.generator ? null : held;
 }
 
@@ -213,7 +226,9 @@ function heldValue(name: NodePath<Node & { type: 'Identifier' }>): NodePath | nu
 const RETURNS = new WeakMap<Node, readonly NodePath[]>();
 
 /** The expressions a function returns: its arrow body, or each `return` argument outside nested functions. */
-function returned(fn: NodePath<Node & { type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression' }>): readonly NodePath[] {
+function returned(
+  fn: NodePath<Node & { type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression' }>,
+): readonly NodePath[] {
   const body = fn.get('body') as NodePath;
   if (!body.isBlockStatement()) return [body];
   let values = RETURNS.get(fn.node);

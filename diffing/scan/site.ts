@@ -34,7 +34,15 @@ export class SourceText {
 
   site(api: string, path: NodePath, at: number): ScanSite {
     const { line, column } = this.position(at);
-    return { api, file: this.file, line, column, fn: enclosingFunctions(path, this.code), snippet: this.snippet(at), context: this.context(path) };
+    return {
+      api,
+      file: this.file,
+      line,
+      column,
+      fn: enclosingFunctions(path, this.code),
+      snippet: this.snippet(at),
+      context: this.context(path),
+    };
   }
 
   private snippet(at: number): string {
@@ -52,7 +60,9 @@ export class SourceText {
     const node = path.node;
     const statement = path.getStatementParent()?.node ?? node;
     const squeeze = (from: number, to: number) => this.code.slice(from, to).replace(/\s+/g, '');
-    const before = squeeze(Math.max(statement.start!, node.start! - 4 * CONTEXT_SIDE), node.start!).slice(-CONTEXT_SIDE);
+    const before = squeeze(Math.max(statement.start!, node.start! - 4 * CONTEXT_SIDE), node.start!).slice(
+      -CONTEXT_SIDE,
+    );
     const site = squeeze(node.start!, Math.min(node.end!, node.start! + 4 * CONTEXT_SITE)).slice(0, CONTEXT_SITE);
     const after = squeeze(node.end!, Math.min(statement.end!, node.end! + 4 * CONTEXT_SIDE)).slice(0, CONTEXT_SIDE);
     return `${before}⟨${site}⟩${after}`;
@@ -68,7 +78,8 @@ function lineStarts(code: string): number[] {
 /** `Queue > push > <anonymous>`: the names of the functions around a path, outermost first. */
 export function enclosingFunctions(path: NodePath, code: string): string | null {
   const names: string[] = [];
-  for (let fn = path.getFunctionParent(); fn && names.length < FN_DEPTH; fn = fn.getFunctionParent()) names.unshift(functionName(fn, code));
+  for (let fn = path.getFunctionParent(); fn && names.length < FN_DEPTH; fn = fn.getFunctionParent())
+    names.unshift(functionName(fn, code));
   return names.length === 0 ? null : names.join(' > ');
 }
 
@@ -76,7 +87,8 @@ function functionName(fn: NodePath, code: string): string {
   const node = fn.node as Node & { id?: Node | null; key?: Node; computed?: boolean };
   if (node.id?.type === 'Identifier') return node.id.name;
   if (node.type === 'ObjectMethod' || node.type === 'ClassMethod' || node.type === 'ClassPrivateMethod') {
-    const key = node.type === 'ClassPrivateMethod' ? `#${node.key.id.name}` : (keyName(node.key, node.computed) ?? '[computed]');
+    const key =
+      node.type === 'ClassPrivateMethod' ? `#${node.key.id.name}` : (keyName(node.key, node.computed) ?? '[computed]');
     const owner = node.type === 'ObjectMethod' ? null : className(fn.parentPath?.parentPath ?? null);
     return owner === null ? key : `${owner}.${key}`;
   }

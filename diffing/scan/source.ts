@@ -41,14 +41,20 @@ export function scanSource(code: string, file: string, ran?: ReadonlyMap<string,
     ast = parse(code, { ...PARSER, sourceType: sourceType(file), plugins: plugins(file) });
   } catch (error) {
     const loc = (error as { loc?: { line: number; column: number } }).loc;
-    return { sites: [], error: failure('ERR_SCAN_PARSE', file, error, loc ? { line: loc.line, column: loc.column + 1 } : null) };
+    return {
+      sites: [],
+      error: failure('ERR_SCAN_PARSE', file, error, loc ? { line: loc.line, column: loc.column + 1 } : null),
+    };
   }
   const collector: Collector = { source: new SourceText(code, file), sites: [], ran };
   try {
     traverse(ast, VISITOR, undefined, collector);
   } catch (error) {
     const loc = (error as { loc?: { line: number; column: number } }).loc;
-    return { sites: [], error: failure('ERR_SCAN_TRAVERSE', file, error, loc ? { line: loc.line, column: loc.column + 1 } : null) };
+    return {
+      sites: [],
+      error: failure('ERR_SCAN_TRAVERSE', file, error, loc ? { line: loc.line, column: loc.column + 1 } : null),
+    };
   }
   return { sites: collector.sites.sort(compareSites), error: null };
 }
@@ -64,7 +70,12 @@ function sourceType(file: string): ParserOptions['sourceType'] {
   return 'unambiguous';
 }
 
-export function failure(code: ScanError['code'], file: string, error: unknown, at: { line: number; column: number } | null): ScanError {
+export function failure(
+  code: ScanError['code'],
+  file: string,
+  error: unknown,
+  at: { line: number; column: number } | null,
+): ScanError {
   // Babel appends the position to its messages: `Unexpected token (3:5)`; the entry has it apart.
   const message = (error instanceof Error ? error.message : String(error)).replace(/ \(\d+:\d+\)$/, '');
   return { code, file, line: at?.line ?? null, column: at?.column ?? null, message };

@@ -45,7 +45,11 @@ export const SITE_TABLE: readonly SiteRule[] = Object.freeze([
   { ref: 'Math.random', use: 'call', api: 'Math.random' },
   // The WebCrypto global (and `require('crypto').webcrypto`, folded onto it), then the module.
   ...calls('crypto', ['randomUUID', 'getRandomValues'], (name) => `crypto.${name}`),
-  ...calls('node:crypto', ['randomUUID', 'randomBytes', 'randomFill', 'randomFillSync', 'randomInt', 'getRandomValues'], (name) => `crypto.${name}`),
+  ...calls(
+    'node:crypto',
+    ['randomUUID', 'randomBytes', 'randomFill', 'randomFillSync', 'randomInt', 'getRandomValues'],
+    (name) => `crypto.${name}`,
+  ),
   ...calls('', ['setTimeout', 'setInterval', 'setImmediate'], (name) => name),
   ...calls('node:fs', ['readdir', 'readdirSync', 'opendir', 'opendirSync'], fsFamily),
   ...calls('node:fs', ['stat', 'statSync', 'lstat', 'lstatSync', 'fstat', 'fstatSync'], fsFamily),

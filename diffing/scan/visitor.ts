@@ -62,7 +62,10 @@ function onNew(this: Collector, path: NodePath<Node & { type: 'NewExpression' }>
 }
 
 /** `process.pid`, `performance.timeOrigin`: a read anywhere but the target of a write. */
-function onRead(this: Collector, path: NodePath<Node & { type: 'MemberExpression' | 'OptionalMemberExpression' }>): void {
+function onRead(
+  this: Collector,
+  path: NodePath<Node & { type: 'MemberExpression' | 'OptionalMemberExpression' }>,
+): void {
   const name = propertyName(path.node);
   if (name === null || !READ_NAMES.has(name)) return;
   const parent = path.parent;
@@ -77,7 +80,10 @@ function onDestructure(this: Collector, path: NodePath<Node & { type: 'VariableD
   const { id, init } = path.node;
   if (id.type !== 'ObjectPattern' || !init || !mentions(id, READ_NAMES)) return;
   const visit = (pattern: Node, refs: readonly string[], at: NodePath): void => {
-    if (pattern.type === 'AssignmentPattern') return visit(pattern.left, refs, at);
+    if (pattern.type === 'AssignmentPattern') {
+      visit(pattern.left, refs, at);
+      return;
+    }
     if (pattern.type !== 'ObjectPattern' || refs.length === 0) return;
     for (const property of pattern.properties) {
       if (property.type !== 'ObjectProperty') continue;
@@ -96,14 +102,19 @@ function passedArguments(collector: Collector, path: NodePath<Node & { arguments
   const args = path.get('arguments') as NodePath[];
   for (const arg of args) {
     const node = arg.node;
-    if (node.type !== 'Identifier' && node.type !== 'MemberExpression' && node.type !== 'OptionalMemberExpression') continue;
+    if (node.type !== 'Identifier' && node.type !== 'MemberExpression' && node.type !== 'OptionalMemberExpression')
+      continue;
     const rule = lookup(arg, RULES.call, CALL_NAMES);
     if (rule && rule.passed !== false) add(collector, rule, arg, calleePosition(node));
   }
 }
 
 /** The rule for what an expression denotes; a member whose name no rule ends with is not resolved. */
-function lookup(path: NodePath, rules: ReadonlyMap<string, SiteRule>, names: ReadonlySet<string>): SiteRule | undefined {
+function lookup(
+  path: NodePath,
+  rules: ReadonlyMap<string, SiteRule>,
+  names: ReadonlySet<string>,
+): SiteRule | undefined {
   const name = propertyName(path.node);
   if (name !== null && !names.has(name)) return undefined;
   return ruleOf(resolve(path), rules);

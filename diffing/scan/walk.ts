@@ -15,7 +15,17 @@ export const EXTENSIONS: readonly string[] = ['.js', '.cjs', '.mjs'];
  */
 const TYPESCRIPT: readonly string[] = ['.ts', '.mts', '.cts', '.tsx'];
 const DECLARATION = /\.d\.[mc]?ts$/;
-const DEVELOPMENT_DIRECTORIES = new Set(['test', 'tests', '__tests__', '__mocks__', 'bench', 'benchmark', 'benchmarks', 'example', 'examples']);
+const DEVELOPMENT_DIRECTORIES = new Set([
+  'test',
+  'tests',
+  '__tests__',
+  '__mocks__',
+  'bench',
+  'benchmark',
+  'benchmarks',
+  'example',
+  'examples',
+]);
 const TEST_FILE = /\.(?:test|spec)\.[cm]?[jt]sx?$/;
 
 export interface WalkOptions {
@@ -26,7 +36,11 @@ export interface WalkOptions {
  * Paths relative to `root`, `/`-separated, sorted by byte order at every level. A subdirectory
  * that cannot be read goes to `unreadable` and the walk goes on; an unreadable root throws.
  */
-export function listFiles(root: string, options: WalkOptions, unreadable: (path: string, error: unknown) => void): string[] {
+export function listFiles(
+  root: string,
+  options: WalkOptions,
+  unreadable: (path: string, error: unknown) => void,
+): string[] {
   const files: string[] = [];
   const extensions = /[\\/]node_modules[\\/]/.test(root) ? EXTENSIONS : [...EXTENSIONS, ...TYPESCRIPT];
   const wanted = (name: string) => extensions.some((extension) => name.endsWith(extension)) && !DECLARATION.test(name);

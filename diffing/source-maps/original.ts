@@ -1,5 +1,10 @@
 import { posix } from 'node:path';
-import { GREATEST_LOWER_BOUND, LEAST_UPPER_BOUND, originalPositionFor, sourceContentFor } from '@jridgewell/trace-mapping';
+import {
+  GREATEST_LOWER_BOUND,
+  LEAST_UPPER_BOUND,
+  originalPositionFor,
+  sourceContentFor,
+} from '@jridgewell/trace-mapping';
 import type { Frame, SourceDef } from '../../tracer/format.js';
 import { diskMap, heldMap, type GeneratedMap, type MapLookup } from './read.js';
 

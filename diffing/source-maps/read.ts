@@ -53,11 +53,15 @@ export function diskMap(frame: Pick<Frame, 'file' | 'package'>, root: string): M
   const generated = pathToFileURL(located.file).href;
   if (url.startsWith('data:')) {
     const json = dataUrlText(url);
-    return json === null ? { problem: 'the inline map is not a data: URL of JSON' } : parsed(json, generated, generated);
+    return json === null
+      ? { problem: 'the inline map is not a data: URL of JSON' }
+      : parsed(json, generated, generated);
   }
   let name: string;
   try {
-    name = url.startsWith('file:') ? relative(dirname(located.file), fileURLToPath(url)) : decodeURIComponent(url.replace(/[?#].*$/, ''));
+    name = url.startsWith('file:')
+      ? relative(dirname(located.file), fileURLToPath(url))
+      : decodeURIComponent(url.replace(/[?#].*$/, ''));
   } catch {
     return { problem: `${url} is not a file name` };
   }

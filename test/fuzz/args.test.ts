@@ -10,9 +10,103 @@ import { CliError, reportError } from '../../cli/errors.js';
 import { tempDir } from '../helpers.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
 
-const COMMANDS = ['record', 'diff', 'check', 'merge', 'replay', 'report', 'demo', 'show', 'scan', 'bump', 'matrix', 'help', '--help', '-h', '--version', '-v', 'nope', '', '__proto__', 'constructor', 'toString'];
-const OPTIONS = ['--out', '-o', '--seed', '--seeds', '--shard', '--mode', '--runs', '--json', '--keep', '--no-confirm', '--report', '--format', '--log-level', '--diff', '--perturb', '--base', '--head', '--base-trace', '--install', '--reference', '--summary', '--help', '-h', '--', '-', '---', '--x', '-xyz', '--seed=1', '--report=github=a.txt', '--mode=', '--json=1'];
-const VALUES = ['', '0', '42', '1..8', '3..1', '1,2..4', '2/4', '9/4', '0x2a', '0X2A', '-1', '1e3', '101', '2', 'x', 'observe', 'control', 'replay', 'perturb', 'all', 'dir-order,clock:dst', 'github', 'summary', 'sarif=out.sarif', 'json,github', 'terminal', 'trace', 'warn', 'silent', '.', '/', 'a b', '\u0000', 'é😀', 'x'.repeat(5000), 'node', 'app.js', 'HEAD'];
+const COMMANDS = [
+  'record',
+  'diff',
+  'check',
+  'merge',
+  'replay',
+  'report',
+  'demo',
+  'show',
+  'scan',
+  'bump',
+  'matrix',
+  'help',
+  '--help',
+  '-h',
+  '--version',
+  '-v',
+  'nope',
+  '',
+  '__proto__',
+  'constructor',
+  'toString',
+];
+const OPTIONS = [
+  '--out',
+  '-o',
+  '--seed',
+  '--seeds',
+  '--shard',
+  '--mode',
+  '--runs',
+  '--json',
+  '--keep',
+  '--no-confirm',
+  '--report',
+  '--format',
+  '--log-level',
+  '--diff',
+  '--perturb',
+  '--base',
+  '--head',
+  '--base-trace',
+  '--install',
+  '--reference',
+  '--summary',
+  '--help',
+  '-h',
+  '--',
+  '-',
+  '---',
+  '--x',
+  '-xyz',
+  '--seed=1',
+  '--report=github=a.txt',
+  '--mode=',
+  '--json=1',
+];
+const VALUES = [
+  '',
+  '0',
+  '42',
+  '1..8',
+  '3..1',
+  '1,2..4',
+  '2/4',
+  '9/4',
+  '0x2a',
+  '0X2A',
+  '-1',
+  '1e3',
+  '101',
+  '2',
+  'x',
+  'observe',
+  'control',
+  'replay',
+  'perturb',
+  'all',
+  'dir-order,clock:dst',
+  'github',
+  'summary',
+  'sarif=out.sarif',
+  'json,github',
+  'terminal',
+  'trace',
+  'warn',
+  'silent',
+  '.',
+  '/',
+  'a b',
+  '\u0000',
+  'é😀',
+  'x'.repeat(5000),
+  'node',
+  'app.js',
+  'HEAD',
+];
 
 function argv(random: Random): string[] {
   const args: string[] = [];
@@ -42,7 +136,10 @@ test(`${CASES} random command lines: a parsed invocation, or a CliError with exi
         await parseCommandLine(args, cwd);
         outcomes.parsed++;
       } catch (error) {
-        if (!(error instanceof CliError)) assert.fail(`${caseName('args', i)}: ${JSON.stringify(args)}: ${error instanceof Error ? error.stack : String(error)}`);
+        if (!(error instanceof CliError))
+          assert.fail(
+            `${caseName('args', i)}: ${JSON.stringify(args)}: ${error instanceof Error ? error.stack : String(error)}`,
+          );
         const { status, text } = reportError(error);
         assert.equal(status, 2, `${caseName('args', i)}: ${JSON.stringify(args)}: ${text}`);
         assert.match(text, /^detdrift: ERR_[A-Z_]+: /);

@@ -11,17 +11,40 @@ import { jsonErrorOffset } from '../../diffing/json-position.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
 
 const KEYS = ['seeds', 'command', 'ignore', 'controlled', 'sites', 'packages', 'seed', '__proto__', 'constructor', ''];
-const STRINGS = ['42', '0x2a', 'x', '', 'node', 'test/sim.js', 'src/a.js:3', 'lib/', '../up', '/abs', 'pino', '@s/n', 'Bad Name', '\u0000', 'é😀'];
+const STRINGS = [
+  '42',
+  '0x2a',
+  'x',
+  '',
+  'node',
+  'test/sim.js',
+  'src/a.js:3',
+  'lib/',
+  '../up',
+  '/abs',
+  'pino',
+  '@s/n',
+  'Bad Name',
+  '\u0000',
+  'é😀',
+];
 
 function value(random: Random, depth: number): unknown {
   switch (random.int(depth > 0 ? 9 : 6)) {
-    case 0: return random.int(1e6) - 10;
-    case 1: return random.pick(STRINGS);
-    case 2: return random.pick([true, false, null, 1.5, -0, 2 ** 60]);
-    case 3: return random.pick(STRINGS).repeat(1 + random.int(3));
-    case 4: return 'x'.repeat(random.int(3) === 0 ? 100_000 : 5);
-    case 5: return [];
-    case 6: return Array.from({ length: random.int(5) }, () => value(random, depth - 1));
+    case 0:
+      return random.int(1e6) - 10;
+    case 1:
+      return random.pick(STRINGS);
+    case 2:
+      return random.pick([true, false, null, 1.5, -0, 2 ** 60]);
+    case 3:
+      return random.pick(STRINGS).repeat(1 + random.int(3));
+    case 4:
+      return 'x'.repeat(random.int(3) === 0 ? 100_000 : 5);
+    case 5:
+      return [];
+    case 6:
+      return Array.from({ length: random.int(5) }, () => value(random, depth - 1));
     default: {
       const object: Record<string, unknown> = {};
       for (let i = random.int(4); i > 0; i--) object[random.pick(KEYS)] = value(random, depth - 1);
@@ -32,7 +55,16 @@ function value(random: Random, depth: number): unknown {
 
 /** A config document: made up, mutated from a valid one, or random bytes. */
 function document(random: Random): string {
-  const valid = JSON.stringify({ seeds: [1, '0x2a'], command: ['node', 'app.js'], ignore: { sites: ['a.js:1'], packages: ['pino'] }, controlled: ['b.js'] }, null, 2);
+  const valid = JSON.stringify(
+    {
+      seeds: [1, '0x2a'],
+      command: ['node', 'app.js'],
+      ignore: { sites: ['a.js:1'], packages: ['pino'] },
+      controlled: ['b.js'],
+    },
+    null,
+    2,
+  );
   switch (random.int(6)) {
     case 0:
       return Buffer.from(random.bytes(random.int(200))).toString('utf8');
@@ -42,7 +74,12 @@ function document(random: Random): string {
         const at = random.int(text.length + 1);
         const op = random.int(3);
         const char = random.pick([...'{}[]",:0 \n\\x-e.']);
-        text = op === 0 ? text.slice(0, at) + char + text.slice(at + 1) : op === 1 ? text.slice(0, at) + text.slice(at + 1 + random.int(5)) : text.slice(0, at) + char + text.slice(at);
+        text =
+          op === 0
+            ? text.slice(0, at) + char + text.slice(at + 1)
+            : op === 1
+              ? text.slice(0, at) + text.slice(at + 1 + random.int(5))
+              : text.slice(0, at) + char + text.slice(at);
       }
       return text;
     }
@@ -75,7 +112,8 @@ test(`${CASES} made-up, mutated and random configs: never a throw, every problem
       assert.match(problem.path, PATH, `${name}: ${formatProblem(problem)}`);
       assert.ok(problem.message.length > 0 && problem.message.length < 400, `${name}: ${formatProblem(problem)}`);
     }
-    if (loaded.errors.length > 0) assert.equal(loaded.config.seeds, null, `${name}: a config with errors is the empty one`);
+    if (loaded.errors.length > 0)
+      assert.equal(loaded.config.seeds, null, `${name}: a config with errors is the empty one`);
     let parsed = true;
     try {
       JSON.parse(wrapped);
@@ -102,7 +140,11 @@ test(`the JSON error scanner agrees with JSON.parse on ${CASES} texts: valid tex
       const position = /at position (\d+)/.exec((error as Error).message);
       if (position) {
         placed++;
-        assert.equal(offset, Number(position[1]), `${caseName('scanner', i)}: ${(error as Error).message}\n${text.slice(0, 200)}`);
+        assert.equal(
+          offset,
+          Number(position[1]),
+          `${caseName('scanner', i)}: ${(error as Error).message}\n${text.slice(0, 200)}`,
+        );
       }
     }
   }

@@ -48,7 +48,11 @@ console.log('clock', Date.now() < 1e12 ? 'fake' : spin(() => Date.now()), new Da
 
 const SINON_FAKES = ['Date', 'setTimeout', 'setInterval', 'setImmediate', 'performance', 'hrtime'];
 const MOCK_APIS = ['Date', 'setTimeout', 'setInterval', 'setImmediate'];
-const TARGETS = [['Date', 'now'], ['Math', 'random'], ['performance', 'now']] as const;
+const TARGETS = [
+  ['Date', 'now'],
+  ['Math', 'random'],
+  ['performance', 'now'],
+] as const;
 
 function subset(random: Random, items: readonly string[]): string {
   const chosen = items.filter(() => random() < 0.5);
@@ -60,20 +64,38 @@ function anyStep(random: Random): [string, string] {
   const [holder, key] = random.pick(TARGETS);
   const stub = random.pick([0.25, 0.5, 1000, 2000]);
   const steps: Array<() => [string, string]> = [
-    () => ['sinon install', `clocks.push(FakeTimers.install({ toFake: ${subset(random, SINON_FAKES)}, now: ${random.int(1e6)} }))`],
+    () => [
+      'sinon install',
+      `clocks.push(FakeTimers.install({ toFake: ${subset(random, SINON_FAKES)}, now: ${random.int(1e6)} }))`,
+    ],
     () => ['sinon tick', `clocks.at(-1)?.tick(${random.int(100)})`],
     () => ['sinon uninstall', 'clocks.pop()?.uninstall()'],
-    () => ['sinon in a vm context', `const c = FakeTimers.withGlobal(vm.runInNewContext('this')).install({ toFake: ['Date'] }); c.tick(5); c.uninstall()`],
+    () => [
+      'sinon in a vm context',
+      `const c = FakeTimers.withGlobal(vm.runInNewContext('this')).install({ toFake: ['Date'] }); c.tick(5); c.uninstall()`,
+    ],
     () => ['mock.timers enable', `mock.timers.enable({ apis: ${subset(random, MOCK_APIS)}, now: ${random.int(1e6)} })`],
     () => ['mock.timers tick', `mock.timers.tick(${random.int(100)})`],
     () => ['mock.timers reset', 'mock.timers.reset()'],
     () => [`mock.method ${holder}.${key}`, `mock.method(${holder}, '${key}', () => ${stub})`],
     () => ['mock.restoreAll', 'mock.restoreAll()'],
-    () => [`assign ${holder}.${key}`, `const saved = ${holder}.${key}; ${holder}.${key} = () => ${stub}; undo.push(() => { ${holder}.${key} = saved; })`],
-    () => [`define ${holder}.${key}`, `const d = Object.getOwnPropertyDescriptor(${holder}, '${key}'); Object.defineProperty(${holder}, '${key}', { value: () => ${stub} }); undo.push(() => (d ? Object.defineProperty(${holder}, '${key}', d) : delete ${holder}.${key}))`],
+    () => [
+      `assign ${holder}.${key}`,
+      `const saved = ${holder}.${key}; ${holder}.${key} = () => ${stub}; undo.push(() => { ${holder}.${key} = saved; })`,
+    ],
+    () => [
+      `define ${holder}.${key}`,
+      `const d = Object.getOwnPropertyDescriptor(${holder}, '${key}'); Object.defineProperty(${holder}, '${key}', { value: () => ${stub} }); undo.push(() => (d ? Object.defineProperty(${holder}, '${key}', d) : delete ${holder}.${key}))`,
+    ],
     () => ['put one back', 'undo.pop()?.()'],
-    () => ['a subclass assigns now', `class D extends Date {} D.now = () => ${stub}; console.log(D.now(), Date.now() === ${stub})`],
-    () => ['an heir assigns random', `const m = Object.create(Math); m.random = () => ${stub}; console.log(m.random(), Math.random() === ${stub})`],
+    () => [
+      'a subclass assigns now',
+      `class D extends Date {} D.now = () => ${stub}; console.log(D.now(), Date.now() === ${stub})`,
+    ],
+    () => [
+      'an heir assigns random',
+      `const m = Object.create(Math); m.random = () => ${stub}; console.log(m.random(), Math.random() === ${stub})`,
+    ],
   ];
   return random.pick(steps)();
 }
@@ -92,7 +114,11 @@ test(`${CASES} seeded sequences of fake timers, mocks and assignments: the progr
   for (let index = 0; index < CASES; index++) {
     const dir = project({ 'app.js': program(random) });
     mkdirSync(join(dir, 'node_modules', '@sinonjs'), { recursive: true });
-    symlinkSync(join(REPO, 'node_modules', '@sinonjs', 'fake-timers'), join(dir, 'node_modules', '@sinonjs', 'fake-timers'), 'junction');
+    symlinkSync(
+      join(REPO, 'node_modules', '@sinonjs', 'fake-timers'),
+      join(dir, 'node_modules', '@sinonjs', 'fake-timers'),
+      'junction',
+    );
     const mode = random.pick(['observe', 'control']);
     const args = ['--no-warnings', 'app.js'];
     const plain = runPlain(args, { cwd: dir });

@@ -89,10 +89,19 @@ function check(killed: Killed, name: string): void {
     assert.fail(`${name}: ${killed.signal} after ${killed.after} lines: the reader refused the trace: ${code}`);
   }
   const { events, ending } = result;
-  const progress = events.filter((event) => event.api === 'process.stdout').map((event) => (event.value as { head: string }).head);
-  assert.deepEqual(progress, progress.map((_line, i) => `progress ${i}\n`), `${name}: the lines in call order, none skipped`);
+  const progress = events
+    .filter((event) => event.api === 'process.stdout')
+    .map((event) => (event.value as { head: string }).head);
+  assert.deepEqual(
+    progress,
+    progress.map((_line, i) => `progress ${i}\n`),
+    `${name}: the lines in call order, none skipped`,
+  );
   const clock = events.filter((event) => event.api === 'Date.now').map((event) => event.value as number);
-  assert.ok(clock.every((value, i) => i === 0 || value >= clock[i - 1]!), `${name}: clock values in call order`);
+  assert.ok(
+    clock.every((value, i) => i === 0 || value >= clock[i - 1]!),
+    `${name}: clock values in call order`,
+  );
   assert.deepEqual(killed.exit, { code: null, signal: killed.signal }, name);
   assert.equal(ending.complete, false, `${name}: a killed run has no end record`);
   // Every chunk is one write: without a torn one, the prefix is whole chunks.
@@ -100,7 +109,9 @@ function check(killed: Killed, name: string): void {
   assert.ok(progress.length <= killed.lines, name);
 }
 
-test(`a traced process killed at ${KILLS} seeded random points leaves a readable trace every time`, { timeout: 600_000 }, async () => {
+test(`a traced process killed at ${KILLS} seeded random points leaves a readable trace every time`, {
+  timeout: 600_000,
+}, async () => {
   const dir = project({ 'burst.mjs': BURST });
   const random = seeded(2);
   const plan = Array.from({ length: KILLS }, () => ({ after: 1 + random.int(BURSTS), signal: random.pick(SIGNALS) }));

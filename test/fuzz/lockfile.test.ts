@@ -10,9 +10,68 @@ import { reportError } from '../../cli/errors.js';
 import { diffLockfiles, LockfileError, parseLockfile, type Lockfile } from '../../diffing/lockfile/index.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
 
-const NAMES = ['a', 'b', '@s/c', 'node_modules/a', 'node_modules/a/node_modules/b', '', 'constructor', '__proto__', 'é'];
-const FIELDS = ['lockfileVersion', 'packages', 'dependencies', 'version', 'resolved', 'integrity', 'dev', 'optional', 'requires', 'name', 'importers', 'specifier', 'snapshots', 'settings', '__metadata', 'resolution', 'checksum', 'languageName', 'linkType', 'cacheKey'];
-const SCALARS = ['1.0.0', '^1.0.0', 'npm:1.0.0', '2', '9', '99', '6.0', '9.0', '1.0.0-rc.1', 'workspace:.', 'link:../x', 'true', 'null', '', '~', '"q"', "'q'", 'a b', 'x: y', '#c', '{a: 1}', '[1, 2]', '&anchor', '*anchor', '|', '>', '- item'];
+const NAMES = [
+  'a',
+  'b',
+  '@s/c',
+  'node_modules/a',
+  'node_modules/a/node_modules/b',
+  '',
+  'constructor',
+  '__proto__',
+  'é',
+];
+const FIELDS = [
+  'lockfileVersion',
+  'packages',
+  'dependencies',
+  'version',
+  'resolved',
+  'integrity',
+  'dev',
+  'optional',
+  'requires',
+  'name',
+  'importers',
+  'specifier',
+  'snapshots',
+  'settings',
+  '__metadata',
+  'resolution',
+  'checksum',
+  'languageName',
+  'linkType',
+  'cacheKey',
+];
+const SCALARS = [
+  '1.0.0',
+  '^1.0.0',
+  'npm:1.0.0',
+  '2',
+  '9',
+  '99',
+  '6.0',
+  '9.0',
+  '1.0.0-rc.1',
+  'workspace:.',
+  'link:../x',
+  'true',
+  'null',
+  '',
+  '~',
+  '"q"',
+  "'q'",
+  'a b',
+  'x: y',
+  '#c',
+  '{a: 1}',
+  '[1, 2]',
+  '&anchor',
+  '*anchor',
+  '|',
+  '>',
+  '- item',
+];
 
 /** A random JSON value built from npm's vocabulary, up to `depth` deep. */
 function jsonValue(random: Random, depth: number): unknown {
@@ -24,14 +83,22 @@ function jsonValue(random: Random, depth: number): unknown {
   if (roll === 4) return random.pick(NAMES);
   if (roll === 5) return Array.from({ length: random.int(4) }, () => jsonValue(random, depth - 1));
   const object: Record<string, unknown> = {};
-  for (let i = random.int(5); i > 0; i--) object[random() < 0.5 ? random.pick(FIELDS) : random.pick(NAMES)] = jsonValue(random, depth - 1);
+  for (let i = random.int(5); i > 0; i--)
+    object[random() < 0.5 ? random.pick(FIELDS) : random.pick(NAMES)] = jsonValue(random, depth - 1);
   return object;
 }
 
 function npmLockfile(random: Random): string {
   const packages: Record<string, unknown> = { '': { name: 'app', version: '1.0.0', dependencies: { a: '^1.0.0' } } };
-  for (let i = random.int(5); i > 0; i--) packages[random.pick(NAMES)] = random() < 0.7 ? { version: random.pick(SCALARS), dependencies: jsonValue(random, 2) } : jsonValue(random, 3);
-  const lock: Record<string, unknown> = { name: 'app', lockfileVersion: random.pick([1, 2, 3, 3, 3, 4, 99, '3', -1, 2.5, null]), requires: true, packages };
+  for (let i = random.int(5); i > 0; i--)
+    packages[random.pick(NAMES)] =
+      random() < 0.7 ? { version: random.pick(SCALARS), dependencies: jsonValue(random, 2) } : jsonValue(random, 3);
+  const lock: Record<string, unknown> = {
+    name: 'app',
+    lockfileVersion: random.pick([1, 2, 3, 3, 3, 4, 99, '3', -1, 2.5, null]),
+    requires: true,
+    packages,
+  };
   if (random() < 0.3) lock[random.pick(FIELDS)] = jsonValue(random, 4);
   return JSON.stringify(lock, null, random.pick([0, 2]));
 }
@@ -42,7 +109,8 @@ function yamlLockfile(random: Random, first: string): string {
   let indent = 0;
   for (let i = 4 + random.int(30); i > 0; i--) {
     indent = Math.max(0, indent + random.pick([-2, 0, 0, 2, 2, 1]));
-    const key = random() < 0.5 ? random.pick(FIELDS) : random.pick(NAMES.map((name) => `'${name}@${random.pick(SCALARS)}'`));
+    const key =
+      random() < 0.5 ? random.pick(FIELDS) : random.pick(NAMES.map((name) => `'${name}@${random.pick(SCALARS)}'`));
     const value = random() < 0.4 ? '' : ` ${random.pick(SCALARS)}`;
     const pad = random() < 0.05 ? '\t' : ' '.repeat(indent);
     lines.push(random() < 0.1 ? `${pad}- ${random.pick(SCALARS)}` : `${pad}${key}:${value}`);
@@ -68,8 +136,18 @@ function yarnClassicLockfile(random: Random): string {
 
 const FORMATS: ReadonlyArray<readonly [string, string, (random: Random) => string]> = [
   ['npm', 'package-lock.json', npmLockfile],
-  ['pnpm', 'pnpm-lock.yaml', (random) => yamlLockfile(random, `lockfileVersion: '${random.pick(['9.0', '9.0', '6.0', '5.4', '10.0', 'x', ''])}'`)],
-  ['yarn berry', 'yarn.lock', (random) => yamlLockfile(random, `__metadata:\n  version: ${random.pick(['8', '8', '4', '6', '99', 'x'])}\n  cacheKey: 10`)],
+  [
+    'pnpm',
+    'pnpm-lock.yaml',
+    (random) =>
+      yamlLockfile(random, `lockfileVersion: '${random.pick(['9.0', '9.0', '6.0', '5.4', '10.0', 'x', ''])}'`),
+  ],
+  [
+    'yarn berry',
+    'yarn.lock',
+    (random) =>
+      yamlLockfile(random, `__metadata:\n  version: ${random.pick(['8', '8', '4', '6', '99', 'x'])}\n  cacheKey: 10`),
+  ],
   ['yarn classic', 'yarn.lock', yarnClassicLockfile],
   ['random bytes', 'yarn.lock', (random) => Buffer.from(random.bytes(random.int(400))).toString('latin1')],
   ['random bytes', 'package-lock.json', (random) => Buffer.from(random.bytes(random.int(400))).toString('utf8')],
@@ -78,7 +156,9 @@ const FORMATS: ReadonlyArray<readonly [string, string, (random: Random) => strin
 const CASES = caseCount(150);
 
 for (const [index, [format, file, make]] of FORMATS.entries()) {
-  test(`${CASES} made-up ${format} lockfiles (${file}): a lockfile that diffs, or a coded refusal naming file and line`, { timeout: 300_000 }, () => {
+  test(`${CASES} made-up ${format} lockfiles (${file}): a lockfile that diffs, or a coded refusal naming file and line`, {
+    timeout: 300_000,
+  }, () => {
     const random = seeded(10 + index);
     const outcomes = { parsed: 0, refused: 0 };
     for (let i = 0; i < CASES; i++) {
@@ -88,11 +168,15 @@ for (const [index, [format, file, make]] of FORMATS.entries()) {
       try {
         lock = parseLockfile(text, file);
       } catch (error) {
-        if (!(error instanceof LockfileError)) assert.fail(`${name}: not a coded refusal: ${error instanceof Error ? error.stack : String(error)}\n${text}`);
+        if (!(error instanceof LockfileError))
+          assert.fail(`${name}: not a coded refusal: ${error instanceof Error ? error.stack : String(error)}\n${text}`);
         const { status, text: printed } = reportError(error);
         assert.equal(status, 2, name);
         assert.ok(printed.includes(file), `${name}: ${printed}`);
-        assert.ok(error.line >= 0 && error.line <= text.split('\n').length + 1, `${name}: line ${error.line}: ${error.message}`);
+        assert.ok(
+          error.line >= 0 && error.line <= text.split('\n').length + 1,
+          `${name}: line ${error.line}: ${error.message}`,
+        );
         outcomes.refused++;
         continue;
       }

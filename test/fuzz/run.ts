@@ -14,10 +14,17 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const filters = process.argv.slice(2);
 const files = readdirSync(here)
-  .filter((name) => name.endsWith('.test.js') && (filters.length === 0 || filters.some((filter) => name.includes(filter))))
+  .filter(
+    (name) => name.endsWith('.test.js') && (filters.length === 0 || filters.some((filter) => name.includes(filter))),
+  )
   .sort()
   .map((name) => join(here, name));
 const env: NodeJS.ProcessEnv = { ...process.env, DETDRIFT_FUZZ_SCALE: process.env.DETDRIFT_FUZZ_SCALE ?? '20' };
-console.error(`fuzzing ${files.length} files, seed ${env.DETDRIFT_FUZZ_SEED ?? 1}, scale ${env.DETDRIFT_FUZZ_SCALE}${env.DETDRIFT_FUZZ_CASES ? `, ${env.DETDRIFT_FUZZ_CASES} cases each` : ''}`);
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=3600000', ...files], { stdio: 'inherit', env });
+console.error(
+  `fuzzing ${files.length} files, seed ${env.DETDRIFT_FUZZ_SEED ?? 1}, scale ${env.DETDRIFT_FUZZ_SCALE}${env.DETDRIFT_FUZZ_CASES ? `, ${env.DETDRIFT_FUZZ_CASES} cases each` : ''}`,
+);
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=3600000', ...files], {
+  stdio: 'inherit',
+  env,
+});
 process.exit(result.status ?? 1);

@@ -19,7 +19,16 @@ import { renderJson } from '../../report/json.js';
 import { renderTerminal } from '../../report/terminal.js';
 import { Api } from '../../tracer/apis.js';
 import { TraceError } from '../../tracer/errors.js';
-import { CHUNK_HEADER_BYTES, Control, CONTROL_SHIFT, DERIVED, FORMAT_NAME, FORMAT_VERSION, Tag, type TraceHeader } from '../../tracer/format.js';
+import {
+  CHUNK_HEADER_BYTES,
+  Control,
+  CONTROL_SHIFT,
+  DERIVED,
+  FORMAT_NAME,
+  FORMAT_VERSION,
+  Tag,
+  type TraceHeader,
+} from '../../tracer/format.js';
 import { Controller } from '../../instrument/control.js';
 import { TraceReader } from '../../tracer/reader.js';
 import { TraceWriter } from '../../tracer/writer.js';
@@ -27,7 +36,13 @@ import { CLI, runPlain, tempDir } from '../helpers.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
 import { header } from '../synthetic.js';
 
-const HEADER: TraceHeader = header({ tool: { name: 'detdrift', version: '0.0.0-fuzz' }, node: 'v20.19.0', seed: '7', root: { name: 'fuzz', version: '1.0.0' }, holds: ['bytes'] });
+const HEADER: TraceHeader = header({
+  tool: { name: 'detdrift', version: '0.0.0-fuzz' },
+  node: 'v20.19.0',
+  seed: '7',
+  root: { name: 'fuzz', version: '1.0.0' },
+  holds: ['bytes'],
+});
 
 const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 const dir = tempDir('detdrift-fuzz-trace-');
@@ -41,9 +56,16 @@ function validTrace(random: Random, oddSite?: unknown): Uint8Array {
     writer.defineSiteJson(99, JSON.stringify(oddSite));
     writer.number(Api.mathRandom, Tag.f64, 99, 0, 0.5);
   }
-  const frame = (i: number) => ({ file: i % 2 ? `lib/${i}.js` : `dep@1.0.${i}/index.js`, line: 1 + i, column: 3, fn: i % 3 ? 'draw' : null, package: i % 2 ? null : `dep@1.0.${i}` });
+  const frame = (i: number) => ({
+    file: i % 2 ? `lib/${i}.js` : `dep@1.0.${i}/index.js`,
+    line: 1 + i,
+    column: 3,
+    fn: i % 3 ? 'draw' : null,
+    package: i % 2 ? null : `dep@1.0.${i}`,
+  });
   const sites = 1 + random.int(4);
-  for (let id = 1; id <= sites; id++) writer.defineSite(id, { frames: [frame(id), frame(id + 1)], skipped: random.int(3) });
+  for (let id = 1; id <= sites; id++)
+    writer.defineSite(id, { frames: [frame(id), frame(id + 1)], skipped: random.int(3) });
   writer.defineContext(1, { key: '0123456789abcdef', type: 'PROMISE' });
   // Control mode's draws for the header's seed: left out of the trace unless one was skipped.
   const controller = new Controller(HEADER.seed!);
@@ -55,7 +77,8 @@ function validTrace(random: Random, oddSite?: unknown): Uint8Array {
     switch (random.int(10)) {
       case 8:
         if (random() < 0.1) draws.double();
-        for (let k = random.int(6); k >= 0; k--) if (writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, k ? 0 : site, ctx, draws.double())) writer.flush();
+        for (let k = random.int(6); k >= 0; k--)
+          if (writer.number(Api.mathRandom, Tag.f64 | CONTROLLED, k ? 0 : site, ctx, draws.double())) writer.flush();
         due = writer.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, ctx, Controller.wallMs(controller.tick()));
         break;
       case 9: {
@@ -65,14 +88,37 @@ function validTrace(random: Random, oddSite?: unknown): Uint8Array {
         due = writer.number(api, tag, 0, ctx, random());
         break;
       }
-      case 0: due = writer.number(Api.dateNow, Tag.f64, site, ctx, random() * 1e12); break;
-      case 1: due = writer.number(Api.setTimeout, Tag.uint, site, ctx, random.int(1000)); break;
-      case 2: due = writer.bigint(Api.hrtimeBigint, site, ctx, BigInt(random.int(1e9))); break;
-      case 3: due = writer.object(Api.hostname, Tag.string, site, ctx, 'host-' + random.int(9)); break;
-      case 4: due = writer.digest(Api.randomUUID, site, ctx, random.int(2 ** 32), random.int(2 ** 32)); break;
-      case 5: due = writer.object(Api.readdirSync, Tag.list, site, ctx, ['b', 'a', String(random.int(9))]); break;
-      case 6: due = writer.bytes(Api.randomBytes, site, ctx, random.bytes(random.int(12))); break;
-      default: due = writer.chunk(Api.stdout, site, ctx, random.int(2 ** 32), random.int(2 ** 32), random.int(99), `line ${i}\n`);
+      case 0:
+        due = writer.number(Api.dateNow, Tag.f64, site, ctx, random() * 1e12);
+        break;
+      case 1:
+        due = writer.number(Api.setTimeout, Tag.uint, site, ctx, random.int(1000));
+        break;
+      case 2:
+        due = writer.bigint(Api.hrtimeBigint, site, ctx, BigInt(random.int(1e9)));
+        break;
+      case 3:
+        due = writer.object(Api.hostname, Tag.string, site, ctx, 'host-' + random.int(9));
+        break;
+      case 4:
+        due = writer.digest(Api.randomUUID, site, ctx, random.int(2 ** 32), random.int(2 ** 32));
+        break;
+      case 5:
+        due = writer.object(Api.readdirSync, Tag.list, site, ctx, ['b', 'a', String(random.int(9))]);
+        break;
+      case 6:
+        due = writer.bytes(Api.randomBytes, site, ctx, random.bytes(random.int(12)));
+        break;
+      default:
+        due = writer.chunk(
+          Api.stdout,
+          site,
+          ctx,
+          random.int(2 ** 32),
+          random.int(2 ** 32),
+          random.int(99),
+          `line ${i}\n`,
+        );
     }
     if (due) writer.flush();
   }
@@ -91,15 +137,24 @@ const ALPHABET = Buffer.from(' \n\r\t{}[]":,0123456789-eE.nulltruefalse\\\u00dd\
 /** Random JSON-ish values for a header field: wrong types, nulls, deep nesting. */
 function oddValue(random: Random): unknown {
   switch (random.int(9)) {
-    case 0: return null;
-    case 1: return random.int(2 ** 31) - 2 ** 30;
-    case 2: return 'x'.repeat(random.int(40));
-    case 3: return [];
-    case 4: return {};
-    case 5: return [1, 'a', null];
-    case 6: return { name: 1, version: [] };
-    case 7: return true;
-    default: return DEEP; // spliced in as text: JSON.stringify itself cannot nest that deep
+    case 0:
+      return null;
+    case 1:
+      return random.int(2 ** 31) - 2 ** 30;
+    case 2:
+      return 'x'.repeat(random.int(40));
+    case 3:
+      return [];
+    case 4:
+      return {};
+    case 5:
+      return [1, 'a', null];
+    case 6:
+      return { name: 1, version: [] };
+    case 7:
+      return true;
+    default:
+      return DEEP; // spliced in as text: JSON.stringify itself cannot nest that deep
   }
 }
 
@@ -129,7 +184,8 @@ function badTrace(random: Random): { kind: string; bytes: Uint8Array } {
         const span = 1 + random.int(8);
         const op = random.int(4);
         if (op === 0) bytes[at] = random.int(256);
-        else if (op === 1) bytes.splice(at, 0, ...Array.from({ length: span }, () => random.pick(Array.from(ALPHABET))));
+        else if (op === 1)
+          bytes.splice(at, 0, ...Array.from({ length: span }, () => random.pick(Array.from(ALPHABET))));
         else if (op === 2) bytes.splice(at, span);
         else bytes.splice(at, 0, ...bytes.slice(at, at + span));
       }
@@ -144,7 +200,8 @@ function badTrace(random: Random): { kind: string; bytes: Uint8Array } {
       const key = random.pick([...Object.keys(HEADER), 'extra']);
       if (random() < 0.3) delete header[key];
       else header[key] = oddValue(random);
-      if (key === 'apis' && random() < 0.5) header.apis = [...HEADER.apis, ...HEADER.apis, ...HEADER.apis, ...HEADER.apis, ...HEADER.apis];
+      if (key === 'apis' && random() < 0.5)
+        header.apis = [...HEADER.apis, ...HEADER.apis, ...HEADER.apis, ...HEADER.apis, ...HEADER.apis];
       const json = JSON.stringify(header).replace(JSON.stringify(DEEP), DEEP_TEXT);
       const line = Buffer.from(`${FORMAT_NAME} ${FORMAT_VERSION}\n${json}\n`);
       return { kind: `header field ${key}`, bytes: Buffer.concat([line, valid.subarray(start)]) };
@@ -152,12 +209,25 @@ function badTrace(random: Random): { kind: string; bytes: Uint8Array } {
     case 8: {
       const version = random.pick(VERSIONS);
       const rest = valid.subarray(valid.indexOf(0x0a));
-      return { kind: `version ${JSON.stringify(version)}`, bytes: Buffer.concat([Buffer.from(`${FORMAT_NAME} ${version}`), rest]) };
+      return {
+        kind: `version ${JSON.stringify(version)}`,
+        bytes: Buffer.concat([Buffer.from(`${FORMAT_NAME} ${version}`), rest]),
+      };
     }
     case 9: {
       const frame = { file: 'a.js', line: 1, column: 1, fn: null, package: null };
-      const shapes = [null, [], 5, { frames: 5, skipped: 0 }, { frames: [{ ...frame, line: '1' }], skipped: 0 }, { frames: [{ ...frame, file: null }], skipped: 0 },
-        { frames: [frame], skipped: 'x' }, { frames: [{ ...frame, fn: 3 }], skipped: 0 }, { frames: [{ ...frame, package: {} }], skipped: 0 }, { frames: [null], skipped: 0 }];
+      const shapes = [
+        null,
+        [],
+        5,
+        { frames: 5, skipped: 0 },
+        { frames: [{ ...frame, line: '1' }], skipped: 0 },
+        { frames: [{ ...frame, file: null }], skipped: 0 },
+        { frames: [frame], skipped: 'x' },
+        { frames: [{ ...frame, fn: 3 }], skipped: 0 },
+        { frames: [{ ...frame, package: {} }], skipped: 0 },
+        { frames: [null], skipped: 0 },
+      ];
       const index = random.int(shapes.length);
       return { kind: `site definition mistyped ${index}`, bytes: validTrace(random, shapes[index]) };
     }
@@ -182,7 +252,11 @@ function badTrace(random: Random): { kind: string; bytes: Uint8Array } {
 function mutatePayload(valid: Uint8Array, start: number, random: Random): Uint8Array {
   const view = new DataView(valid.buffer, valid.byteOffset, valid.byteLength);
   const chunks: Array<[number, number]> = [];
-  for (let at = start; at + CHUNK_HEADER_BYTES <= valid.length; at += CHUNK_HEADER_BYTES + view.getUint32(at + 1, true)) {
+  for (
+    let at = start;
+    at + CHUNK_HEADER_BYTES <= valid.length;
+    at += CHUNK_HEADER_BYTES + view.getUint32(at + 1, true)
+  ) {
     chunks.push([at, view.getUint32(at + 1, true)]);
   }
   if (chunks.length === 0) return valid;
@@ -194,7 +268,8 @@ function mutatePayload(valid: Uint8Array, start: number, random: Random): Uint8A
     if (op === 0) payload[i] = random.int(256);
     else if (op === 1) payload.splice(i, 0, ...random.bytes(1 + random.int(6)));
     else if (op === 2) payload.splice(i, 1 + random.int(6));
-    else if (op === 3) payload.splice(i, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f); // a varint near 2^56
+    else if (op === 3)
+      payload.splice(i, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f); // a varint near 2^56
     else payload[i] = random.pick([0x00, 0xf0, 0xf1, 0xf2, 0xfe, 0xef, 0x0f, 0x1a, Tag.f64 | CONTROLLED | DERIVED]);
   }
   const bytes = Uint8Array.from(payload.filter((byte) => byte !== undefined));
@@ -219,7 +294,10 @@ function consume(file: string, other: string): 'read' | 'refused' {
   } finally {
     reader.close();
   }
-  for (const [a, b] of [[file, other], [other, file]] as const) {
+  for (const [a, b] of [
+    [file, other],
+    [other, file],
+  ] as const) {
     const report = buildReport(compare(a, b), { root });
     renderJson(report);
     renderTerminal(report, { color: false });
@@ -239,7 +317,9 @@ function assertCoded(error: unknown, file: string, name: string): void {
 
 const CASES = caseCount(400);
 
-test(`${CASES} bad traces: each reads whole through show, compare and report, or is a coded refusal naming file and byte`, { timeout: 600_000 }, () => {
+test(`${CASES} bad traces: each reads whole through show, compare and report, or is a coded refusal naming file and byte`, {
+  timeout: 600_000,
+}, () => {
   const random = seeded(3);
   const other = join(dir, 'other.ddtrace');
   writeFileSync(other, validTrace(random));
@@ -259,7 +339,10 @@ test(`${CASES} bad traces: each reads whole through show, compare and report, or
     }
     seen.set(kind.replace(/ .*/, ''), tally);
   }
-  const totals = [...seen.values()].reduce((sum, { read, refused }) => ({ read: sum.read + read, refused: sum.refused + refused }));
+  const totals = [...seen.values()].reduce((sum, { read, refused }) => ({
+    read: sum.read + read,
+    refused: sum.refused + refused,
+  }));
   assert.ok(totals.read > 0 && totals.refused > 0, `both outcomes occur: ${JSON.stringify(Object.fromEntries(seen))}`);
 });
 
@@ -274,25 +357,41 @@ test('every header field is checked: a wrong type in any of them is ERR_TRACE_HE
       const header = { ...HEADER, [key]: wrong };
       const file = join(dir, 'header.ddtrace');
       writeFileSync(file, Buffer.concat([Buffer.from(magic + JSON.stringify(header) + '\n'), valid.subarray(start)]));
-      assert.throws(() => TraceReader.open(file), (error: unknown) => {
-        assert.ok(error instanceof TraceError && error.code === 'ERR_TRACE_HEADER', `${key} = ${JSON.stringify(wrong)}: ${String(error)}`);
-        assert.equal(error.offset, magic.length);
-        assert.ok(error.message.includes(`"${key}"`), error.message);
-        return true;
-      });
+      assert.throws(
+        () => TraceReader.open(file),
+        (error: unknown) => {
+          assert.ok(
+            error instanceof TraceError && error.code === 'ERR_TRACE_HEADER',
+            `${key} = ${JSON.stringify(wrong)}: ${String(error)}`,
+          );
+          assert.equal(error.offset, magic.length);
+          assert.ok(error.message.includes(`"${key}"`), error.message);
+          return true;
+        },
+      );
     }
   }
 });
 
-test('a directory or a FIFO given as a trace is ERR_TRACE_READ, and opening a FIFO does not wait for a writer', { skip: process.platform === 'win32' }, () => {
+test('a directory or a FIFO given as a trace is ERR_TRACE_READ, and opening a FIFO does not wait for a writer', {
+  skip: process.platform === 'win32',
+}, () => {
   const fifo = join(dir, 'fifo.ddtrace');
-  const made = runPlain(['-e', `require('child_process').execFileSync('mkfifo', [${JSON.stringify(fifo)}])`], { cwd: dir });
+  const made = runPlain(['-e', `require('child_process').execFileSync('mkfifo', [${JSON.stringify(fifo)}])`], {
+    cwd: dir,
+  });
   for (const path of [dir, ...(made.code === 0 ? [fifo] : [])]) {
-    assert.throws(() => TraceReader.open(path), (error: unknown) => error instanceof TraceError && error.code === 'ERR_TRACE_READ' && error.message.includes(path));
+    assert.throws(
+      () => TraceReader.open(path),
+      (error: unknown) =>
+        error instanceof TraceError && error.code === 'ERR_TRACE_READ' && error.message.includes(path),
+    );
   }
 });
 
-test('the real CLI on bad traces: show and diff exit 0, 1 or 2, never 3, and a refusal names the file and byte', { timeout: 300_000 }, () => {
+test('the real CLI on bad traces: show and diff exit 0, 1 or 2, never 3, and a refusal names the file and byte', {
+  timeout: 300_000,
+}, () => {
   const random = seeded(5);
   const good = join(dir, 'good.ddtrace');
   writeFileSync(good, validTrace(random));
@@ -300,11 +399,19 @@ test('the real CLI on bad traces: show and diff exit 0, 1 or 2, never 3, and a r
     const { kind, bytes } = badTrace(random);
     const file = join(dir, `cli-${i}.ddtrace`);
     writeFileSync(file, bytes);
-    for (const args of [['show', file], ['diff', file, good, '--no-confirm', '--json']]) {
+    for (const args of [
+      ['show', file],
+      ['diff', file, good, '--no-confirm', '--json'],
+    ]) {
       const run = runPlain([CLI, ...args], { cwd: root });
       const name = `${caseName('cli', i)}: ${kind}: detdrift ${args[0]}`;
       assert.ok(run.code === 0 || run.code === 1 || run.code === 2, `${name}: exit ${run.code}: ${run.stderr}`);
-      if (run.code === 2) assert.match(run.stderr, new RegExp(`ERR_TRACE_[A-Z]+: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: byte \\d+: expected`), name);
+      if (run.code === 2)
+        assert.match(
+          run.stderr,
+          new RegExp(`ERR_TRACE_[A-Z]+: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: byte \\d+: expected`),
+          name,
+        );
     }
   }
 });
