@@ -1,11 +1,13 @@
 import { Api } from '../tracer/apis.js';
-import { Tag } from '../tracer/format.js';
+import { CONTROLLED, REPLAYED, Tag } from '../tracer/format.js';
 import { ArrayIsArray, BigInt, MathFloor } from '../tracer/primordials.js';
 import { Controller } from './control.js';
 import { family, imitate, type Patcher } from './patch.js';
 import { builtin, real } from './real.js';
 import type PerfHooks from 'node:perf_hooks';
-import { CONTROLLED, REPLAYED, numberSource, type Recorder, type Sampling } from './recorder.js';
+import { numberSource } from './number-source.js';
+import type { Recorder } from './recorder.js';
+import type { Sampling } from './schedule.js';
 
 /**
  * The clocks: `Date` (constructed without arguments, called as a function, `Date.now`),

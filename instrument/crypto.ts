@@ -1,6 +1,6 @@
 import type cryptoTypes from 'node:crypto';
 import { Api } from '../tracer/apis.js';
-import { Tag } from '../tracer/format.js';
+import { CONTROLLED, REPLAYED, Tag } from '../tracer/format.js';
 import {
   ArgAt,
   ArrayBufferIsView,
@@ -16,7 +16,7 @@ import { builtin, callerFile, dataValue, real } from './real.js';
 import type { Stream } from './control.js';
 import * as substitutes from './crypto-control.js';
 import type { Substitute } from './crypto-control.js';
-import { CONTROLLED, REPLAYED, type Recorder } from './recorder.js';
+import type { Recorder } from './recorder.js';
 
 /**
  * The crypto family: node:crypto's module functions and the Web Crypto methods on

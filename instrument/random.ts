@@ -1,7 +1,9 @@
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { family, type Patcher } from './patch.js';
-import { numberSource, type Recorder, type Sampling } from './recorder.js';
+import { numberSource } from './number-source.js';
+import type { Recorder } from './recorder.js';
+import type { Sampling } from './schedule.js';
 
 /**
  * `Math.random`: every draw is an event whose value is the double the program got: the real one,

@@ -1,11 +1,6 @@
 import { Api } from '../tracer/apis.js';
 import { digestBytes, digestLines, digestNumber, digestPrefix, type Digest } from '../tracer/digest.js';
-import type { Mode, SiteDef } from '../tracer/format.js';
-import { Control, CONTROL_SHIFT, Tag } from '../tracer/format.js';
-
-/** Tag flags: the value came from control mode, or from a replay. */
-export const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
-export const REPLAYED = Control.replay << CONTROL_SHIFT;
+import { Tag, type Mode, type SiteDef } from '../tracer/format.js';
 import { normalizeStack, type StackContext } from '../tracer/stack.js';
 import type { TraceWriter } from '../tracer/writer.js';
 import { ContextTracker } from './context.js';
@@ -21,14 +16,11 @@ import {
   Utf8Encode,
   Utf8EncodeInto,
 } from '../tracer/primordials.js';
-import { imitate, type Native } from './patch.js';
+import type { Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { GeneratedCode } from './generated.js';
 import { SiteIds } from './sites.js';
-
 import { NewContexts, SiteSchedule, type Sampling, type SitePolicy } from './schedule.js';
-
-export type { Sampling, SitePolicy } from './schedule.js';
 
 /** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
 const CAPTURE_LIMIT = 32;
@@ -362,55 +354,4 @@ function report(code: string, error: unknown, consequence: string): void {
   } catch {
     // an error that cannot be printed, or stderr is gone: nothing left to tell
   }
-}
-
-/**
- * Wraps a source whose value is a number (`Math.random`, `Date.now`, `performance.now`): the
- * value the program gets is the recorded one in replay, `substitute()` in control mode, else what
- * the native returns. Whichever it is, the program gets exactly what is recorded. `flags` says who
- * decided a substituted value: control mode, or (0) nobody, when perturb mode stands in for the
- * real source of another machine. A method written out here rather than a Proxy: these are the
- * calls programs make in hot loops.
- */
-export function numberSource(
-  recorder: Recorder,
-  api: number,
-  tag: number,
-  substitute?: () => number,
-  flags?: number,
-  sampling?: Sampling | null,
-): (target: Native) => Native {
-  return numberWrapper(recorder, api, tag, substitute, flags ?? (substitute ? CONTROLLED : 0), sampling ?? null);
-}
-
-/**
- * numberSource's wrapper, made in a function whose parameters have no default: a default puts them
- * all in a scope of their own, and V8 then checks each read of one from the wrapper for the
- * temporal dead zone, after every call it makes (about 80 instructions an event, callgrind).
- */
-function numberWrapper(
-  recorder: Recorder,
-  api: number,
-  tag: number,
-  substitute: (() => number) | undefined,
-  flags: number,
-  sampling: Sampling | null,
-): (target: Native) => Native {
-  return (target) => {
-    const source = {
-      source(this: unknown): number {
-        // a separate call for another realm's: the hook's own realm's stays as small as V8 inlines best
-        const site = sampling === null ? recorder.site(api, source) : recorder.siteIn(api, source, sampling);
-        const fed = recorder.replay(api, site);
-        if (typeof fed === 'number') {
-          recorder.number(api, tag | REPLAYED, site, fed);
-          return fed;
-        }
-        const value = substitute ? substitute() : (real.apply(target, this, arguments) as number);
-        recorder.number(api, tag | flags, site, value);
-        return value;
-      },
-    }.source;
-    return imitate(target, source);
-  };
 }

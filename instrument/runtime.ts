@@ -39,7 +39,8 @@ import {
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, installToStringMask, type Handle } from './patch.js';
 import { messageOf, real, readJsonFile } from './real.js';
-import { Recorder, type RecorderSources, type SitePolicy } from './recorder.js';
+import { Recorder, type RecorderSources } from './recorder.js';
+import type { SitePolicy } from './schedule.js';
 import { fileSink } from './sink.js';
 
 /**

@@ -8,7 +8,7 @@ import { TraceError } from '../tracer/errors.js';
 import {
   CHUNK_HEADER_BYTES,
   Control,
-  CONTROL_SHIFT,
+  CONTROLLED,
   DERIVED,
   MAGIC_LINE,
   MAX_RUN,
@@ -70,12 +70,7 @@ const EVENTS: Array<[(w: TraceWriter) => boolean, number, number, unknown]> = [
     Tag.chunk,
     { digest: digestHex(digest.high, digest.low), length: 3, head: 'hé' },
   ],
-  [
-    (w) => w.number(Api.mathRandom, Tag.f64 | (Control.detdrift << CONTROL_SHIFT), 0, 0, 0.5),
-    Api.mathRandom,
-    Tag.f64,
-    0.5,
-  ],
+  [(w) => w.number(Api.mathRandom, Tag.f64 | CONTROLLED, 0, 0, 0.5), Api.mathRandom, Tag.f64, 0.5],
 ];
 /**
  * Control mode's values for seed 42, drawn as the hook draws them (instrument/control.ts): the
@@ -122,7 +117,6 @@ function controlled(): Array<[(w: TraceWriter) => boolean, number, number, unkno
     [(w) => w.number(Api.dateNow, Tag.f64 | CONTROLLED, 0, 2, later), Api.dateNow, Tag.f64, later],
   ];
 }
-const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 const ALL = [...controlled(), ...EVENTS];
 const SITE = {
   frames: [{ file: 'dep@1.0.0/index.js', line: 3, column: 9, fn: 'read', package: 'dep@1.0.0' }],

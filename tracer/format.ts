@@ -99,6 +99,10 @@ export const ROOT_TOKEN = '<root>';
 export const Control = Object.freeze({ none: 0, detdrift: 1, program: 2, replay: 3 });
 export const CONTROL_SHIFT = 4;
 export const CONTROL_MASK = 0x03;
+/** A tag byte's Control bits, and their values for control mode's and a replay's values. */
+export const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
+export const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
+export const REPLAYED = Control.replay << CONTROL_SHIFT;
 export const TAG_MASK = 0x0f;
 /** In a tag byte: the value is left out, it follows from the seed (tracer/derive.ts). */
 export const DERIVED = 0x80;

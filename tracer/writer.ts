@@ -4,9 +4,8 @@ import {
   ByteWriter,
   CHUNK_HEADER_BYTES,
   CHUNK_MARK,
-  Control,
-  CONTROL_MASK,
-  CONTROL_SHIFT,
+  CONTROL_BITS,
+  CONTROLLED,
   DERIVED,
   encoded,
   MAGIC_LINE,
@@ -483,7 +482,6 @@ function siteJson(def: SiteDef): string {
   }
   return `{"frames":[${frames}],"skipped":${def.skipped}}`;
 }
-const CONTROL_BITS = CONTROL_MASK << CONTROL_SHIFT;
 /** The longest run of doubles whose bytes have a view kept: a longer one makes one for its copy. */
 const SHORT_RUN = 64;
 
@@ -500,7 +498,6 @@ function viewsOf(staged: Float64Array, views: Uint8Array[]): Uint8Array[] {
 const MAX_TYPES = 256;
 /** A chunk this large is written whatever its event count: long strings and listings add up. */
 const FLUSH_BYTES = 1 << 20;
-const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 
 function isVarint(value: number): boolean {
   return NumberIsSafeInteger(value) && value >= 0;

@@ -21,8 +21,7 @@ import { Api } from '../../tracer/apis.js';
 import { TraceError } from '../../tracer/errors.js';
 import {
   CHUNK_HEADER_BYTES,
-  Control,
-  CONTROL_SHIFT,
+  CONTROLLED,
   DERIVED,
   FORMAT_NAME,
   FORMAT_VERSION,
@@ -44,7 +43,6 @@ const HEADER: TraceHeader = header({
   holds: ['bytes'],
 });
 
-const CONTROLLED = Control.detdrift << CONTROL_SHIFT;
 const dir = tempDir('detdrift-fuzz-trace-');
 const root = tempDir('detdrift-fuzz-root-');
 
