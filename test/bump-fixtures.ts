@@ -93,6 +93,21 @@ export function repository(format: FixtureFormat, app: string, base: Side, head:
   return dir;
 }
 
+/** A repository whose one direct dependency `name` moves between two versions, each an index.js. */
+export function upgrade(
+  format: FixtureFormat,
+  app: string,
+  name: string,
+  [from, fromSource]: readonly [string, string],
+  [to, toSource]: readonly [string, string],
+): string {
+  const side = (version: string, source: string): Side => ({
+    tree: direct(name, version),
+    packages: { [`${name}@${version}`]: source },
+  });
+  return repository(format, app, side(from, fromSource), side(to, toSource));
+}
+
 export function bump(dir: string, ...extra: string[]) {
   return detdrift(
     [

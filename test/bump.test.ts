@@ -2,27 +2,19 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { bump, direct, json, repository } from './bump-fixtures.js';
+import { bump, direct, json, repository, upgrade } from './bump-fixtures.js';
 import { detdrift } from './cli-fixtures.js';
 import { project } from './helpers.js';
 import { nm, type Tree } from './lockfile-fixtures.js';
 
 test('the default mode, control, answers for an app whose library draws entropy: it reports the bump, not "already nondeterministic"; observe mode names the draw and points at control', () => {
   const app = "const { id } = require('rand-id');\nconsole.log('id', id());\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v3',
     app,
-    {
-      tree: direct('rand-id', '1.0.0'),
-      packages: { 'rand-id@1.0.0': 'exports.id = () => Math.random().toString(36).slice(2, 10);\n' },
-    },
-    {
-      tree: direct('rand-id', '2.0.0'),
-      packages: {
-        'rand-id@2.0.0':
-          "const { randomBytes } = require('node:crypto');\nexports.id = () => randomBytes(4).toString('hex');\n",
-      },
-    },
+    'rand-id',
+    ['1.0.0', 'exports.id = () => Math.random().toString(36).slice(2, 10);\n'],
+    ['2.0.0', "const { randomBytes } = require('node:crypto');\nexports.id = () => randomBytes(4).toString('hex');\n"],
   );
   const report = json(bump(dir), 1);
   assert.equal(report.bump.verdict, 'changed');
@@ -48,17 +40,12 @@ test('the default mode, control, answers for an app whose library draws entropy:
 
 test('npm v3, observe mode: a patch that adds a Math.random made the seed nondeterministic, blamed on the new call', () => {
   const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v3',
     app,
-    {
-      tree: direct('dice', '1.0.0'),
-      packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 4;\n};\n' },
-    },
-    {
-      tree: direct('dice', '1.0.1'),
-      packages: { 'dice@1.0.1': 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n' },
-    },
+    'dice',
+    ['1.0.0', 'exports.roll = function roll() {\n  return 4;\n};\n'],
+    ['1.0.1', 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n'],
   );
   const report = json(bump(dir, '--mode', 'observe'), 1);
   assert.equal(report.bump.verdict, 'made-nondeterministic');
@@ -168,14 +155,12 @@ test("pnpm's own layout: a transitive package in node_modules/.pnpm gets its cod
 test('yarn classic, observe mode: a bump that moves from a stubbed Date.now to performance.now is found', () => {
   const app =
     "Date.now = () => 1_700_000_000_000; // the harness pins its clock\nconsole.log(require('clock-id').id());\n";
-  const dir = repository(
+  const dir = upgrade(
     'yarn-classic',
     app,
-    { tree: direct('clock-id', '1.4.0'), packages: { 'clock-id@1.4.0': "exports.id = () => 'id-' + Date.now();\n" } },
-    {
-      tree: direct('clock-id', '2.0.0'),
-      packages: { 'clock-id@2.0.0': "exports.id = () => 'id-' + Math.round(performance.now() * 1000);\n" },
-    },
+    'clock-id',
+    ['1.4.0', "exports.id = () => 'id-' + Date.now();\n"],
+    ['2.0.0', "exports.id = () => 'id-' + Math.round(performance.now() * 1000);\n"],
   );
   const report = json(bump(dir, '--mode', 'observe'), 1);
   assert.equal(report.bump.verdict, 'made-nondeterministic');
@@ -191,11 +176,12 @@ test('yarn classic, observe mode: a bump that moves from a stubbed Date.now to p
 
 test('yarn berry (a version-10 lockfile, as yarn 4 writes today): a bump that changes nothing the seed runs is no alarm', () => {
   const app = "console.log(require('quiet').answer());\n";
-  const dir = repository(
+  const dir = upgrade(
     'yarn-berry',
     app,
-    { tree: direct('quiet', '1.0.0'), packages: { 'quiet@1.0.0': 'exports.answer = () => 42;\n' } },
-    { tree: direct('quiet', '1.0.1'), packages: { 'quiet@1.0.1': '// faster now\nexports.answer = () => 42;\n' } },
+    'quiet',
+    ['1.0.0', 'exports.answer = () => 42;\n'],
+    ['1.0.1', '// faster now\nexports.answer = () => 42;\n'],
   );
   const report = json(bump(dir), 0);
   assert.equal(report.verdict, 'agree');
@@ -209,17 +195,12 @@ test('yarn berry (a version-10 lockfile, as yarn 4 writes today): a bump that ch
 
 test('npm v2, observe mode: a downgrade that removes a draw is a downgrade, and base was the nondeterministic one', () => {
   const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v2',
     app,
-    {
-      tree: direct('dice', '1.1.0'),
-      packages: { 'dice@1.1.0': 'exports.roll = function roll() {\n  return Math.random();\n};\n' },
-    },
-    {
-      tree: direct('dice', '1.0.0'),
-      packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 0.5;\n};\n' },
-    },
+    'dice',
+    ['1.1.0', 'exports.roll = function roll() {\n  return Math.random();\n};\n'],
+    ['1.0.0', 'exports.roll = function roll() {\n  return 0.5;\n};\n'],
   );
   const report = json(bump(dir, '--mode', 'observe'), 1);
   assert.equal(report.bump.verdict, 'already-nondeterministic');
@@ -325,11 +306,12 @@ test('a lockfile detdrift cannot read is refused before anything is installed or
 
 test('bump --report github annotates the first uncontrolled call and the bumped line in package.json', () => {
   const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v3',
     app,
-    { tree: direct('dice', '1.0.0'), packages: { 'dice@1.0.0': 'exports.roll = () => 4;\n' } },
-    { tree: direct('dice', '1.0.1'), packages: { 'dice@1.0.1': 'exports.roll = () => 4 + Math.random();\n' } },
+    'dice',
+    ['1.0.0', 'exports.roll = () => 4;\n'],
+    ['1.0.1', 'exports.roll = () => 4 + Math.random();\n'],
   );
   const run = detdrift(
     [
@@ -366,20 +348,15 @@ test('a bump that adds a Date.now late in a loop, on a call the sampling skips: 
   // v2 reads the clock on the loop's 5000th turn, after 5000 reads of the app's own: call #5000 of Date.now, unsampled.
   const app =
     "const { tick } = require('ticker');\nfor (let i = 0; i < 5000; i++) {\n  if (Date.now() < 0) throw new Error('before 1970');\n  tick(i);\n}\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v3',
     app,
-    {
-      tree: direct('ticker', '1.0.0'),
-      packages: { 'ticker@1.0.0': 'exports.tick = function tick(i) {\n  return i;\n};\n' },
-    },
-    {
-      tree: direct('ticker', '2.0.0'),
-      packages: {
-        'ticker@2.0.0':
-          "exports.tick = function tick(i) {\n  if (i === 4999) console.log('last tick at', Date.now());\n  return i;\n};\n",
-      },
-    },
+    'ticker',
+    ['1.0.0', 'exports.tick = function tick(i) {\n  return i;\n};\n'],
+    [
+      '2.0.0',
+      "exports.tick = function tick(i) {\n  if (i === 4999) console.log('last tick at', Date.now());\n  return i;\n};\n",
+    ],
   );
   const run = bump(dir);
   const report = json(run, 1);
@@ -416,20 +393,15 @@ test('a bump that adds a Date.now late in a loop, on a call the sampling skips: 
 test('a bump that drops an old call and adds a new one elsewhere blames the call the new version adds, not the one that went with the old version', () => {
   // v1 sets a timer in the read's callback (the first call base makes); v2 drops it and reads the clock at load, in a context base never ran a call in.
   const app = "const runner = require('runner');\nrequire('node:fs').readFile(__filename, () => runner.tick());\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v3',
     app,
-    {
-      tree: direct('runner', '1.0.0'),
-      packages: { 'runner@1.0.0': 'exports.tick = function tick() {\n  setTimeout(() => {}, 0);\n};\n' },
-    },
-    {
-      tree: direct('runner', '2.0.0'),
-      packages: {
-        'runner@2.0.0':
-          "const started = Date.now();\nexports.tick = function tick() {\n  console.log('ticked', started > 0);\n};\n",
-      },
-    },
+    'runner',
+    ['1.0.0', 'exports.tick = function tick() {\n  setTimeout(() => {}, 0);\n};\n'],
+    [
+      '2.0.0',
+      "const started = Date.now();\nexports.tick = function tick() {\n  console.log('ticked', started > 0);\n};\n",
+    ],
   );
   const report = json(bump(dir), 1);
   assert.equal(report.bump.verdict, 'changed');
@@ -445,11 +417,12 @@ test('a bump that drops an old call and adds a new one elsewhere blames the call
 test("a program that prints its own path runs in base's worktree and in head's folder: the paths differ, the bump changed nothing, and the verdict says so", () => {
   const app =
     "const { answer } = require('quiet');\nconsole.log(answer(), 'from', __filename);\nconsole.error(new Error('a failing test').stack.split('\\n')[1]);\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v3',
     app,
-    { tree: direct('quiet', '1.0.0'), packages: { 'quiet@1.0.0': 'exports.answer = () => 42;\n' } },
-    { tree: direct('quiet', '1.0.1'), packages: { 'quiet@1.0.1': '// faster now\nexports.answer = () => 42;\n' } },
+    'quiet',
+    ['1.0.0', 'exports.answer = () => 42;\n'],
+    ['1.0.1', '// faster now\nexports.answer = () => 42;\n'],
   );
   const report = json(bump(dir), 0);
   assert.equal(report.bump.verdict, 'unchanged');

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { describeConfidence, describeContexts, describeDivergence } from '../report/describe.js';
 import { BUMP_RUN_NAMES, runNames } from '../report/text.js';
 import type { DivergenceView } from '../report/types.js';
-import { direct, repository } from './bump-fixtures.js';
+import { upgrade } from './bump-fixtures.js';
 import { detdrift } from './cli-fixtures.js';
 import { BUMP_REPORT, BUMP_SECTION_REPORT } from './report-fixture.js';
 
@@ -67,17 +67,12 @@ const JARGON = [
 
 test('bump on a fixture repository: every form a person reads says base and head, and no jargon', () => {
   const app = "const { roll } = require('dice');\nsetTimeout(() => console.log('rolled', roll()), 0);\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v3',
     app,
-    {
-      tree: direct('dice', '1.0.0'),
-      packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 4;\n};\n' },
-    },
-    {
-      tree: direct('dice', '1.0.1'),
-      packages: { 'dice@1.0.1': 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n' },
-    },
+    'dice',
+    ['1.0.0', 'exports.roll = function roll() {\n  return 4;\n};\n'],
+    ['1.0.1', 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n'],
   );
   const files = ['summary', 'comment', 'html', 'sarif'];
   const reports = files.flatMap((format) => ['--report', `${format}=out/${format}`]);

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import type { Report } from '../report/types.js';
 import { causeOf, detdrift, lineOf, lines, reportOf } from './cli-fixtures.js';
 import { project, tempDir, type Run } from './helpers.js';
-import { direct, repository } from './bump-fixtures.js';
+import { upgrade } from './bump-fixtures.js';
 import { runnerReads } from './workflow-commands.js';
 
 /**
@@ -292,17 +292,12 @@ test('merge refuses what is not one whole set of shards with ERR_SHARDS, and a r
 
 test('bump takes a shard of the seeds as check does; its seed list says what the bump did to each', () => {
   const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
-  const dir = repository(
+  const dir = upgrade(
     'npm-v3',
     app,
-    {
-      tree: direct('dice', '1.0.0'),
-      packages: { 'dice@1.0.0': 'exports.roll = function roll() {\n  return 4;\n};\n' },
-    },
-    {
-      tree: direct('dice', '1.0.1'),
-      packages: { 'dice@1.0.1': 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n' },
-    },
+    'dice',
+    ['1.0.0', 'exports.roll = function roll() {\n  return 4;\n};\n'],
+    ['1.0.1', 'exports.roll = function roll() {\n  return 4 + Math.random();\n};\n'],
   );
   const install = ['--install', `${process.execPath} materialize.cjs`];
   const run = detdrift(
