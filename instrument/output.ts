@@ -21,7 +21,7 @@ import { filePathOf } from '../tracer/stack.js';
 import { family, type Native } from './patch.js';
 import { absolutePath, real, SafeWeakMap, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
-import { RootMask } from './root-mask.js';
+import type { RootMask } from './root-mask.js';
 
 /** How much of a write the trace keeps as text; the digest covers all of it. */
 const HEAD = 64;
@@ -29,6 +29,8 @@ const HEAD = 64;
 interface OutputSettings {
   readonly recorder: Recorder;
   readonly root: string;
+  /** the process's one mask, which checkpoints share */
+  readonly mask: RootMask;
 }
 
 /**
@@ -37,12 +39,11 @@ interface OutputSettings {
  * form), checkpoints, and (in the recorder) the exit code. Streams to files and `fs.write` on a
  * descriptor are not followed. What is recorded names the project root as ROOT_TOKEN (root-mask.ts).
  */
-export const install = family<OutputSettings>('output', (patcher, { recorder, root }) => {
+export const install = family<OutputSettings>('output', (patcher, { recorder, mask }) => {
   /** process.stdout and process.stderr, once created, and the API their writes are recorded as */
   const streams = new SafeWeakMap<object, number>();
   /** where their `write` comes from: patched once, for both streams */
   const owners = new SafeWeakSet<object>();
-  const mask = new RootMask(root);
   const recordWrites = recordWrite(recorder, streams, mask);
   // process.stdout is created on first access; patch it then, so the hook does not create it early.
   for (const [name, api] of [
@@ -69,8 +70,8 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ro
 });
 
 /** The files written whole: the output family's half that waits for the program's fs (deferred.ts). */
-export const installFiles = family<OutputSettings>('output files', (patcher, { recorder, root }) => {
-  const fileHandler = recordFile(recorder, root, new RootMask(root));
+export const installFiles = family<OutputSettings>('output files', (patcher, { recorder, root, mask }) => {
+  const fileHandler = recordFile(recorder, root, mask);
   // index loops: the family may install in the program's time (deferred.ts), under its built-ins
   const names = ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync'] as const;
   for (let i = 0; i < names.length; i++) {

@@ -19,6 +19,7 @@ import { install as installFs } from './fs.js';
 import { install as installGenerated } from './generated.js';
 import { install as installLifecycle } from './lifecycle.js';
 import { install as installOutput, installFiles } from './output.js';
+import { RootMask } from './root-mask.js';
 import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
@@ -61,8 +62,8 @@ interface Family {
 }
 
 /** The families, in the order they install where none waits. */
-function families(recorder: Recorder, children: Children, root: string): Family[] {
-  const output = { recorder, root };
+function families(recorder: Recorder, children: Children, root: string, mask: RootMask): Family[] {
+  const output = { recorder, root, mask };
   return [
     { install: () => installToStringMask(undefined) },
     { install: () => installLifecycle(recorder) },
@@ -149,6 +150,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
   const claimed = claimTrace(settings.traceDir, settings.spawn);
   const handles: Handle[] = [];
   let recorder: Recorder | null = null;
+  let mask: RootMask | null = null;
   try {
     const given = sources(claimed.lineage);
     // The CLI computes the digest once per run; a bare hook, once per traced tree (children.ts passes it on).
@@ -176,8 +178,9 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
       given,
     );
     recorder = active;
+    mask = new RootMask(settings.root);
     const step = installCounter(faults.installAt);
-    const all = families(active, childrenOf({ lineage: claimed.lineage, settings, lockfile }), settings.root);
+    const all = families(active, childrenOf({ lineage: claimed.lineage, settings, lockfile }), settings.root, mask);
     const waiting: Deferred[] = [];
     batched(() => {
       for (const { install, modules, globals } of all) {
@@ -210,7 +213,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
     recorder,
     lineage: claimed.lineage,
     file: claimed.file,
-    checkpoint: (label, value) => recordCheckpoint(recorder, label, value),
+    checkpoint: (label, value) => recordCheckpoint(recorder, mask, label, value),
     stop() {
       for (const handle of handles.reverse()) handle.uninstall();
       recorder.finish(0);
@@ -328,7 +331,7 @@ function projectRelative(arg: string, root: string): string {
   return relative(root, arg).split(sep).join('/');
 }
 
-function recordCheckpoint(recorder: Recorder, label: string, value: unknown): void {
+function recordCheckpoint(recorder: Recorder, mask: RootMask, label: string, value: unknown): void {
   if (!recorder.on) return;
   // Without the hook checkpoint() does nothing: whatever the program hands it, it must not throw here.
   let text: string;
@@ -343,5 +346,5 @@ function recordCheckpoint(recorder: Recorder, label: string, value: unknown): vo
   } catch {
     head = '(a label that cannot be printed)';
   }
-  recorder.chunk(Api.checkpoint, recorder.site(Api.checkpoint), text, head);
+  recorder.chunk(Api.checkpoint, recorder.site(Api.checkpoint), mask.text(text), mask.text(head));
 }
