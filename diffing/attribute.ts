@@ -13,7 +13,10 @@ export interface Attribution {
    */
   readonly cause: LockfileChange | null;
   readonly changes: readonly LockfileChange[];
-  /** sites each changed package's new version added (by the static scan; all of a package head adds), and whether head reached them */
+  /**
+   * sites each changed package's new version added (by the static scan; all of a package head adds), and
+   * whether head reached them
+   */
   readonly added: readonly AddedSite[];
 }
 

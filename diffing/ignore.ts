@@ -5,7 +5,10 @@ import { isRunners, type RunnerProfile, type RunnerSetting } from './runners.js'
 
 /** What the project asked to leave out of the comparison (its config's `ignore`, and `runners`). */
 export interface IgnoreRules {
-  /** `path` (a file, or a directory ending in `/`) or `path:line`: project-relative, or `package/path` in a dependency */
+  /**
+   * `path` (a file, or a directory ending in `/`) or `path:line`: project-relative, or `package/path` in a
+   * dependency
+   */
   readonly sites: readonly string[];
   /** package names, without a version */
   readonly packages: readonly string[];

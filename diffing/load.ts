@@ -40,7 +40,10 @@ export interface LoadedTrace {
   readonly outputs: Rows;
 }
 
-/** Events that are calls to intercepted sources; stderr lines (the program's log) and replay notes (detdrift's) are neither. */
+/**
+ * Events that are calls to intercepted sources; stderr lines (the program's log) and replay notes
+ * (detdrift's) are neither.
+ */
 export const isCall = (event: { readonly family: string }) =>
   event.family !== 'output' && event.family !== 'log' && event.family !== 'meta';
 export const isOutput = (event: { readonly family: string }) => event.family === 'output';

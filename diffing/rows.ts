@@ -53,7 +53,10 @@ export interface TableParts {
   readonly kinds: readonly RowKind[];
   /** how many rows of each kind the table has, by kind id */
   readonly counts: readonly number[];
-  /** per row, in words: its kind's id, its interned context key, its value (two: Word.lo, Word.hi) and, for outputs, how many calls the trace made before it */
+  /**
+   * per row, in words: its kind's id, its interned context key, its value (two: Word.lo, Word.hi) and, for
+   * outputs, how many calls the trace made before it
+   */
   readonly columns: Column;
   readonly chunks: TraceChunks;
   /** per chunk: the index of its first row in this table */

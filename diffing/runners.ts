@@ -30,7 +30,8 @@ export interface RunnerProfile {
 /**
  * A runner's own work has a frame of the runner nearer the call than any frame of the project:
  * the test's calls always run below a frame of the test file, the runner's (its clocks, id draws,
- * cache and report writes, and the transforms of the modules the test requires) do not. Markers are narrower than packages where a package is
+ * cache and report writes, and the transforms of the modules the test requires) do not. Markers are narrower
+ * than packages where a package is
  * also used outside tests (jest-worker, vite), so a build script that uses vite is not a vitest run.
  */
 const RUNNERS: readonly RunnerProfile[] = Object.freeze([

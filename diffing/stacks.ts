@@ -27,7 +27,10 @@ export interface StackAsk {
   readonly ordinal: number;
   /** the value the run recorded, which a re-run's call at that ordinal must have too */
   readonly value: TraceValue;
-  /** the calls DETDRIFT_STACKS_AT asks for to take this one's stack: its own, and for fs and timers its neighbours' too (see NEIGHBOURS) */
+  /**
+   * the calls DETDRIFT_STACKS_AT asks for to take this one's stack: its own, and for fs and timers its
+   * neighbours' too (see NEIGHBOURS)
+   */
   readonly at: readonly StackAt[];
   /** the earlier calls of this API whose stacks the run sampled: ordinal → `file:line:column` */
   readonly sampled: ReadonlyMap<number, string>;
@@ -85,7 +88,10 @@ export function unaskable(ask: StackAsk): string | null {
   return null;
 }
 
-/** How many of the trace's recorded clock, random and crypto values a replay must pin to reproduce the run through `index`. */
+/**
+ * How many of the trace's recorded clock, random and crypto values a replay must pin to reproduce the run
+ * through `index`.
+ */
 export function pinsThrough(trace: LoadedTrace, index: number): number {
   let count = 0;
   for (let at = 0; at <= index && at < trace.calls.length; at++)

@@ -1,5 +1,6 @@
 /**
- * `npm run eval [-- --only HARNESS] [--cache DIR] [--no-perturb] [--rescore]`: installs each harness's upgrades from the
+ * `npm run eval [-- --only HARNESS] [--cache DIR] [--no-perturb] [--rescore]`: installs each harness's
+ * upgrades from the
  * registry into a cache outside the repository, runs both methods on them, scores them against
  * eval/ground-truth, writes eval/results/HARNESS.PLATFORM.json and the tables in eval/README.md.
  * Not part of `npm test`: it needs the registry, and takes tens of minutes.

@@ -7,7 +7,10 @@
  */
 export const RUNTIME_CHANNEL = 'detdrift.runtime';
 
-/** The message published on RUNTIME_CHANNEL: the hook fills in `runtime` (null while it starts, or when it failed to). */
+/**
+ * The message published on RUNTIME_CHANNEL: the hook fills in `runtime` (null while it starts, or when it
+ * failed to).
+ */
 export interface RuntimeAsk<Runtime> {
   runtime?: Runtime | null;
 }

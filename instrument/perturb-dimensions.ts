@@ -52,7 +52,10 @@ const DIMENSIONS: Readonly<Record<Dimension, Spec>> = Object.freeze({
   eol: { variants: ['crlf'], summary: "os.EOL is '\\r\\n', as on Windows" },
 });
 
-/** What `detdrift check --perturb` tries when no dimension is named: every dimension once, each in its first variant. */
+/**
+ * What `detdrift check --perturb` tries when no dimension is named: every dimension once, each in its first
+ * variant.
+ */
 export const DEFAULT_DIMENSIONS: readonly Dimension[] = Object.freeze(Object.keys(DIMENSIONS) as Dimension[]);
 
 /** Wall-clock starts for `clock:skew`, picked by the seed: each in another year than the virtual epoch's 2024. */

@@ -37,7 +37,10 @@ export interface Platform {
 export interface TraceView {
   /** the site as it compares: its files also lowercased when the pair folds case */
   site(def: SiteDef): SiteDef;
-  /** the site as reports show it: portable and project-relative, in the case the trace has (a code frame reads the file) */
+  /**
+   * the site as reports show it: portable and project-relative, in the case the trace has (a code frame reads
+   * the file)
+   */
   shown(def: SiteDef): SiteDef;
   /** the value as it compares: the event's own when nothing about it depends on the platform or machine */
   value(event: TraceEvent): TraceValue;

@@ -86,7 +86,10 @@ export function describeBump(bump: BumpView): string {
   return `${bump.name} ${change} (${bump.kind}${through})`;
 }
 
-/** The dependency `package.json` lists for a bump: the package itself, or the direct dependency a transitive one comes through. */
+/**
+ * The dependency `package.json` lists for a bump: the package itself, or the direct dependency a transitive
+ * one comes through.
+ */
 export function manifestDependency(bump: BumpView): string {
   return bump.path?.[0] ?? bump.name;
 }
@@ -149,7 +152,10 @@ const CONFIDENCE: Record<CauseView['confidence'], string> = {
   'replay-confirmed': 'confirmed by a replay',
 };
 
-/** ` (value from the seed)` for a value control mode decided, ` (value from the program's own stub)`, or nothing for a real one. */
+/**
+ * ` (value from the seed)` for a value control mode decided, ` (value from the program's own stub)`, or
+ * nothing for a real one.
+ */
 export function describeControl(controlledBy: EventView['controlledBy']): string {
   return controlledBy === 'detdrift'
     ? ' (value from the seed)'

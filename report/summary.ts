@@ -75,7 +75,10 @@ export function heading(report: Report, level: string): string {
   return `${level} detdrift: the runs ${report.verdict === 'agree' ? 'agree' : 'diverge'}`;
 }
 
-/** What every Markdown form starts with: the runs, what a bump or a perturbation did, the cause, replay's verdict and command. */
+/**
+ * What every Markdown form starts with: the runs, what a bump or a perturbation did, the cause, replay's
+ * verdict and command.
+ */
 export function overview(report: Report, limits: MarkdownLimits): string[] {
   const { a } = report.runs;
   const names = runNames(report);
@@ -106,7 +109,10 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
   return out;
 }
 
-/** `detdrift bump`: the verdict for the seed, the changed packages, and the clock and entropy sites the new versions added. */
+/**
+ * `detdrift bump`: the verdict for the seed, the changed packages, and the clock and entropy sites the new
+ * versions added.
+ */
 function bump(section: BumpSectionView, limits: MarkdownLimits): string[] {
   const out = [
     `**Bump**: ${describeBumpVerdict(section.verdict)} (seed ${section.seed === null ? 'none' : code(section.seed)}).`,

@@ -133,7 +133,10 @@ export interface CauseView {
   readonly rule: string;
   readonly source: SourceView | null;
   readonly bump: BumpView | null;
-  /** when the blamed call's run did not sample its stack: how the site was had, or why there is none; null (or absent) when the run took it */
+  /**
+   * when the blamed call's run did not sample its stack: how the site was had, or why there is none; null (or
+   * absent) when the run took it
+   */
   readonly stackNote?: StackNoteView | null;
 }
 
@@ -152,7 +155,10 @@ export interface StackNoteView {
   readonly process: string;
   /** the call's number among its API's calls in that process, from 0: the count the sampling keeps */
   readonly ordinal: number;
-  /** DETDRIFT_STACKS_AT's value (`LINEAGE:API:ORDINAL[,...]`) that asks the hook for this call's stack (for fs and timers, its neighbours' too: their events can be counted a few off) */
+  /**
+   * DETDRIFT_STACKS_AT's value (`LINEAGE:API:ORDINAL[,...]`) that asks the hook for this call's stack (for fs
+   * and timers, its neighbours' too: their events can be counted a few off)
+   */
   readonly stacksAt: string;
   /** what happened and, when the site is missing, how to take it */
   readonly detail: string;
@@ -368,7 +374,10 @@ export interface Report {
     }>;
     readonly perApi: readonly CountView[];
     readonly perSite: readonly CountView[];
-    /** matched calls whose values differ and that nothing controls (expected in observe mode), up to the first divergence */
+    /**
+     * matched calls whose values differ and that nothing controls (expected in observe mode), up to the first
+     * divergence
+     */
     readonly uncontrolledValues: number;
   };
 }

@@ -126,7 +126,10 @@ export function presented(tag: number, value: number): TraceValue {
   return value;
 }
 
-/** A cursor over one chunk, with the event a run record repeats: the chunk's last event, and how many of the run's values are left. */
+/**
+ * A cursor over one chunk, with the event a run record repeats: the chunk's last event, and how many of the
+ * run's values are left.
+ */
 export class ChunkCursor extends Cursor {
   runApi = 0;
   /** -1 until the chunk's first event: a run record before it is corrupt */

@@ -12,7 +12,10 @@ const enum Rule {
   uptime,
   hrtime,
   hrtimeBigint,
-  /** Date(): a string in the local time zone, which the reader's machine may not share; the read still moves the clock */
+  /**
+   * Date(): a string in the local time zone, which the reader's machine may not share; the read still moves
+   * the clock
+   */
   clockOnly,
 }
 
@@ -42,7 +45,10 @@ export class Derivation {
   private readonly random: Stream;
   private nanoseconds = 0;
 
-  /** From a trace's header: the generators at the start of the run. From a derivation: an independent copy at its position. */
+  /**
+   * From a trace's header: the generators at the start of the run. From a derivation: an independent copy at
+   * its position.
+   */
   constructor(source: Pick<TraceHeader, 'seed' | 'apis'> | Derivation) {
     if (source instanceof Derivation) {
       this.rules = source.rules;

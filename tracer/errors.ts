@@ -19,7 +19,10 @@ export class HookError extends CodedError {}
 /** Why a trace file was refused. Each code is stable: tests, the CLI and users match on it. */
 export type TraceErrorCode =
   | 'ERR_TRACE_READ'
-  /** a trace file of no bytes: the run stopped before its first write (a directory of traces reads it as an empty trace) */
+  /**
+   * a trace file of no bytes: the run stopped before its first write (a directory of traces reads it as an
+   * empty trace)
+   */
   | 'ERR_TRACE_EMPTY'
   | 'ERR_TRACE_FOREIGN'
   | 'ERR_TRACE_VERSION'

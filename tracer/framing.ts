@@ -3,7 +3,10 @@ import { crc32 } from './crc32.js';
 import { TraceError } from './errors.js';
 import { CHUNK_HEADER_BYTES, CHUNK_MARK } from './format.js';
 
-/** A chunk that checks out: its payload (a view the next read reuses), its checksum, and where the next chunk starts. */
+/**
+ * A chunk that checks out: its payload (a view the next read reuses), its checksum, and where the next chunk
+ * starts.
+ */
 export interface WholeChunk {
   readonly payload: Uint8Array;
   readonly checksum: number;

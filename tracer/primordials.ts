@@ -151,7 +151,10 @@ export const URLHref = uncurryThis(Reflect.getOwnPropertyDescriptor(URL.prototyp
   url: URL,
 ) => string;
 
-/** `text` cut at every `separator` (not empty), as `text.split(separator)`, which looks up `Symbol.split` on `String.prototype`. */
+/**
+ * `text` cut at every `separator` (not empty), as `text.split(separator)`, which looks up `Symbol.split` on
+ * `String.prototype`.
+ */
 export function StringSplit(text: string, separator: string): string[] {
   const parts: string[] = [];
   let from = 0;

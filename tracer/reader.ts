@@ -72,7 +72,10 @@ export interface ChunkStart {
   readonly offset: number;
   /** the number of its first event */
   readonly seq: number;
-  /** control mode's generators at the chunk's start: its left-out values are drawn from here; null once skipped bytes put them out of step */
+  /**
+   * control mode's generators at the chunk's start: its left-out values are drawn from here; null once
+   * skipped bytes put them out of step
+   */
   readonly derivation: Derivation | null;
 }
 
@@ -257,7 +260,10 @@ export class TraceReader {
     return this.ending;
   }
 
-  /** The events of the one chunk `scan` told of, as they were decoded then: a row read again. A pass in progress is left where it was. */
+  /**
+   * The events of the one chunk `scan` told of, as they were decoded then: a row read again. A pass in
+   * progress is left where it was.
+   */
   eventsAt(start: ChunkStart): TraceEvent[] {
     if (start.offset < this.dataStart || start.offset >= this.size)
       this.fail(start.offset, `a chunk between bytes ${this.dataStart} and ${this.size}`);
@@ -527,7 +533,10 @@ const OPEN_FLAGS = process.platform === 'win32' ? constants.O_RDONLY : constants
 class Pass {
   /** events decoded so far, counting from the trace's first */
   read: number;
-  /** control mode's generators, run again over the controlled events in trace order; null once skipped bytes put them out of step */
+  /**
+   * control mode's generators, run again over the controlled events in trace order; null once skipped bytes
+   * put them out of step
+   */
   derivation: Derivation | null;
   /** the rest of the trace cannot be decoded (outOfStep) */
   stopped = false;

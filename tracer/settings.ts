@@ -25,7 +25,10 @@ export const VARS = Object.freeze({
   replayLimit: 'DETDRIFT_REPLAY_LIMIT',
   replayFresh: 'DETDRIFT_REPLAY_FRESH',
   perturb: 'DETDRIFT_PERTURB',
-  /** the pid of the process that named a child (instrument/lineage.ts): tells a name given to us from one passed through */
+  /**
+   * the pid of the process that named a child (instrument/lineage.ts): tells a name given to us from one
+   * passed through
+   */
   parent: 'DETDRIFT_PARENT',
   /** where the hook keeps its bytecode (instrument/register.cts, which reads it before the bundle loads) */
   codeCache: 'DETDRIFT_CODE_CACHE',
@@ -136,7 +139,10 @@ export function encodeStacksAt(asks: readonly StackAt[]): string {
   return asks.map(({ lineage, api, ordinal }) => `${lineage}:${api}:${ordinal}`).join(',');
 }
 
-/** The settings `env` carries, paths resolved against `cwd`; throws a HookError naming a variable that holds no valid value. */
+/**
+ * The settings `env` carries, paths resolved against `cwd`; throws a HookError naming a variable that holds
+ * no valid value.
+ */
 export function decode(env: Env, cwd: string): HookSettings {
   const read = (key: keyof HookSettings) => env[VARS[key]];
   const root = read('root') ? resolve(cwd, read('root')!) : cwd;

@@ -52,7 +52,10 @@ export interface BuildOptions {
   /** `check`, `bump`: the seeds checked in turn, and the shard of the seed list they are */
   readonly seeds?: readonly SeedView[] | null;
   readonly shard?: ShardView | null;
-  /** what the report calls its runs when neither run A and run B nor a bump's base and head fit (the demo's are base and head) */
+  /**
+   * what the report calls its runs when neither run A and run B nor a bump's base and head fit (the demo's
+   * are base and head)
+   */
   readonly runNames?: RunNames | null;
 }
 

@@ -35,7 +35,10 @@ export function manifestLines(root: string): ReadonlyMap<string, number> {
   return lines;
 }
 
-/** The line of `"name":` inside `section`; keys are unique per object, so the first match after the section's key is it. */
+/**
+ * The line of `"name":` inside `section`; keys are unique per object, so the first match after the section's
+ * key is it.
+ */
 function dependencyLine(text: string, section: string, name: string): number | null {
   const start = new RegExp(`"${section}"\\s*:\\s*\\{`, 'g').exec(text);
   if (!start) return null;

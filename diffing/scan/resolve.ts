@@ -103,7 +103,10 @@ function resolveBinding(binding: Binding, depth: number, budget: Budget): readon
   return init === null || keys === null ? NONE : memberOf(init, keys, depth, budget);
 }
 
-/** What `object.a.b` denotes, for keys [a, b]: the value of a local object literal's property where the object is one. */
+/**
+ * What `object.a.b` denotes, for keys [a, b]: the value of a local object literal's property where the object
+ * is one.
+ */
 function memberOf(object: NodePath, keys: readonly string[], depth: number, budget: Budget): readonly string[] {
   if (keys.length === 0) return resolveAt(object, depth + 1, budget);
   const [first, ...rest] = keys as [string, ...string[]];
@@ -202,7 +205,10 @@ function literalMember(
   return NONE;
 }
 
-/** The function a callee names: a declaration, or a variable holding a function for good; not async, not a generator. */
+/**
+ * The function a callee names: a declaration, or a variable holding a function for good; not async, not a
+ * generator.
+ */
 function localFunction(
   callee: NodePath,
 ): NodePath<Node & { type: 'FunctionDeclaration' | 'FunctionExpression' | 'ArrowFunctionExpression' }> | null {

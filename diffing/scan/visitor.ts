@@ -47,7 +47,8 @@ function onCall(this: Collector, path: NodePath<Node & { type: 'CallExpression' 
   const callee = path.get('callee') as NodePath;
   const rule = lookup(callee, RULES.call, CALL_NAMES) ?? forwarded(callee);
   const at = callPosition(this.source, callee);
-  // A call through an alias the scan does not follow (a parameter, a reassigned name) that a run made: the run knew what it called.
+  // A call through an alias the scan does not follow (a parameter, a reassigned name) that a run made: the
+  // run knew what it called.
   const ran = rule ? undefined : this.ran?.get(positionKey(this.source.position(at)));
   if (rule ?? ran) add(this, rule ?? { api: ran! }, path, at);
   passedArguments(this, path);

@@ -58,7 +58,10 @@ export class OriginalFrames {
     return shown;
   }
 
-  /** The text of an original file as its map holds it (`sourcesContent`), for a code frame when the file is not here. */
+  /**
+   * The text of an original file as its map holds it (`sourcesContent`), for a code frame when the file is
+   * not here.
+   */
   sourceText(frame: Frame): string | null {
     const origin = this.origins.get(frame);
     return origin ? sourceContentFor(origin.map.map, origin.source) : null;
