@@ -23,7 +23,10 @@ export interface Cause {
 /**
  * The first uncontrolled call that explains the divergence. The rules, in order:
  *
- * 1. When the code differs (the lockfiles do: a bump), a call only one run makes is the cause: the
+ * 1. When the code differs (the lockfiles do: a bump) and the old tree's run stopped making calls
+ *    where the new one went on, failing as the new one did not (a crash the bump fixed, an install
+ *    that broke), the runs part at that end, which no call explains. Else a call only one run makes
+ *    is the cause: the
  *    first call B makes from the new version of a changed package (`changed`, head's `name@version`
  *    of each package the bump moved) that A does not, wherever the alignment met it: a bump that
  *    also drops calls of the old version parts the runs there first, but what it brought is the new
@@ -51,6 +54,8 @@ export function findCause(
   const edits = alignment.structural?.edits ?? [];
   const added = edits.find((edit) => edit.kind === 'added');
   const removed = edits.find((edit) => edit.kind === 'removed');
+  const ended = codeChanged ? endedEarly(alignment, a, b) : null;
+  if (ended) return { kind: 'outside', row: null, side: 'a', rule: `the old dependency tree's run ${ended}` };
   const brought = codeChanged && changed.size > 0 ? firstBrought(alignment, b, changed) : null;
   if (brought) return { kind: 'call', row: brought, side: 'b', rule: NEW_CALL };
   if (codeChanged && (added || removed)) {
@@ -97,6 +102,19 @@ export function findCause(
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * How run A ended, when it made its last call before the divergence and then failed where B did
+ * not: blaming B's next call would name whatever B happens to do after the point A never passed.
+ */
+function endedEarly(alignment: Alignment, a: LoadedTrace, b: LoadedTrace): string | null {
+  const structural = alignment.structural;
+  if (!structural || structural.indexA < a.calls.length) return null;
+  const code = a.ending.complete ? a.ending.exitCode : null;
+  if (code === 0 || code === b.ending.exitCode) return null;
+  const how = code === null ? 'stopped without finishing its exit (killed, or it crashed)' : `exited with code ${code}`;
+  return `${how} after its last call, where the new one went on`;
+}
 const NEW_CALL = 'a call the new dependency tree makes and the old one does not';
 
 /**

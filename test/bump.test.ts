@@ -428,3 +428,26 @@ test("a program that prints its own path runs in base's worktree and in head's f
   assert.equal(report.bump.verdict, 'unchanged');
   assert.equal(report.cause, null);
 });
+
+test("a bump that fixes a crash in base is not blamed on the first call head makes past it: the cause is base's exit", () => {
+  const app = [
+    "const { run } = require('lib');",
+    'console.log(Date.now() > 0);',
+    'run();',
+    "console.log('drawn', Math.random());",
+  ].join('\n');
+  const dir = upgrade(
+    'npm-v3',
+    app,
+    'lib',
+    ['1.0.0', "exports.run = () => {\n  throw new Error('broken');\n};\n"],
+    ['1.0.1', 'exports.run = () => {};\n'],
+  );
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'changed');
+  assert.equal(report.cause.kind, 'outside', 'not the Math.random head draws past the point base never passed');
+  assert.equal(
+    report.cause.rule,
+    "the old dependency tree's run exited with code 1 after its last call, where the new one went on",
+  );
+});
