@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CliError } from '../cli/errors.js';
+import { CliError } from '../cli/shared/errors.js';
 import { checkNodeVersion } from '../cli/node-version.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { CLI, project, readTrace, runPlain, type Run } from './helpers.js';

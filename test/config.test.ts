@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CONFIG_FILE, formatProblem, loadConfig, MAX_CONFIG_BYTES, parseConfig } from '../cli/config.js';
-import { EMPTY_CONFIG } from '../cli/config-schema.js';
+import { CONFIG_FILE, formatProblem, loadConfig, MAX_CONFIG_BYTES, parseConfig } from '../cli/shared/config.js';
+import { EMPTY_CONFIG } from '../cli/shared/config-schema.js';
 import { CLI, project, readTraces, runPlain } from './helpers.js';
 
 const messages = (problems: ReadonlyArray<{ file: string; path: string; message: string }>) =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CliError, reportError } from '../cli/errors.js';
-import { Interrupted } from '../cli/interrupt.js';
+import { CliError, reportError } from '../cli/shared/errors.js';
+import { Interrupted } from '../cli/shared/interrupt.js';
 import { LockfileError } from '../diffing/lockfile/errors.js';
 import { ScanDirectoryError } from '../diffing/scan/directory.js';
 import { CodedError, HookError, TraceError } from '../tracer/errors.js';

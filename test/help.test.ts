@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { COMMANDS } from '../cli/commands.js';
-import { DEFAULTS } from '../cli/defaults.js';
+import { COMMANDS } from './commands.js';
+import { DEFAULTS } from '../cli/shared/defaults.js';
 import { colorEnabled } from '../report/render.js';
 import { detdrift } from './cli-fixtures.js';
 import { CLI, project, runPlain } from './helpers.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { sentence } from '../cli/logger.js';
+import { sentence } from '../cli/shared/logger.js';
 import { CLI, project, runPlain } from './helpers.js';
 
 /** A project whose config has an unknown key and whose command fails: warnings of both kinds. */

@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseCommandLine } from '../cli/args.js';
-import { CliError } from '../cli/errors.js';
-import type { BumpOptions, CheckOptions, CommonOptions } from '../cli/options.js';
-import { describeShare, expandSeeds, MAX_SEEDS, shareOf } from '../cli/seeds.js';
+import { CliError } from '../cli/shared/errors.js';
+import type { BumpOptions } from '../cli/bump/options.js';
+import type { CheckOptions } from '../cli/check/options.js';
+import type { CommonOptions } from '../cli/shared/options.js';
+import { describeShare, expandSeeds, MAX_SEEDS, shareOf } from '../cli/shared/seeds.js';
 import { project } from './helpers.js';
 
 const dir = project({ 'package.json': { name: 'app', version: '1.0.0' } });

@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseCommandLine } from '../cli/args.js';
-import type { CheckOptions } from '../cli/options.js';
-import { expandSeeds } from '../cli/seeds.js';
+import type { CheckOptions } from '../cli/check/options.js';
+import { expandSeeds } from '../cli/shared/seeds.js';
 import { parseYaml, type YamlMap, type YamlValue } from '../diffing/lockfile/yaml.js';
 import { REPO } from './helpers.js';
 

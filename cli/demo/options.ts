@@ -1,0 +1,20 @@
+/** `detdrift demo`'s options: the report's form and the log. */
+import { type CommonOptions, defineCommand, type RawInvocation, usage, common, LOG } from '../shared/options.js';
+import { JSON_REPORT } from '../shared/report-options.js';
+
+export const command = defineCommand({
+  usage: 'detdrift demo [options]',
+  options: { ...JSON_REPORT, ...LOG },
+  example: 'detdrift demo',
+  normalize: normalizeDemo,
+  load: () => import('./run.js'),
+});
+
+export interface DemoOptions extends CommonOptions {
+  readonly json: boolean;
+}
+
+function normalizeDemo(raw: RawInvocation, cwd: string): DemoOptions {
+  if (raw.positionals.length > 0 || raw.command !== null) throw usage('demo takes no arguments');
+  return Object.freeze({ ...common(raw, cwd), json: raw.values.json === true });
+}
