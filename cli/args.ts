@@ -1,12 +1,12 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { CommandEntry } from './commands.js';
 import { CliError } from './shared/errors.js';
-import type { Command, CommandContext, CommonOptions, OptionSpecs, RawInvocation } from './shared/options.js';
+import type { Command, CommonOptions, OptionSpecs, RawInvocation } from './shared/options.js';
 import { MANIFEST } from './shared/package.js';
 
 export type Invocation =
   | { readonly kind: 'print'; readonly text: string }
-  | { readonly kind: 'run'; readonly options: CommonOptions; start(context: CommandContext): Promise<number> };
+  | { readonly kind: 'run'; readonly options: CommonOptions; readonly command: Command };
 
 /**
  * `detdrift <command> [options] [-- CMD...]`: the tool's own flags stay before `--`, the traced
@@ -34,7 +34,7 @@ export async function parseCommandLine(argv: readonly string[], cwd: string): Pr
   const raw = await parse(name, rest, command);
   if (raw.values.help === true)
     return { kind: 'print', text: (await import('./help.js')).commandHelp(name, entry, command) };
-  return { kind: 'run', ...command.prepare(raw, cwd) };
+  return { kind: 'run', options: command.normalize(raw, cwd), command };
 }
 
 async function commandNamed(name: string, COMMANDS: Readonly<Record<string, CommandEntry>>): Promise<CommandEntry> {

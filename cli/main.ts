@@ -18,7 +18,8 @@ async function main(argv: readonly string[]): Promise<number> {
     const { createLogger } = await import('./shared/logger.js');
     const { logLevel: level, logFormat: format, logFile: file } = invocation.options;
     logger = createLogger({ level, format, file });
-    return await invocation.start({ logger });
+    const { run } = await invocation.command.load();
+    return await run(invocation.options, { logger });
   } catch (error) {
     logger?.debug({ err: error }, 'command failed');
     const { status, text } = reportError(error);

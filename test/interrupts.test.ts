@@ -74,7 +74,7 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** The work folders of detdrift commands in `tmp` (cli/workdir.ts), not the hook's code cache. */
+/** The work folders of detdrift commands in `tmp` (cli/shared/workdir.ts), not the hook's code cache. */
 const ownFolders = (tmp: string) => readdirSync(tmp).filter((name) => /^detdrift-[a-z]+-[0-9a-f]{8}-\d+-/.test(name));
 
 for (const [signal, status, to] of [

@@ -5,7 +5,7 @@ import { DEFAULTS } from '../shared/defaults.js';
 import {
   type CommonOptions,
   common,
-  defineCommand,
+  type Command,
   LOG,
   pathOption,
   type RawInvocation,
@@ -14,7 +14,7 @@ import {
 import { JSON_REPORT, REPORT, type ReportTarget, validateReports } from '../shared/report-options.js';
 import { SEEDS, validateMode, validateSeeds, validateShard } from '../shared/run-options.js';
 
-export const command = defineCommand({
+export const command: Command<BumpOptions> = {
   usage: 'detdrift bump --base REF [options] -- CMD...',
   options: {
     base: { type: 'string', value: 'REF', help: 'the commit whose dependency tree is the base (required)' },
@@ -56,7 +56,7 @@ export const command = defineCommand({
   example: 'detdrift bump --base origin/main --seed 42 --report github -- node test/sim.js',
   normalize: normalizeBump,
   load: () => import('./run.js'),
-});
+};
 
 export interface BumpOptions extends CommonOptions {
   /** the base ref (a commit of the project's repository) */

@@ -9,7 +9,7 @@ import { CliError } from '../shared/errors.js';
 import {
   type CommonOptions,
   common,
-  defineCommand,
+  type Command,
   LOG,
   pathOption,
   type RawInvocation,
@@ -25,7 +25,7 @@ import {
 } from '../shared/report-options.js';
 import { MODE, SEED, SEEDS, validateMode, validateSeeds, validateShard } from '../shared/run-options.js';
 
-export const command = defineCommand({
+export const command: Command<CheckOptions> = {
   usage: 'detdrift check [options] -- CMD...',
   options: {
     ...SEED,
@@ -58,7 +58,7 @@ export const command = defineCommand({
   example: 'detdrift check --seed 42 --runs 3 -- node test/sim.js',
   normalize: normalizeCheck,
   load: () => import('./run.js'),
-});
+};
 
 export interface CheckOptions extends CommonOptions {
   /** after `--`, else the config's `command` */

@@ -28,7 +28,7 @@ import { makeWorkDir } from '../shared/workdir.js';
  */
 export async function run(options: CheckOptions, { logger }: CommandContext): Promise<number> {
   for (const warning of options.configWarnings) logger.warn(warning);
-  // `--perturb`: one plain run and one per perturbation instead of `--runs` plain runs (cli/perturb.ts).
+  // `--perturb`: one plain run and one per perturbation instead of `--runs` plain runs (cli/check/perturb.ts).
   if (options.perturb) return runPerturbed(options, options.perturb, { logger });
   stopOnInterrupt();
   const base = options.out ?? makeWorkDir('check');

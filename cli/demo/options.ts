@@ -1,14 +1,14 @@
 /** `detdrift demo`'s options: the report's form and the log. */
-import { type CommonOptions, defineCommand, type RawInvocation, usage, common, LOG } from '../shared/options.js';
+import { type CommonOptions, type Command, type RawInvocation, usage, common, LOG } from '../shared/options.js';
 import { JSON_REPORT } from '../shared/report-options.js';
 
-export const command = defineCommand({
+export const command: Command<DemoOptions> = {
   usage: 'detdrift demo [options]',
   options: { ...JSON_REPORT, ...LOG },
   example: 'detdrift demo',
   normalize: normalizeDemo,
   load: () => import('./run.js'),
-});
+};
 
 export interface DemoOptions extends CommonOptions {
   readonly json: boolean;

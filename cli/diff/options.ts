@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { comparingConfig } from '../shared/config.js';
 import type { IgnoreRules } from '../shared/config-schema.js';
-import { type CommonOptions, defineCommand, type RawInvocation, usage, common, LOG } from '../shared/options.js';
+import { type CommonOptions, type Command, type RawInvocation, usage, common, LOG } from '../shared/options.js';
 import {
   type ReportTarget,
   validateConfirm,
@@ -12,13 +12,13 @@ import {
   REPORT,
 } from '../shared/report-options.js';
 
-export const command = defineCommand({
+export const command: Command<DiffOptions> = {
   usage: 'detdrift diff A B [options]   (A, B: trace files, or directories of them)',
   options: { ...JSON_REPORT, ...NO_CONFIRM, ...REPORT, ...LOG },
   example: 'detdrift diff base-trace head-trace --report html',
   normalize: normalizeDiff,
   load: () => import('./run.js'),
-});
+};
 
 export interface DiffOptions extends CommonOptions {
   /** absolute: two trace files, or two directories compared process by process */

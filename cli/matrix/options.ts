@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULTS } from '../shared/defaults.js';
 import {
   type CommonOptions,
-  defineCommand,
+  type Command,
   pathOption,
   type RawInvocation,
   usage,
@@ -12,7 +12,7 @@ import {
 } from '../shared/options.js';
 import { MATRIX_REPORT_FORMATS, type ReportTarget, validateReports } from '../shared/report-options.js';
 
-export const command = defineCommand({
+export const command: Command<MatrixOptions> = {
   usage: 'detdrift matrix DIR [options]   (DIR: one trace directory per platform, Node and seed, e.g. linux-20-seed42)',
   options: {
     reference: {
@@ -34,7 +34,7 @@ export const command = defineCommand({
   example: 'detdrift matrix traces --summary "$GITHUB_STEP_SUMMARY"',
   normalize: normalizeMatrix,
   load: () => import('./run.js'),
-});
+};
 
 export interface MatrixOptions extends CommonOptions {
   /** absolute: a directory with one trace directory per platform, Node and seed (`linux-20-seed42`) */

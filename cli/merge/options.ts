@@ -1,16 +1,16 @@
 /** `detdrift merge`'s options: the shards' reports to combine, and how to print and write the verdict. */
 import { resolve } from 'node:path';
-import { type CommonOptions, common, defineCommand, LOG, type RawInvocation, usage } from '../shared/options.js';
+import { type CommonOptions, common, type Command, LOG, type RawInvocation, usage } from '../shared/options.js';
 import { JSON_REPORT, REPORT, type ReportTarget, validateReports } from '../shared/report-options.js';
 
-export const command = defineCommand({
+export const command: Command<MergeOptions> = {
   usage:
     'detdrift merge REPORT.json...|DIR... [options]   (DIR: its *.json files at any depth, as a CI job downloads them)',
   options: { ...JSON_REPORT, ...REPORT, ...LOG },
   example: 'detdrift merge shards --report github --report summary',
   normalize: normalizeMerge,
   load: () => import('./run.js'),
-});
+};
 
 export interface MergeOptions extends CommonOptions {
   /** absolute: report files (`--report json`), and directories whose `*.json` files, at any depth, are reports */

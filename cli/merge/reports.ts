@@ -39,7 +39,7 @@ export function mergedStatus(report: Report): number {
   return failedEveryRun(report) ? 2 : 0;
 }
 
-/** Runs that agree in failing every time are no check (cli/check.ts). */
+/** Runs that agree in failing every time are no check (cli/check/run.ts). */
 function failedEveryRun(report: Report): boolean {
   return report.failure?.statuses.every((status) => status !== 0) ?? false;
 }

@@ -1,10 +1,10 @@
 /** `detdrift record`'s options: where the traces go, the seed and mode the program gets, and the command after `--`. */
 import { resolve } from 'node:path';
-import { type CommonOptions, defineCommand, type RawInvocation, usage, common, LOG } from '../shared/options.js';
+import { type CommonOptions, type Command, type RawInvocation, usage, common, LOG } from '../shared/options.js';
 import type { Recording } from '../shared/recording.js';
 import { validateMode, validateSeed, MODE, SEED } from '../shared/run-options.js';
 
-export const command = defineCommand({
+export const command: Command<RecordOptions> = {
   usage: 'detdrift record --out DIR [options] -- CMD...',
   options: {
     out: {
@@ -20,7 +20,7 @@ export const command = defineCommand({
   example: 'detdrift record --out trace --seed 42 -- node test/sim.js',
   normalize: normalizeRecord,
   load: () => import('./run.js'),
-});
+};
 
 /** `out` is cleared of its old traces first. */
 export interface RecordOptions extends CommonOptions, Recording {}

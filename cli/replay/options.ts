@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import {
   type CommonOptions,
-  defineCommand,
+  type Command,
   pathOption,
   type RawInvocation,
   usage,
@@ -11,7 +11,7 @@ import {
 } from '../shared/options.js';
 import { JSON_REPORT } from '../shared/report-options.js';
 
-export const command = defineCommand({
+export const command: Command<ReplayOptions> = {
   usage: 'detdrift replay TRACE [options] -- CMD...',
   options: {
     out: {
@@ -27,7 +27,7 @@ export const command = defineCommand({
   example: 'detdrift replay trace -- node test/sim.js',
   normalize: normalizeReplay,
   load: () => import('./run.js'),
-});
+};
 
 export interface ReplayOptions extends CommonOptions {
   /** absolute: the recorded run's trace directory */

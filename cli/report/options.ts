@@ -6,7 +6,7 @@ import type { IgnoreRules } from '../shared/config-schema.js';
 import { DEFAULTS } from '../shared/defaults.js';
 import {
   type CommonOptions,
-  defineCommand,
+  type Command,
   pathOption,
   type RawInvocation,
   usage,
@@ -15,7 +15,7 @@ import {
 } from '../shared/options.js';
 import { CliError } from '../shared/errors.js';
 
-export const command = defineCommand({
+export const command: Command<ReportOptions> = {
   usage: 'detdrift report REPORT.json|- [options]  |  detdrift report A B [options]',
   options: {
     format: { type: 'string', value: 'FORMAT', help: REPORT_FORMATS.join(', '), default: DEFAULTS.reportFormat },
@@ -25,7 +25,7 @@ export const command = defineCommand({
   example: 'detdrift report base-trace head-trace --format html -o drift.html',
   normalize: normalizeReport,
   load: () => import('./run.js'),
-});
+};
 
 export interface ReportOptions extends CommonOptions {
   /** absolute: a report written by `--json` or `--report json`; null: read it from stdin (`-`), or compare `traces` */

@@ -1,9 +1,9 @@
 /** `detdrift scan`'s options: one package directory, or two versions of one with `--diff`. */
 import { resolve } from 'node:path';
 import { DEFAULTS } from '../shared/defaults.js';
-import { type CommonOptions, common, defineCommand, LOG, type RawInvocation, usage } from '../shared/options.js';
+import { type CommonOptions, common, type Command, LOG, type RawInvocation, usage } from '../shared/options.js';
 
-export const command = defineCommand({
+export const command: Command<ScanOptions> = {
   usage: 'detdrift scan DIR [options]  |  detdrift scan --diff A B [options]',
   options: {
     diff: { type: 'boolean', help: 'compare two versions of a package: the sites B adds, removes or changes' },
@@ -13,7 +13,7 @@ export const command = defineCommand({
   example: 'detdrift scan --diff ../base/node_modules/dep node_modules/dep',
   normalize: normalizeScan,
   load: () => import('./run.js'),
-});
+};
 
 export interface ScanOptions extends CommonOptions {
   /** absolute: the package directory (`node_modules/pkg` works; links are followed); with `--diff`, the new version B */

@@ -20,7 +20,7 @@ export interface ConfirmSetup {
   readonly seed: string | null;
   readonly progress: Progress;
   readonly logger: CommandContext['logger'];
-  /** stacks to take in the probes (cli/stacks.ts): a probe re-runs run A anyway */
+  /** stacks to take in the probes (cli/shared/stacks.ts): a probe re-runs run A anyway */
   readonly stacks?: { probe(pinned: number): ProbeStacks | null } | null;
 }
 

@@ -54,7 +54,7 @@ const STATUS = Object.freeze({
   ERR_CONFIG: ExitStatus.usage,
   /** `check`: the command failed (a non-zero status) in every run: there is no working run to check */
   ERR_COMMAND_FAILED: ExitStatus.usage,
-  /** a signal interrupted a command that runs children: it exits 128+N (cli/interrupt.ts) */
+  /** a signal interrupted a command that runs children: it exits 128+N (cli/shared/interrupt.ts) */
   ERR_INTERRUPTED: ExitStatus.failure,
   /** anything unexpected: a bug in detdrift */
   ERR_INTERNAL: ExitStatus.failure,

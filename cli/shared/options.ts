@@ -1,7 +1,7 @@
 /**
  * What every command's options share: how an option is declared for util.parseArgs and help, what
- * the parser hands a command, the log options every command takes, and the shape of a command's
- * own `options.ts` (its specs, its normalize function, the loader of its code).
+ * the parser hands a command, the shape of a command's own `options.ts` (its specs, its normalize
+ * function, the loader of its code), and the log options every command takes.
  */
 import { resolve } from 'node:path';
 import { DEFAULTS, LOG_FILE_VAR, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './defaults.js';
@@ -44,38 +44,18 @@ export interface CommandContext {
   readonly logger: Logger;
 }
 
-/** A command module: `run` resolves to the exit status. */
-interface CommandModule<O> {
-  run(options: O, context: CommandContext): Promise<number>;
-}
-
-/** A command as its `options.ts` declares it: what help prints, and how a parsed command line starts it. */
-export interface Command {
+/**
+ * A command as its `options.ts` declares it: what help prints, how the parsed command line becomes
+ * its options, and the loader of its code. `run` resolves to the exit status.
+ */
+export interface Command<O extends CommonOptions = CommonOptions> {
   readonly usage: string;
   readonly options: OptionSpecs;
   readonly example: string;
-  /** normalizes the parsed command line (throwing its coded errors), then loads the command's code on demand */
-  prepare(
-    raw: RawInvocation,
-    cwd: string,
-  ): { readonly options: CommonOptions; start(context: CommandContext): Promise<number> };
-}
-
-export function defineCommand<O extends CommonOptions>(spec: {
-  usage: string;
-  options: OptionSpecs;
-  example: string;
-  normalize: (raw: RawInvocation, cwd: string) => O;
-  load: () => Promise<CommandModule<O>>;
-}): Command {
-  const { normalize, load, ...described } = spec;
-  return {
-    ...described,
-    prepare(raw, cwd) {
-      const options = normalize(raw, cwd);
-      return { options, start: async (context) => (await load()).run(options, context) };
-    },
-  };
+  /** the parsed command line as the command's frozen options; a bad one throws its coded error */
+  normalize(raw: RawInvocation, cwd: string): O;
+  /** the command's code, loaded once its options are valid */
+  load(): Promise<{ run(options: O, context: CommandContext): Promise<number> }>;
 }
 
 export const LOG: OptionSpecs = {

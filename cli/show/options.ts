@@ -1,15 +1,15 @@
 /** `detdrift show`'s options: the trace, and text or JSON lines. */
 import { resolve } from 'node:path';
 import { DEFAULTS } from '../shared/defaults.js';
-import { type CommonOptions, defineCommand, type RawInvocation, usage, common, LOG } from '../shared/options.js';
+import { type CommonOptions, type Command, type RawInvocation, usage, common, LOG } from '../shared/options.js';
 
-export const command = defineCommand({
+export const command: Command<ShowOptions> = {
   usage: 'detdrift show TRACE [options]   (TRACE: a trace file, or a directory of them)',
   options: { json: { type: 'boolean', help: 'one JSON object per line instead of text' }, ...LOG },
   example: 'detdrift show trace --json',
   normalize: normalizeShow,
   load: () => import('./run.js'),
-});
+};
 
 export interface ShowOptions extends CommonOptions {
   /** absolute: one trace file, or a directory of them */
