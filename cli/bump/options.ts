@@ -2,16 +2,10 @@
 import type { ShardView } from '../../report/types.js';
 import type { Mode } from '../../tracer/format.js';
 import { DEFAULTS } from '../shared/defaults.js';
-import {
-  type CommonOptions,
-  common,
-  type Command,
-  LOG,
-  pathOption,
-  type RawInvocation,
-  usage,
-} from '../shared/options.js';
-import { JSON_REPORT, REPORT, type ReportTarget, validateReports } from '../shared/report-options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, pathOption, usage } from '../shared/options.js';
+import type { ReportTarget } from '../shared/report-options.js';
+import { JSON_REPORT, REPORT, validateReports } from '../shared/report-options.js';
 import { SEEDS, validateMode, validateSeeds, validateShard } from '../shared/run-options.js';
 
 export const command: Command<BumpOptions> = {

@@ -6,23 +6,10 @@ import { CONFIG_FILE, comparingConfig } from '../shared/config.js';
 import type { IgnoreRules } from '../shared/config-schema.js';
 import { DEFAULTS } from '../shared/defaults.js';
 import { CliError } from '../shared/errors.js';
-import {
-  type CommonOptions,
-  common,
-  type Command,
-  LOG,
-  pathOption,
-  type RawInvocation,
-  usage,
-} from '../shared/options.js';
-import {
-  JSON_REPORT,
-  NO_CONFIRM,
-  REPORT,
-  type ReportTarget,
-  validateConfirm,
-  validateReports,
-} from '../shared/report-options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, pathOption, usage } from '../shared/options.js';
+import type { ReportTarget } from '../shared/report-options.js';
+import { JSON_REPORT, NO_CONFIRM, REPORT, validateConfirm, validateReports } from '../shared/report-options.js';
 import { MODE, SEED, SEEDS, validateMode, validateSeeds, validateShard } from '../shared/run-options.js';
 
 export const command: Command<CheckOptions> = {

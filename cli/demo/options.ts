@@ -1,5 +1,6 @@
 /** `detdrift demo`'s options: the report's form and the log. */
-import { type CommonOptions, type Command, type RawInvocation, usage, common, LOG } from '../shared/options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, usage } from '../shared/options.js';
 import { JSON_REPORT } from '../shared/report-options.js';
 
 export const command: Command<DemoOptions> = {

@@ -2,15 +2,10 @@
 import { resolve } from 'node:path';
 import { comparingConfig } from '../shared/config.js';
 import type { IgnoreRules } from '../shared/config-schema.js';
-import { type CommonOptions, type Command, type RawInvocation, usage, common, LOG } from '../shared/options.js';
-import {
-  type ReportTarget,
-  validateConfirm,
-  validateReports,
-  JSON_REPORT,
-  NO_CONFIRM,
-  REPORT,
-} from '../shared/report-options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, usage } from '../shared/options.js';
+import type { ReportTarget } from '../shared/report-options.js';
+import { JSON_REPORT, NO_CONFIRM, REPORT, validateConfirm, validateReports } from '../shared/report-options.js';
 
 export const command: Command<DiffOptions> = {
   usage: 'detdrift diff A B [options]   (A, B: trace files, or directories of them)',

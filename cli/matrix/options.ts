@@ -1,16 +1,10 @@
 /** `detdrift matrix`'s options: the matrix's directory, the reference run, and the table's and page's files. */
 import { resolve } from 'node:path';
 import { DEFAULTS } from '../shared/defaults.js';
-import {
-  type CommonOptions,
-  type Command,
-  pathOption,
-  type RawInvocation,
-  usage,
-  common,
-  LOG,
-} from '../shared/options.js';
-import { MATRIX_REPORT_FORMATS, type ReportTarget, validateReports } from '../shared/report-options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, pathOption, usage } from '../shared/options.js';
+import type { ReportTarget } from '../shared/report-options.js';
+import { MATRIX_REPORT_FORMATS, validateReports } from '../shared/report-options.js';
 
 export const command: Command<MatrixOptions> = {
   usage: 'detdrift matrix DIR [options]   (DIR: one trace directory per platform, Node and seed, e.g. linux-20-seed42)',

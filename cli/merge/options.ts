@@ -1,7 +1,9 @@
 /** `detdrift merge`'s options: the shards' reports to combine, and how to print and write the verdict. */
 import { resolve } from 'node:path';
-import { type CommonOptions, common, type Command, LOG, type RawInvocation, usage } from '../shared/options.js';
-import { JSON_REPORT, REPORT, type ReportTarget, validateReports } from '../shared/report-options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, usage } from '../shared/options.js';
+import type { ReportTarget } from '../shared/report-options.js';
+import { JSON_REPORT, REPORT, validateReports } from '../shared/report-options.js';
 
 export const command: Command<MergeOptions> = {
   usage:

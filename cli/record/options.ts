@@ -1,8 +1,9 @@
 /** `detdrift record`'s options: where the traces go, the seed and mode the program gets, and the command after `--`. */
 import { resolve } from 'node:path';
-import { type CommonOptions, type Command, type RawInvocation, usage, common, LOG } from '../shared/options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, usage } from '../shared/options.js';
 import type { Recording } from '../shared/recording.js';
-import { validateMode, validateSeed, MODE, SEED } from '../shared/run-options.js';
+import { MODE, SEED, validateMode, validateSeed } from '../shared/run-options.js';
 
 export const command: Command<RecordOptions> = {
   usage: 'detdrift record --out DIR [options] -- CMD...',

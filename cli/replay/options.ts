@@ -1,14 +1,7 @@
 /** `detdrift replay`'s options: the recorded run, where the replayed run's traces go, and the command after `--`. */
 import { resolve } from 'node:path';
-import {
-  type CommonOptions,
-  type Command,
-  pathOption,
-  type RawInvocation,
-  usage,
-  common,
-  LOG,
-} from '../shared/options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, pathOption, usage } from '../shared/options.js';
 import { JSON_REPORT } from '../shared/report-options.js';
 
 export const command: Command<ReplayOptions> = {

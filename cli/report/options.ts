@@ -4,15 +4,8 @@ import { REPORT_FORMATS, type ReportFormat } from '../../report/render.js';
 import { comparingConfig } from '../shared/config.js';
 import type { IgnoreRules } from '../shared/config-schema.js';
 import { DEFAULTS } from '../shared/defaults.js';
-import {
-  type CommonOptions,
-  type Command,
-  pathOption,
-  type RawInvocation,
-  usage,
-  common,
-  LOG,
-} from '../shared/options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, pathOption, usage } from '../shared/options.js';
 import { CliError } from '../shared/errors.js';
 
 export const command: Command<ReportOptions> = {

@@ -1,7 +1,8 @@
 /** `detdrift scan`'s options: one package directory, or two versions of one with `--diff`. */
 import { resolve } from 'node:path';
 import { DEFAULTS } from '../shared/defaults.js';
-import { type CommonOptions, common, type Command, LOG, type RawInvocation, usage } from '../shared/options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, usage } from '../shared/options.js';
 
 export const command: Command<ScanOptions> = {
   usage: 'detdrift scan DIR [options]  |  detdrift scan --diff A B [options]',

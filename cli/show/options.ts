@@ -1,7 +1,8 @@
 /** `detdrift show`'s options: the trace, and text or JSON lines. */
 import { resolve } from 'node:path';
 import { DEFAULTS } from '../shared/defaults.js';
-import { type CommonOptions, type Command, type RawInvocation, usage, common, LOG } from '../shared/options.js';
+import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
+import { common, LOG, usage } from '../shared/options.js';
 
 export const command: Command<ShowOptions> = {
   usage: 'detdrift show TRACE [options]   (TRACE: a trace file, or a directory of them)',
