@@ -1,24 +1,18 @@
-import { parseArgs } from 'node:util';
-import type { Command } from './commands.js';
-import { CliError } from './errors.js';
-import type { Logger } from './logger.js';
-import type { CommonOptions, RawInvocation } from './options.js';
-import { MANIFEST } from './package.js';
-
-/** What every command receives besides its options. */
-export interface CommandContext {
-  readonly logger: Logger;
-}
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { CommandEntry } from './commands.js';
+import { CliError } from './shared/errors.js';
+import type { Command, CommonOptions, OptionSpecs, RawInvocation } from './shared/options.js';
+import { MANIFEST } from './shared/package.js';
 
 export type Invocation =
   | { readonly kind: 'print'; readonly text: string }
-  | { readonly kind: 'run'; readonly options: CommonOptions; start(context: CommandContext): Promise<number> };
+  | { readonly kind: 'run'; readonly options: CommonOptions; readonly command: Command };
 
 /**
  * `detdrift <command> [options] [-- CMD...]`: the tool's own flags stay before `--`, the traced
  * command after it, which is never parsed (so `-- node --inspect app.js` reaches node intact).
- * The command table, help and suggestions load when a command line needs them: `--version`
- * starts in about the time Node does.
+ * The command table, help and suggestions load when a command line needs them, and of the
+ * commands only the one it names: `--version` starts in about the time Node does.
  */
 export async function parseCommandLine(argv: readonly string[], cwd: string): Promise<Invocation> {
   const [name, ...rest] = argv;
@@ -28,20 +22,24 @@ export async function parseCommandLine(argv: readonly string[], cwd: string): Pr
   if (name === undefined) throw new CliError('ERR_USAGE', `no command given; commands: ${names.join(', ')}`);
   if (name === '--help' || name === '-h' || (name === 'help' && rest[0] === undefined))
     return { kind: 'print', text: (await import('./help.js')).toolHelp(COMMANDS) };
-  if (name === 'help')
+  if (name === 'help') {
+    const entry = await commandNamed(rest[0]!, COMMANDS);
     return {
       kind: 'print',
-      text: (await import('./help.js')).commandHelp(rest[0]!, await commandNamed(rest[0]!, COMMANDS)),
+      text: (await import('./help.js')).commandHelp(rest[0]!, entry, (await entry.load()).command),
     };
-  const command = await commandNamed(name, COMMANDS);
+  }
+  const entry = await commandNamed(name, COMMANDS);
+  const { command } = await entry.load();
   const raw = await parse(name, rest, command);
-  if (raw.values.help === true) return { kind: 'print', text: (await import('./help.js')).commandHelp(name, command) };
-  return { kind: 'run', ...command.prepare(raw, cwd) };
+  if (raw.values.help === true)
+    return { kind: 'print', text: (await import('./help.js')).commandHelp(name, entry, command) };
+  return { kind: 'run', options: command.normalize(raw, cwd), command };
 }
 
-async function commandNamed(name: string, COMMANDS: Readonly<Record<string, Command>>): Promise<Command> {
+async function commandNamed(name: string, COMMANDS: Readonly<Record<string, CommandEntry>>): Promise<CommandEntry> {
   if (Object.hasOwn(COMMANDS, name)) return COMMANDS[name]!;
-  const { nearest } = await import('./nearest.js');
+  const { nearest } = await import('./shared/nearest.js');
   const near = nearest(name, Object.keys(COMMANDS));
   const commands = `commands: ${Object.keys(COMMANDS).join(', ')}`;
   throw new CliError(
@@ -51,7 +49,6 @@ async function commandNamed(name: string, COMMANDS: Readonly<Record<string, Comm
 }
 
 async function parse(name: string, args: readonly string[], command: Command): Promise<RawInvocation> {
-  const { parseTable } = await import('./commands.js');
   const options = { ...parseTable(command.options), help: { type: 'boolean', short: 'h' } } as const;
   const given = withOptionalValues(args);
   let parsed;
@@ -78,7 +75,7 @@ async function unknownOption(args: readonly string[], known: readonly string[]):
   const { tokens } = parseArgs({ args: [...args], strict: false, allowPositionals: true, tokens: true });
   const token = tokens.find((candidate) => candidate.kind === 'option' && !known.includes(candidate.name));
   if (token?.kind !== 'option') return null;
-  const { nearest } = await import('./nearest.js');
+  const { nearest } = await import('./shared/nearest.js');
   const near = nearest(token.name, known);
   return `unknown option ${token.rawName}${near ? `: did you mean --${near}?` : ''}`;
 }
@@ -98,4 +95,14 @@ function withOptionalValues(args: readonly string[]): string[] {
       out.push(OPTIONAL_VALUES[arg]!);
   }
   return out;
+}
+
+/** The table util.parseArgs reads: each option's type, short form and whether it repeats. */
+function parseTable(options: OptionSpecs): NonNullable<ParseArgsConfig['options']> {
+  return Object.fromEntries(
+    Object.entries(options).map(([name, { type, short, multiple }]) => [
+      name,
+      { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}) },
+    ]),
+  );
 }

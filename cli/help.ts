@@ -1,15 +1,16 @@
 /** What `detdrift --help` and `detdrift COMMAND --help` print: the commands, and one command's options with their defaults. */
 import { DEFAULT_DIMENSIONS } from '../instrument/perturb-dimensions.js';
-import type { Command, OptionSpecs } from './commands.js';
-import { DEFAULTS } from './defaults.js';
-import { MANIFEST } from './package.js';
+import type { CommandEntry } from './commands.js';
+import type { Command, OptionSpecs } from './shared/options.js';
+import { DEFAULTS } from './shared/defaults.js';
+import { MANIFEST } from './shared/package.js';
 
 const HELP_OPTION: OptionSpecs = { help: { type: 'boolean', short: 'h', help: 'print this help' } };
 
 /** One command's help: what it does, its usage, each option with its default, and an example. */
-export function commandHelp(name: string, command: Command): string {
+export function commandHelp(name: string, { summary }: CommandEntry, command: Command): string {
   return [
-    `detdrift ${name}: ${command.summary}.`,
+    `detdrift ${name}: ${summary}.`,
     '',
     `Usage: ${command.usage}`,
     '',
@@ -33,7 +34,7 @@ function optionLines(options: OptionSpecs): string[] {
 }
 
 /** The tool's help: each command in a line, then what the report forms are and the exit statuses. */
-export function toolHelp(commands: Readonly<Record<string, Command>>): string {
+export function toolHelp(commands: Readonly<Record<string, CommandEntry>>): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length)) + 2;
   const files = DEFAULTS.reportFiles;
   return [

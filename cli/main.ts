@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /** The `detdrift` bin: wiring only. Every error becomes output and an exit status in reportError. */
 import { parseCommandLine } from './args.js';
-import { reportError } from './errors.js';
-import type { Logger } from './logger.js';
+import { reportError } from './shared/errors.js';
+import type { Logger } from './shared/logger.js';
 import { checkNodeVersion } from './node-version.js';
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -15,10 +15,11 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     // Loaded after the version check, like every command: an old Node must get ERR_NODE_VERSION, not a crash.
-    const { createLogger } = await import('./logger.js');
+    const { createLogger } = await import('./shared/logger.js');
     const { logLevel: level, logFormat: format, logFile: file } = invocation.options;
     logger = createLogger({ level, format, file });
-    return await invocation.start({ logger });
+    const { run } = await invocation.command.load();
+    return await run(invocation.options, { logger });
   } catch (error) {
     logger?.debug({ err: error }, 'command failed');
     const { status, text } = reportError(error);

@@ -1,7 +1,7 @@
 // the one function, not semver's index: that loads all of semver, twice the start-up of `node -e 0`
 import satisfies from 'semver/functions/satisfies.js';
-import { CliError } from './errors.js';
-import { MANIFEST } from './package.js';
+import { CliError } from './shared/errors.js';
+import { MANIFEST } from './shared/package.js';
 
 /**
  * Refuses a Node.js outside package.json `engines` (20.19+, 22.12+, 24+), which is the one place

@@ -38,7 +38,7 @@ export function attribute(
   changes: readonly LockfileChange[],
   scans: ReadonlyMap<LockfileChange, ScanDiff>,
   head: LoadedTrace | null,
-  /** stacks a replay of head took for calls head's run did not sample (cli/stacks.ts): head reached them too */
+  /** stacks a replay of head took for calls head's run did not sample (cli/shared/stacks.ts): head reached them too */
   alsoReached: ReadonlyArray<readonly Frame[]> = [],
 ): Attribution {
   const cause = stack ? nearestChange(stack, changes) : head ? firstChangeRun(head, changes) : null;
@@ -101,7 +101,7 @@ export interface RunCalls {
 /**
  * What the runs of a comparison called inside packages: what the scanner is told, so that a call
  * through an alias it cannot follow is still a site (`RanCalls`). `taken`: the blamed call's
- * stack where a replay took it (cli/stacks.ts), the run not having sampled it.
+ * stack where a replay took it (cli/shared/stacks.ts), the run not having sampled it.
  */
 export function callsOfRuns(focus: ProcessComparison | null, taken: readonly Frame[] | null): RunCalls {
   const cause = focus?.cause;

@@ -37,7 +37,7 @@ export interface BisectOptions {
  * then the boundary found (k reproduces, k − 1 does not). A run whose reproduction does not depend
  * on the pinned values alone (I/O completion order, a worker race) gives verdicts that flip, and
  * is `unstable`, not `confirmed`: with verdicts that are a coin's toss, one search in 64 at most
- * passes these checks (each of four verdicts asked twice; test/bisect.test.ts measures it).
+ * passes these checks (each of four verdicts asked twice; test/diffing/bisect.test.ts measures it).
  */
 export async function bisect(
   total: number,

@@ -78,7 +78,7 @@ export interface CompareOptions {
    * and A does not is the cause before any other (diffing/cause.ts, rule 1)
    */
   readonly changed?: ReadonlySet<string>;
-  /** stacks replays took for calls their runs did not sample, by `takenKey` (cli/stacks.ts) */
+  /** stacks replays took for calls their runs did not sample, by `takenKey` (cli/shared/stacks.ts) */
   readonly taken?: ReadonlyMap<string, TakenStacks>;
 }
 

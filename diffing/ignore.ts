@@ -16,7 +16,7 @@ export interface IgnoreRules {
   readonly runners?: RunnerSetting;
 }
 
-/** Stacks a replay took for calls their run did not sample (cli/stacks.ts), by call index. */
+/** Stacks a replay took for calls their run did not sample (cli/shared/stacks.ts), by call index. */
 export type TakenStacks = ReadonlyMap<number, readonly Frame[]>;
 
 /**

@@ -286,7 +286,7 @@ export interface SeedView {
   readonly shard?: number | null;
 }
 
-/** `--shard I/N`: the share of the seed list a report checked (cli/seeds.ts cuts it). */
+/** `--shard I/N`: the share of the seed list a report checked (cli/shared/seeds.ts cuts it). */
 export interface ShardView {
   /** which share, from 1 */
   readonly index: number;

@@ -1,5 +1,5 @@
 /**
- * Fixture projects for the real test runners (test/test-runners.test.ts): one test file that reads
+ * Fixture projects for the real test runners (test/diffing/test-runners.test.ts): one test file that reads
  * every clock and draws at known lines, and writes a result computed by a local dependency `dep`.
  * dep 1.0.0 is deterministic; 1.1.0 adds a Math.random() that changes the result. The runners are
  * the repository's pinned devDependencies, linked into the fixture's node_modules: Node resolves
@@ -30,7 +30,7 @@ const CJS = [
 ];
 const bin = (path: string) => [process.execPath, `node_modules/${path}`];
 // Jest runs the test as written: babel-jest's cache, cold in the first run and warm in the second,
-// would move the test into other async contexts (test/typescript.test.ts runs Jest's transforms).
+// would move the test into other async contexts (test/diffing/typescript.test.ts runs Jest's transforms).
 const NO_TRANSFORM = { 'jest.config.json': '{ "transform": {} }\n' };
 const vitest = (pool: string): Runner => ({
   label: `vitest 3 (${pool})`,

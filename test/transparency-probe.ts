@@ -1,5 +1,5 @@
 /**
- * The probe of test/transparency.test.ts: a program that describes, property by property, every
+ * The probe of test/instrument/transparency.test.ts: a program that describes, property by property, every
  * built-in the hook patches, as a program can see it (descriptors, own keys, `name`, `length`,
  * `toString`, prototype chain, whether `new` works, identity), and what `Date` and the patched
  * functions do when reflected on, subclassed, replaced and put back. It describes the main realm,

@@ -1,5 +1,5 @@
 /**
- * Fixture projects that run TypeScript every way test/typescript.test.ts checks: tsx (its CLI and
+ * Fixture projects that run TypeScript every way test/diffing/typescript.test.ts checks: tsx (its CLI and
  * `--import`), ts-node's CLI, Node's own type stripping, Jest with babel-jest and with ts-jest, and
  * Vitest. The program reads the clock and draws at known lines below types that a transform drops
  * (so a transformed line is not the written one), and writes what dep computes, as

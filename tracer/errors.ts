@@ -1,6 +1,6 @@
 /**
  * The project's coded errors: the CLI's, the trace reader's, the lockfile readers', the hook's.
- * The code is stable (tests, CI and users match on it): cli/errors.ts turns any of them into one
+ * The code is stable (tests, CI and users match on it): cli/shared/errors.ts turns any of them into one
  * line and an exit status, whatever layer threw it.
  */
 export class CodedError extends Error {

@@ -41,9 +41,9 @@ export interface BuildOptions {
     readonly seed: string | null;
     readonly attribution: Attribution;
   } | null;
-  /** `detdrift check --perturb`: which perturbation run A had, and every one tried (cli/perturb.ts) */
+  /** `detdrift check --perturb`: which perturbation run A had, and every one tried (cli/check/perturb.ts) */
   readonly perturbation?: PerturbationView | null;
-  /** stacks a replay re-run took, or failed to take, for calls their runs did not sample (cli/stacks.ts) */
+  /** stacks a replay re-run took, or failed to take, for calls their runs did not sample (cli/shared/stacks.ts) */
   readonly stacks?: readonly StackOutcome[] | null;
   /** `check --runs N` (N > 2): each later run compared with the first */
   readonly attempts?: readonly AttemptView[] | null;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseCommandLine } from '../../cli/args.js';
-import { CliError, reportError } from '../../cli/errors.js';
+import { CliError, reportError } from '../../cli/shared/errors.js';
 import { tempDir } from '../helpers.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
 

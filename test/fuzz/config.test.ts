@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatProblem, parseConfig } from '../../cli/config.js';
+import { formatProblem, parseConfig } from '../../cli/shared/config.js';
 import { jsonErrorOffset } from '../../diffing/json-position.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
 

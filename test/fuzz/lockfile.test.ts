@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { reportError } from '../../cli/errors.js';
+import { reportError } from '../../cli/shared/errors.js';
 import { diffLockfiles, LockfileError, parseLockfile, type Lockfile } from '../../diffing/lockfile/index.js';
 import { caseCount, caseName, seeded, type Random } from './seeded.js';
 

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { crc32 } from '../../tracer/crc32.js';
-import { reportError } from '../../cli/errors.js';
+import { reportError } from '../../cli/shared/errors.js';
 import { eventJson, eventLine, describeEnding, headingLine } from '../../report/trace.js';
 import { compare } from '../../diffing/compare.js';
 import { buildReport } from '../../diffing/findings/build.js';

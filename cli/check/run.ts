@@ -1,0 +1,191 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { confirmedCause } from '../../diffing/cause.js';
+import { compare, type CompareOptions, type Comparison } from '../../diffing/compare.js';
+import { encode } from '../../tracer/settings.js';
+import type { CommandContext } from '../shared/options.js';
+import { confirmByReplay, replayCommand, shellQuote } from '../shared/confirm.js';
+import type { CheckOptions } from './options.js';
+import { Progress } from '../shared/progress.js';
+import { findProject } from '../shared/project.js';
+import { recordRun } from '../shared/recording.js';
+import { displayPath } from '../shared/traces.js';
+import type { AttemptView, FailureView, SeedView } from '../../report/types.js';
+import { emitReport } from '../shared/output.js';
+import { ExitStatus } from '../shared/errors.js';
+import { stopOnInterrupt } from '../shared/interrupt.js';
+import { prepareOutDir } from '../shared/traces.js';
+import { briefCause, describeShare, seedList, seedView } from '../shared/seeds.js';
+import { runPerturbed } from './perturb.js';
+import { CauseStacks, settleUnsampled, type Rerunnable } from '../shared/stacks.js';
+import { makeWorkDir } from '../shared/workdir.js';
+
+/**
+ * `detdrift check --seed N -- CMD`: runs CMD `--runs` times with the same seed, compares each
+ * later run with the first, confirms the cause of a divergence by replay, and reports.
+ * The traces live in `--out` (kept) or a temporary directory (deleted unless `--keep`): when
+ * confirming they hold raw crypto values, which can be secrets.
+ */
+export async function run(options: CheckOptions, { logger }: CommandContext): Promise<number> {
+  for (const warning of options.configWarnings) logger.warn(warning);
+  // `--perturb`: one plain run and one per perturbation instead of `--runs` plain runs (cli/check/perturb.ts).
+  if (options.perturb) return runPerturbed(options, options.perturb, { logger });
+  stopOnInterrupt();
+  const base = options.out ?? makeWorkDir('check');
+  const kept = options.out !== null || options.keep;
+  const progress = new Progress();
+  try {
+    // The seeds are checked in turn: the report is about the first that diverges, or the last.
+    if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
+    let checked: Checked | null = null;
+    const seeds: SeedView[] = [];
+    for (const seed of options.seeds) {
+      // A shard's traces are always by seed, so that every shard's artifact has one layout.
+      const dir = options.seeds.length === 1 && !options.shard ? base : join(base, `seed-${seed ?? 'none'}`);
+      checked = await recordAndCompare({ ...options, seed }, dir, progress, logger);
+      seeds.push(seedView(seed, checked.comparison));
+      if (checked.comparison.verdict === 'diverge') break;
+    }
+    const { seeded, dirs, against, comparison, attempts, failure } = checked!;
+    // A blamed call whose stack was not sampled gets it from a replay: a probe of the confirmation, or a run of its own.
+    const stacks = new CauseStacks(comparison, logger);
+    const confirmation = options.confirm
+      ? await confirmByReplay({
+          traceA: dirs[0]!,
+          comparison,
+          command: options.command,
+          cwd: options.cwd,
+          seed: seeded.seed,
+          progress,
+          logger,
+          stacks,
+        })
+      : null;
+    if (comparison.diverging) {
+      const sides = { a: rerunnable(seeded, dirs[0]!), b: rerunnable(seeded, against) };
+      await stacks.forCause(confirmedCause(comparison.diverging, confirmation).cause, sides, progress);
+    }
+    // Relative to where check ran, as the command is: a CI artifact downloaded into a checkout replays as it reads.
+    const replay = kept ? replayCommand(displayPath(dirs[0]!, options.cwd), options.command) : rerunCommand(seeded);
+    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, {
+      confirmation,
+      replay,
+      reports: options.reports,
+      stacks: stacks.list(),
+      attempts: attempts.length > 1 ? attempts : null,
+      failure,
+      seeds: seedList(options.seeds, seeds, options.shard),
+      shard: options.shard,
+    });
+    if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
+    // Runs that agree in failing every time are no check: CI must not read them as a pass.
+    return status === ExitStatus.ok && failure?.statuses.every((code) => code !== 0) ? ExitStatus.usage : status;
+  } finally {
+    if (!kept) rmSync(base, { recursive: true, force: true });
+  }
+}
+
+interface Checked {
+  /** the options with the seed these runs had */
+  readonly seeded: CheckOptions;
+  readonly dirs: readonly string[];
+  /** the run compared with the first: the first that diverged from it, or the last */
+  readonly against: string;
+  readonly comparison: Comparison;
+  /** each later run compared with the first: its number, and the cause when it diverged */
+  readonly attempts: readonly AttemptView[];
+  /** the runs' statuses and the first failing run's stderr, when the command failed in any */
+  readonly failure: FailureView | null;
+}
+
+/** Records `--runs` runs of one seed into `base` (`run-1`, `run-2`, ...) and compares each later one with the first. */
+async function recordAndCompare(
+  options: CheckOptions,
+  base: string,
+  progress: Progress,
+  logger: CommandContext['logger'],
+): Promise<Checked> {
+  progress.phase(
+    `recording ${options.runs} runs of ${options.command.join(' ')} (${options.mode} mode, seed ${options.seed ?? 'none'})`,
+  );
+  const hold = encode(options.confirm ? { hold: true } : {});
+  const dirs: string[] = [];
+  const statuses: number[] = [];
+  let stderr: string[] | null = null;
+  for (let index = 1; index <= options.runs; index++) {
+    progress.update(`run ${index} of ${options.runs}`);
+    const out = join(base, `run-${index}`);
+    prepareOutDir(out);
+    const result = await recordRun({ ...options, out }, 'pipe', logger, hold);
+    statuses.push(result.status);
+    if (result.status !== 0) stderr ??= stderrExcerpt(result.stderr);
+    dirs.push(out);
+  }
+  progress.clear();
+  let comparison: Comparison | null = null;
+  let against = dirs[0]!;
+  const attempts: AttemptView[] = [];
+  const root = findProject(options.cwd).root;
+  for (const [index, later] of dirs.slice(1).entries()) {
+    const compareWith = (taken?: CompareOptions['taken']) =>
+      compare(dirs[0]!, later, { ignore: options.ignore, taken, sources: { a: root, b: root } });
+    const sides = { a: rerunnable(options, dirs[0]!), b: rerunnable(options, later) };
+    const next = await settleUnsampled(compareWith(), compareWith, sides, options.ignore, progress, logger);
+    attempts.push({ run: index + 2, cause: next.diverging ? briefCause(next) : null });
+    // The first run that diverges is the one reported; runs that all agree are reported by one
+    // that ran in another order, if one did: how they differ.
+    if (
+      comparison === null ||
+      (comparison.verdict === 'agree' && (next.verdict === 'diverge' || !reordered(comparison)))
+    ) {
+      comparison = next;
+      against = later;
+    }
+  }
+  return {
+    seeded: options,
+    dirs,
+    against,
+    comparison: comparison!,
+    attempts,
+    failure: stderr === null ? null : { statuses, stderr },
+  };
+}
+
+/** How much of a failing run's stderr the report keeps. */
+const STDERR_LINES = 12;
+/** A line that names an error (`Error: Cannot find module`, `TypeError: ...`), not a frame under it. */
+const ERROR_LINE = /^[\w$.]*(Error|Exception)\b/;
+
+/**
+ * The end of a failing run's stderr, where the error usually is, and the line that names the error
+ * when a long stack pushed it out of the end: `Error: Cannot find module`, then `…`, then the end.
+ */
+function stderrExcerpt(stderr: string): string[] {
+  const lines = stderr.trimEnd().split(/\r?\n/);
+  const end = lines.slice(-STDERR_LINES);
+  const named = lines.findLastIndex((line) => ERROR_LINE.test(line));
+  return named >= 0 && named < lines.length - STDERR_LINES ? [lines[named]!, '…', ...end] : end;
+}
+
+/** A recorded run of this check, as a replay runs it again. */
+function rerunnable(options: CheckOptions, trace: string): Rerunnable {
+  return { trace, command: options.command, cwd: options.cwd, seed: options.seed };
+}
+
+function reordered(comparison: Comparison): boolean {
+  return comparison.processes.some((process) => process.alignment?.ordering);
+}
+
+/** The traces are gone after this check: the command that records them again and keeps them. */
+function rerunCommand(options: CheckOptions): string {
+  const flags = [
+    '--keep',
+    '--mode',
+    options.mode,
+    '--runs',
+    String(options.runs),
+    ...(options.seed ? ['--seed', options.seed] : []),
+  ];
+  return ['npx', 'detdrift', 'check', ...flags, '--', ...options.command].map(shellQuote).join(' ');
+}
