@@ -1,4 +1,7 @@
-/** What `detdrift --help` and `detdrift COMMAND --help` print: the commands, and one command's options with their defaults. */
+/**
+ * What `detdrift --help` and `detdrift COMMAND --help` print: the commands, and one command's options with
+ * their defaults.
+ */
 import { DEFAULT_DIMENSIONS } from '../instrument/perturb-dimensions.js';
 import type { CommandEntry } from './commands.js';
 import type { Command, OptionSpecs } from './shared/options.js';

@@ -16,7 +16,10 @@ import { inertData } from './untrusted.js';
 export const REPORT_FORMATS = ['terminal', 'json', 'github', 'summary', 'sarif', 'comment', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-/** What the renderers need besides the report, taken from the project and the environment once (cli/shared/output.ts). */
+/**
+ * What the renderers need besides the report, taken from the project and the environment once
+ * (cli/shared/output.ts).
+ */
 export interface RenderContext {
   readonly color: boolean;
   readonly width: number;

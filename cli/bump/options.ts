@@ -59,7 +59,10 @@ export interface BumpOptions extends CommonOptions {
   readonly head: string | null;
   /** absolute: base traces recorded elsewhere (a main-branch artifact); then base is not run here */
   readonly baseTrace: string | null;
-  /** `--seed` (repeatable) or `--seeds`, else no seed (this shard's share): tried in order; the report is about the first whose run the bump changed */
+  /**
+   * `--seed` (repeatable) or `--seeds`, else no seed (this shard's share): tried in order; the report is
+   * about the first whose run the bump changed
+   */
   readonly seeds: readonly (string | null)[];
   /** `--shard I/N`: which share of the seed list `seeds` is; null without the option */
   readonly shard: ShardView | null;

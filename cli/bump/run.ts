@@ -114,7 +114,8 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       if (verdict !== 'unchanged') break;
     }
     const { seed, comparison, verdict, traces } = found!;
-    // A blamed call whose stack was not sampled: its side's command, replaying its trace, takes it (a --base-trace has no checkout to run).
+    // A blamed call whose stack was not sampled: its side's command, replaying its trace, takes it (a
+    // --base-trace has no checkout to run).
     const stacks = new CauseStacks(comparison, logger);
     const rerun = (trace: string | null, root: string | null) =>
       trace && root ? { trace, command: options.command, cwd: where(root), seed } : null;

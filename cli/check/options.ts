@@ -53,7 +53,10 @@ export interface CheckOptions extends CommonOptions {
   readonly mode: Mode;
   /** the first of `seeds` */
   readonly seed: string | null;
-  /** `--seed` or `--seeds`, else the config's `seeds`, else no seed (this shard's share): each is checked in turn until one diverges */
+  /**
+   * `--seed` or `--seeds`, else the config's `seeds`, else no seed (this shard's share): each is checked in
+   * turn until one diverges
+   */
   readonly seeds: readonly (string | null)[];
   /** `--shard I/N`: which share of the seed list `seeds` is; null without the option */
   readonly shard: ShardView | null;

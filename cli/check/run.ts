@@ -47,7 +47,8 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       if (checked.comparison.verdict === 'diverge') break;
     }
     const { seeded, dirs, against, comparison, attempts, failure } = checked!;
-    // A blamed call whose stack was not sampled gets it from a replay: a probe of the confirmation, or a run of its own.
+    // A blamed call whose stack was not sampled gets it from a replay: a probe of the confirmation, or a run
+    // of its own.
     const stacks = new CauseStacks(comparison, logger);
     const confirmation = options.confirm
       ? await confirmByReplay({

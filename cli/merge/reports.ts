@@ -33,7 +33,10 @@ export function mergeReports(parts: readonly ReportPart[]): Report {
   return { ...body.report, seeds, shard: null };
 }
 
-/** The merged report's exit status, as `check` and `bump` give theirs: 1 when a seed diverged, 2 when the command failed in every run. */
+/**
+ * The merged report's exit status, as `check` and `bump` give theirs: 1 when a seed diverged, 2 when the
+ * command failed in every run.
+ */
 export function mergedStatus(report: Report): number {
   if (report.verdict === 'diverge' || report.seeds?.some((entry) => entry.verdict === 'diverge')) return 1;
   return failedEveryRun(report) ? 2 : 0;

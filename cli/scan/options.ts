@@ -17,7 +17,10 @@ export const command: Command<ScanOptions> = {
 };
 
 export interface ScanOptions extends CommonOptions {
-  /** absolute: the package directory (`node_modules/pkg` works; links are followed); with `--diff`, the new version B */
+  /**
+   * absolute: the package directory (`node_modules/pkg` works; links are followed); with `--diff`, the new
+   * version B
+   */
   readonly dir: string;
   /** absolute: with `--diff`, the old version A that `dir` is compared with; null for a plain scan */
   readonly base: string | null;

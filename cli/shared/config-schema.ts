@@ -14,7 +14,10 @@ export type { IgnoreRules, RunnerSetting };
 
 /** The project's config, normalized: what `check` and `diff` use when the command line is silent. */
 export interface ProjectConfig {
-  /** the seeds `check` runs with, in order, when neither `--seed` nor `--seeds` is given (ranges expanded); null: none configured */
+  /**
+   * the seeds `check` runs with, in order, when neither `--seed` nor `--seeds` is given (ranges expanded);
+   * null: none configured
+   */
   readonly seeds: readonly string[] | null;
   /** the command `check` runs when none follows `--`; null: none configured */
   readonly command: readonly string[] | null;

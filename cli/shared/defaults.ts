@@ -27,7 +27,10 @@ export const DEFAULTS = Object.freeze({
   confirm: true,
   /** the most re-runs one bisection may spend (a search over n values needs about log2(n) + 8) */
   maxReplayRuns: 48,
-  /** check, diff: the file `--report FORMAT` writes when no `=FILE` follows (github goes to stdout, summary to $GITHUB_STEP_SUMMARY) */
+  /**
+   * check, diff: the file `--report FORMAT` writes when no `=FILE` follows (github goes to stdout, summary to
+   * $GITHUB_STEP_SUMMARY)
+   */
   reportFiles: Object.freeze({
     sarif: 'detdrift.sarif',
     comment: 'detdrift-comment.md',

@@ -30,15 +30,24 @@ const STATUS = Object.freeze({
   ERR_NODE_VERSION: ExitStatus.usage,
   /** `--out` is not a directory that detdrift may clear */
   ERR_OUT_DIR: ExitStatus.usage,
-  /** a trace path does not exist, or a trace directory holds no trace file, or is no directory where one is needed (replay, matrix) */
+  /**
+   * a trace path does not exist, or a trace directory holds no trace file, or is no directory where one is
+   * needed (replay, matrix)
+   */
   ERR_NO_TRACES: ExitStatus.usage,
   /** the traced command could not be started (not found, not executable) */
   ERR_COMMAND_START: ExitStatus.usage,
   /** `scan` got a path that is not a readable directory */
   ERR_SCAN_DIR: ExitStatus.usage,
-  /** `report` got a file that is not a detdrift report (unreadable, not JSON, another schema), or a report file cannot be written */
+  /**
+   * `report` got a file that is not a detdrift report (unreadable, not JSON, another schema), or a report
+   * file cannot be written
+   */
   ERR_REPORT_FILE: ExitStatus.usage,
-  /** `merge`: the reports are not one whole set of shards (one missing or given twice, another seed list or command, a seed in two) */
+  /**
+   * `merge`: the reports are not one whole set of shards (one missing or given twice, another seed list or
+   * command, a seed in two)
+   */
   ERR_SHARDS: ExitStatus.usage,
   /** `bump`: the project has no lockfile, or the base ref has none */
   ERR_LOCKFILE_MISSING: ExitStatus.usage,
@@ -48,9 +57,15 @@ const STATUS = Object.freeze({
   ERR_GIT_REF: ExitStatus.usage,
   /** `bump`: installing a worktree's dependencies failed */
   ERR_INSTALL: ExitStatus.usage,
-  /** `bump`: the installed node_modules is not the tree its lockfile names (a lockfile bumped, the install not run again) */
+  /**
+   * `bump`: the installed node_modules is not the tree its lockfile names (a lockfile bumped, the install not
+   * run again)
+   */
   ERR_INSTALL_STALE: ExitStatus.usage,
-  /** the project's detdrift.config.json (or package.json `detdrift` field) has a problem: each is named with its file and path */
+  /**
+   * the project's detdrift.config.json (or package.json `detdrift` field) has a problem: each is named with
+   * its file and path
+   */
   ERR_CONFIG: ExitStatus.usage,
   /** `check`: the command failed (a non-zero status) in every run: there is no working run to check */
   ERR_COMMAND_FAILED: ExitStatus.usage,

@@ -72,7 +72,10 @@ export async function emitReport(
   return { report, status: await printReport(report, root, json, targets) };
 }
 
-/** Prints a report that is built already (`merge` combines them) and writes its `--report` forms, as emitReport does. */
+/**
+ * Prints a report that is built already (`merge` combines them) and writes its `--report` forms, as
+ * emitReport does.
+ */
 export async function printReport(
   report: Report,
   root: string,

@@ -1,4 +1,7 @@
-/** A report that `--json` or `--report json` saved, read back and checked: `report` renders one, `merge` combines them. */
+/**
+ * A report that `--json` or `--report json` saved, read back and checked: `report` renders one, `merge`
+ * combines them.
+ */
 import { readFileSync, statSync } from 'node:fs';
 import { REPORT_SCHEMA, type Report } from '../../report/types.js';
 import { CliError } from './errors.js';

@@ -17,7 +17,10 @@ export const MATRIX_REPORT_FORMATS: readonly ReportFormat[] = ['html'];
 /** One `--report FORMAT[=FILE]` of check and diff: a form of the report written besides the command's own. */
 export interface ReportTarget {
   readonly format: ReportFormat;
-  /** absolute: the file it goes to; null for github without a file, which goes to stdout after the report (stderr under --json) */
+  /**
+   * absolute: the file it goes to; null for github without a file, which goes to stdout after the report
+   * (stderr under --json)
+   */
   readonly file: string | null;
   /** add to the file instead of replacing it: the job summary, `$GITHUB_STEP_SUMMARY` */
   readonly append: boolean;

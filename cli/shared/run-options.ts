@@ -69,7 +69,10 @@ export function validateSeed(value: unknown): string | null {
   );
 }
 
-/** `--seed N` (bump: repeatable) or `--seeds LIST` (`1..1000`, `1,5,9`, `1..10,42`), not both; null when neither is given. */
+/**
+ * `--seed N` (bump: repeatable) or `--seeds LIST` (`1..1000`, `1,5,9`, `1..10,42`), not both; null when
+ * neither is given.
+ */
 export function validateSeeds({ seed, seeds }: RawInvocation['values']): string[] | null {
   if (seed !== undefined && seeds !== undefined) throw usage('give --seed or --seeds, not both');
   if (seed !== undefined) return ([] as unknown[]).concat(seed).map((each) => validateSeed(each)!);
@@ -82,7 +85,10 @@ export function validateSeeds({ seed, seeds }: RawInvocation['values']): string[
   );
 }
 
-/** `--shard I/N`: this run's share of `seeds` (cli/shared/seeds.ts), where each of the N shares gets a seed at least. */
+/**
+ * `--shard I/N`: this run's share of `seeds` (cli/shared/seeds.ts), where each of the N shares gets a seed at
+ * least.
+ */
 export function validateShard(
   value: unknown,
   seeds: readonly (string | null)[],

@@ -12,7 +12,10 @@ export const SEED_TEXT = /^(?:\d+|0x[0-9a-f]+)$/i;
 /** A range of seeds, both ends included: decimal, so that what it expands to reads as it was written. */
 const RANGE = /^(\d+)\.\.(\d+)$/;
 
-/** The most seeds one list may name: thousands is the scale, and a slip like `1..10000000000` is refused before it is expanded. */
+/**
+ * The most seeds one list may name: thousands is the scale, and a slip like `1..10000000000` is refused
+ * before it is expanded.
+ */
 export const MAX_SEEDS = 100_000;
 
 export type Expanded =

@@ -35,7 +35,10 @@ export function assertTraces(...paths: readonly string[]): void {
   }
 }
 
-/** The traces of the directory a run was recorded into (`replay` takes no single file: it feeds every process its own). */
+/**
+ * The traces of the directory a run was recorded into (`replay` takes no single file: it feeds every process
+ * its own).
+ */
 export function recordedTraces(dir: string): TraceFile[] {
   const stats = statSync(dir, { throwIfNoEntry: false });
   if (stats && !stats.isDirectory()) {
