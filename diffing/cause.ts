@@ -23,14 +23,17 @@ export interface Cause {
 /**
  * The first uncontrolled call that explains the divergence. The rules, in order:
  *
- * 1. When the code differs (the lockfiles do: a bump) and the old tree's run stopped making calls
- *    where the new one went on, failing as the new one did not (a crash the bump fixed, an install
- *    that broke), the runs part at that end, which no call explains. Else a call only one run makes
- *    is the cause: the
- *    first call B makes from the new version of a changed package (`changed`, head's `name@version`
- *    of each package the bump moved) that A does not, wherever the alignment met it: a bump that
- *    also drops calls of the old version parts the runs there first, but what it brought is the new
- *    call. Else the first call of the first hunk the new tree adds, else the first it no longer makes.
+ * 1. When the code differs (the lockfiles do: a bump):
+ *    a. the old tree's run stopped making calls where the new one went on, and failed as the new
+ *       one did not (a crash the bump fixed, an install that broke): the runs part at that end,
+ *       which no call explains;
+ *    b. else the first call B makes from the new version of a changed package (`changed`, head's
+ *       `name@version` of each package the bump moved) that A does not, wherever the alignment met
+ *       it: a bump that also drops calls of the old version parts the runs there first, but what it
+ *       brought is the new call;
+ *    c. else the first call of the first hunk the new tree adds, else the first it no longer makes,
+ *       unless the runs wrote different outputs before it (a test the bump fixed or broke printing
+ *       another result): then the new code, not a call, changed what the program does.
  * 2. When run A was perturbed (`check --perturb`), the last call before the divergence of a source
  *    the perturbation varies (a directory listing for `dir-order`) whose value differs: what
  *    the perturbation changed, and the way it reached the divergence.
@@ -60,6 +63,8 @@ export function findCause(
   if (brought) return { kind: 'call', row: brought, side: 'b', rule: NEW_CALL };
   if (codeChanged && (added || removed)) {
     const edit = added ?? removed!;
+    if (first.reason === 'output' && edit.row.index >= (added ? first.indexB : first.indexA))
+      return { kind: 'outside', row: null, side: 'a', rule: OUTPUT_FIRST };
     const rule = added ? NEW_CALL : 'a call the old dependency tree makes and the new one does not';
     return { kind: 'call', row: edit.row, side: added ? 'b' : 'a', rule };
   }
@@ -116,6 +121,8 @@ function endedEarly(alignment: Alignment, a: LoadedTrace, b: LoadedTrace): strin
   return `${how} after its last call, where the new one went on`;
 }
 const NEW_CALL = 'a call the new dependency tree makes and the old one does not';
+const OUTPUT_FIRST =
+  "the runs wrote different outputs before either made a call the other does not: the new tree's code, not a clock or entropy call, changed what the program does";
 
 /**
  * B's first call made by the code of a changed package (its site's first frame: the package that

@@ -3,6 +3,7 @@
  * environment. Every form is a pure function of the two: no disk, no environment read here.
  */
 import { renderComment } from './comment.js';
+import type { ReportFormat } from './formats.js';
 import { relayUntrusted, renderGithub } from './github.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
@@ -11,10 +12,6 @@ import { renderSummary } from './summary.js';
 import { renderTerminal } from './terminal.js';
 import type { Report } from './types.js';
 import { inertData } from './untrusted.js';
-
-/** Every form a report renders to; `detdrift report --format` takes any of them. */
-export const REPORT_FORMATS = ['terminal', 'json', 'github', 'summary', 'sarif', 'comment', 'html'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /**
  * What the renderers need besides the report, taken from the project and the environment once

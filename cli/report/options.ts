@@ -1,6 +1,6 @@
 /** `detdrift report`'s options: a saved report or two traces, the form to render and where it goes. */
 import { resolve } from 'node:path';
-import { REPORT_FORMATS, type ReportFormat } from '../../report/render.js';
+import { REPORT_FORMATS, type ReportFormat } from '../../report/formats.js';
 import { comparingConfig } from '../shared/config.js';
 import type { IgnoreRules } from '../shared/config-schema.js';
 import { DEFAULTS } from '../shared/defaults.js';

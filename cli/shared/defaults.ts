@@ -1,4 +1,4 @@
-import type { ReportFormat } from '../../report/render.js';
+import type { ReportFormat } from '../../report/formats.js';
 import type { Mode } from '../../tracer/format.js';
 
 /** The one source of every option's default; each command's `options.ts` builds its options from it. */

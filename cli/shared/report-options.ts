@@ -4,7 +4,7 @@
  * cli/shared/output.ts writes.
  */
 import { resolve } from 'node:path';
-import type { ReportFormat } from '../../report/render.js';
+import type { ReportFormat } from '../../report/formats.js';
 import { DEFAULTS } from './defaults.js';
 import { CliError } from './errors.js';
 import type { OptionSpecs } from './options.js';

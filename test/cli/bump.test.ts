@@ -451,3 +451,23 @@ test("a bump that fixes a crash in base is not blamed on the first call head mak
     "the old dependency tree's run exited with code 1 after its last call, where the new one went on",
   );
 });
+
+test('a bump that changes what a test prints before any call differs is not blamed on a call head makes after', () => {
+  const app = [
+    "const { label } = require('lib');",
+    'console.log(label());',
+    "if (label() === 'ok') console.log('drawn', Math.random());",
+  ].join('\n');
+  const dir = upgrade(
+    'npm-v3',
+    app,
+    'lib',
+    ['1.0.0', "exports.label = () => 'broken';\n"],
+    ['1.0.1', "exports.label = () => 'ok';\n"],
+  );
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'changed');
+  assert.equal(report.firstDivergence.reason, 'output');
+  assert.equal(report.cause.kind, 'outside', 'not the Math.random head makes once the runs had parted');
+  assert.match(report.cause.rule, /^the runs wrote different outputs before either made a call the other does not/);
+});
