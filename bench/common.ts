@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (benchmarks run from dist/bench). */
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const REGISTER = join(REPO, 'dist', 'instrument', 'register.js');
+export const CLI = join(REPO, 'dist', 'cli', 'main.js');
 export const BENCH_FIXTURES = join(REPO, 'bench', 'fixtures');
 
 export function median(values: readonly number[]): number {

@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { BENCH_FIXTURES, REPO, type TimedRun, benchEnv, median, runTimed, table } from './common.js';
+import { BENCH_FIXTURES, CLI, type TimedRun, benchEnv, median, runTimed, table } from './common.js';
 
 interface Suite {
   /** its folder in bench/fixtures/suites */
@@ -29,7 +29,6 @@ const SUITES: readonly Suite[] = [
   { name: 'jest-http', command: ['npx', 'jest'] },
   { name: 'vitest-async', command: ['npx', 'vitest', 'run'] },
 ];
-const CLI = join(REPO, 'dist', 'cli', 'main.js');
 const TARGET = 1.3;
 
 interface Recorded {
