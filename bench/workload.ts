@@ -197,9 +197,7 @@ function alternate(
 /** `script` runs in place of the simulation when given: the same fixture whatever the variant. */
 function runSimulation(variant: Variant, dir: string, script?: string, scriptArgs: readonly string[] = []): Sample {
   const cpuFile = join(dir, 'cpu.json');
-  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_CPU_FILE: cpuFile };
-  delete env.NODE_OPTIONS;
-  for (const key of Object.keys(env)) if (key.startsWith('DETDRIFT_')) delete env[key];
+  const env: NodeJS.ProcessEnv = { ...benchEnv(), BENCH_CPU_FILE: cpuFile };
   const args = ['--import', join(BENCH_FIXTURES, 'cpu.mjs')];
   if (variant === 'observe' || variant === 'control') {
     args.unshift('--import', REGISTER);
