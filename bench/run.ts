@@ -11,6 +11,7 @@ import { benchLockfile } from './lockfile.js';
 import { benchRecord } from './record.js';
 import { benchScan } from './scan.js';
 import { benchStartup } from './startup.js';
+import { benchSuites } from './suites.js';
 import { benchWorkload } from './workload.js';
 
 const { values } = parseArgs({
@@ -30,3 +31,4 @@ if (!values.only || values.only === 'startup') benchStartup(Number(values.rounds
 if (!values.only || values.only === 'html') benchHtml([1e4, 1e5, 1e6]);
 if (!values.only || values.only === 'workload') benchWorkload(Number(values.rounds));
 if (!values.only || values.only === 'lockfile') await benchLockfile(values.baseline);
+if (!values.only || values.only === 'suites') benchSuites(Number(values.rounds));

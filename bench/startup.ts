@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_FIXTURES, REGISTER, REPO, median, table } from './common.js';
+import { BENCH_FIXTURES, CLI, REGISTER, REPO, benchEnv, median, table } from './common.js';
 
 /** Runs of each command per round: one start-up is tens of milliseconds, so medians need many. */
 const RUNS_PER_ROUND = 6;
@@ -24,7 +24,7 @@ const EVAL_ZERO = ['-e', '0'];
 const IMPORTS = [join(BENCH_FIXTURES, 'startup-imports.mjs')];
 const UNBUNDLED = join(BENCH_FIXTURES, 'unbundled.mjs');
 const EMPTY_FILE = [join(BENCH_FIXTURES, 'empty.mjs')];
-const CLI_VERSION = [join(REPO, 'dist', 'cli', 'main.js'), '--version'];
+const CLI_VERSION = [CLI, '--version'];
 
 /** What any hook pays: `node --import` of a module that does nothing, and of one that loads what ours patches. */
 const FLOORS: ReadonlyArray<readonly [string, string]> = [
@@ -117,11 +117,9 @@ function measure(
   commands: ReadonlyArray<readonly [string, readonly string[], NodeJS.ProcessEnv?]>,
   traceDir: string,
 ): number[] {
-  const env: NodeJS.ProcessEnv = { ...process.env, DETDRIFT_TRACE: traceDir };
-  delete env.NODE_OPTIONS;
-  // Extra CA certificates (set on some CI machines) cost every node process tens of milliseconds
-  // of start-up, which would hide the hook's share behind a larger `node -e 0`.
-  delete env.NODE_EXTRA_CA_CERTS;
+  // benchEnv: no extra CA certificates (set on some CI machines), which cost every node process tens
+  // of milliseconds of start-up and would hide the hook's share behind a larger `node -e 0`
+  const env: NodeJS.ProcessEnv = { ...benchEnv(), DETDRIFT_TRACE: traceDir };
   const times = commands.map((): number[] => []);
   for (let run = 0; run < runs; run++) {
     commands.forEach(([name, args, extra], index) => {

@@ -8,7 +8,8 @@
  * same simulation cut to a unit test's size (about 3·10^4 events), where start-up and the JIT's
  * warm-up of the hook weigh most, and an async-heavy program (bench/fixtures/awaits.mjs, 2·10^5
  * awaits), plain and observed: the async hook names every promise's context, a cost the
- * simulation's timers do not show.
+ * simulation's timers do not show. Last, what the CLI costs over the bare hook: `detdrift record --
+ * node sim.mjs` against `node --import` of the hook.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { TraceReader } from '../tracer/reader.js';
-import { BENCH_FIXTURES, REGISTER, median, table } from './common.js';
+import { BENCH_FIXTURES, CLI, REGISTER, REPO, type TimedRun, benchEnv, median, runTimed, table } from './common.js';
 
 type Variant = 'plain' | 'observe' | 'control' | 'fake-timers';
 const VARIANTS: readonly Variant[] = ['plain', 'observe', 'control', 'fake-timers'];
@@ -74,6 +75,7 @@ export function benchWorkload(rounds: number): void {
   );
   benchShort(rounds);
   benchAwaits(rounds);
+  benchCli(rounds);
 }
 
 /** The simulation with 30 servers: about 3·10^4 events, a unit test's worth. */
@@ -93,6 +95,55 @@ function benchAwaits(rounds: number): void {
     `\nAsync-heavy program (bench/fixtures/awaits.mjs, 2·10^5 awaits, median of ${rounds} alternating rounds)`,
   );
   printRatios(variants, wall, cpu);
+}
+
+/**
+ * What the CLI adds to the bare hook: `detdrift record -- node sim.mjs` (the CLI's start, execa,
+ * NODE_OPTIONS, the summary it reads from the trace) against `node --import` of the hook, CPU of
+ * both processes.
+ */
+function benchCli(rounds: number): void {
+  const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-cli-'));
+  try {
+    const sim = join(BENCH_FIXTURES, 'sim.mjs');
+    const env = benchEnv();
+    const runs = { hook: [] as TimedRun[], cli: [] as TimedRun[] };
+    for (let round = 0; round < rounds; round++) {
+      runs.hook.push(
+        runTimed([process.execPath, '--import', REGISTER, sim], {
+          cwd: REPO,
+          env: { ...env, DETDRIFT_TRACE: join(dir, 'hook'), DETDRIFT_MODE: 'observe' },
+        }),
+      );
+      rmSync(join(dir, 'hook'), { recursive: true, force: true });
+      runs.cli.push(
+        runTimed([process.execPath, CLI, 'record', '--out', join(dir, 'cli'), '--', process.execPath, sim], {
+          cwd: REPO,
+          env,
+        }),
+      );
+    }
+    const wall = (variant: keyof typeof runs) => median(runs[variant].map((run) => run.wallMs));
+    const cpu = (variant: keyof typeof runs) => median(runs[variant].map((run) => run.cpuMs));
+    console.log(
+      `\nThe CLI over the bare hook (bench/fixtures/sim.mjs, observe, median of ${rounds} alternating rounds)`,
+    );
+    console.log(
+      table(
+        ['run', 'wall ms', 'cpu ms', 'wall ÷ hook', 'cpu ÷ hook'],
+        (['hook', 'cli'] as const).map((variant) => [
+          variant === 'hook' ? 'node --import register sim.mjs' : 'detdrift record -- node sim.mjs',
+          wall(variant).toFixed(0),
+          cpu(variant).toFixed(0),
+          `${(wall(variant) / wall('hook')).toFixed(2)}x`,
+          `${(cpu(variant) / cpu('hook')).toFixed(2)}x`,
+        ]),
+      ),
+    );
+    console.log("issue #25's target: the CLI at most 1.10x the bare hook");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function printRatios(
@@ -146,9 +197,7 @@ function alternate(
 /** `script` runs in place of the simulation when given: the same fixture whatever the variant. */
 function runSimulation(variant: Variant, dir: string, script?: string, scriptArgs: readonly string[] = []): Sample {
   const cpuFile = join(dir, 'cpu.json');
-  const env: NodeJS.ProcessEnv = { ...process.env, BENCH_CPU_FILE: cpuFile };
-  delete env.NODE_OPTIONS;
-  for (const key of Object.keys(env)) if (key.startsWith('DETDRIFT_')) delete env[key];
+  const env: NodeJS.ProcessEnv = { ...benchEnv(), BENCH_CPU_FILE: cpuFile };
   const args = ['--import', join(BENCH_FIXTURES, 'cpu.mjs')];
   if (variant === 'observe' || variant === 'control') {
     args.unshift('--import', REGISTER);

@@ -8,7 +8,7 @@ import { createPackageResolver } from '../tracer/stack.js';
 import { TraceWriter, type Sink } from '../tracer/writer.js';
 import { arm, disarm, type ChunkMirror } from '../tracer/mirror.js';
 import { MirroredWriter } from '../tracer/mirrored-writer.js';
-import { JSONStringify, String } from '../tracer/primordials.js';
+import { JSONStringify, SafeMap, String } from '../tracer/primordials.js';
 import { HookError } from '../tracer/errors.js';
 import { decode, digestLockfile, VARS, type HookSettings } from '../tracer/settings.js';
 import { RUNTIME_CHANNEL, type RuntimeAsk } from './channel.js';
@@ -173,6 +173,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
         ownDir: OWN_DIR,
         packageOf: createPackageResolver(readJsonFile),
         depth: 16,
+        files: new SafeMap(),
       },
       sites,
       given,

@@ -37,6 +37,17 @@ export interface StackContext {
   readonly packageOf: (file: string) => PackageInfo | null;
   /** how many frames to keep */
   readonly depth: number;
+  /**
+   * frameFile's answers so far, by the name V8 gives the script (a SafeMap, when given): stacks
+   * come from a few hundred files, and writing one (a URL decoded, `relative`, its package found)
+   * cost 3-5 µs a frame, 150 µs a new stack of 32 frames.
+   */
+  readonly files?: Map<string, KeptFile | null>;
+}
+
+export interface KeptFile {
+  readonly file: string;
+  readonly package: string | null;
 }
 
 /**
@@ -71,10 +82,15 @@ export function normalizeStack(raw: readonly RawFrame[], context: StackContext):
  * `name@version/path` inside node_modules) and package; null for a frame left out (no file,
  * node's own, detdrift's own).
  */
-export function frameFile(
-  fileName: string | null | undefined,
-  context: StackContext,
-): { file: string; package: string | null } | null {
+export function frameFile(fileName: string | null | undefined, context: StackContext): KeptFile | null {
+  const files = context.files;
+  if (files === undefined || typeof fileName !== 'string') return writeFrameFile(fileName, context);
+  let kept = files.get(fileName);
+  if (kept === undefined) files.set(fileName, (kept = writeFrameFile(fileName, context)));
+  return kept;
+}
+
+function writeFrameFile(fileName: string | null | undefined, context: StackContext): KeptFile | null {
   const name = toPath(fileName);
   if (name === null || StringStartsWith(name, 'node:') || isOwn(name, context.ownDir)) return null;
   const pkg = StringIncludes(name, NODE_MODULES) ? context.packageOf(name) : null;
