@@ -2,7 +2,7 @@ import type { Dimension } from '../instrument/perturb-dimensions.js';
 import type { Alignment } from './align.js';
 import type { BisectResult } from './bisect.js';
 import type { ProcessComparison } from './compare.js';
-import type { Divergence } from './localize.js';
+import { firstOutputDivergence, type Divergence } from './localize.js';
 import { Control, type ApiRow } from '../tracer/format.js';
 import type { LoadedTrace, Row } from './load.js';
 
@@ -63,7 +63,9 @@ export function findCause(
   if (brought) return { kind: 'call', row: brought, side: 'b', rule: NEW_CALL };
   if (codeChanged && (added || removed)) {
     const edit = added ?? removed!;
-    if (first.reason === 'output' && edit.row.index >= (added ? first.indexB : first.indexA))
+    const output = firstOutputDivergence(a, b);
+    // an output at call index i was written before call i: at a tie, the output came first
+    if (output?.reason === 'output' && edit.row.index >= (added ? output.indexB : output.indexA))
       return { kind: 'outside', row: null, side: 'a', rule: OUTPUT_FIRST };
     const rule = added ? NEW_CALL : 'a call the old dependency tree makes and the new one does not';
     return { kind: 'call', row: edit.row, side: added ? 'b' : 'a', rule };
