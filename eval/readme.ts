@@ -24,7 +24,7 @@ function section(result: HarnessResult): string {
     '',
     renderTable(result.rows, where),
     '',
-    `Raw log: ${tally('raw')}. detdrift: ${tally('detdrift')}.`,
+    `Raw log: ${tally('raw')}. detdrift: ${tally('detdrift')}; ${unblamed(result.rows)}/${counts.unchanged} unchanged read \`changed\` with no call blamed (the new code changed an output: scored quiet).`,
   ];
   const perturb = result.perturb;
   if (perturb) {
@@ -36,6 +36,11 @@ function section(result: HarnessResult): string {
     );
   }
   return lines.join('\n');
+}
+
+/** Unchanged upgrades where bump says `changed` but blames no call: what a CI job would still fail on. */
+function unblamed(rows: HarnessResult['rows']): number {
+  return rows.filter((row) => !row.changed && row.detdrift.verdict === 'changed' && !row.detdrift.flagged).length;
 }
 
 export function writeReadme(file: string, resultsDir: string): void {
