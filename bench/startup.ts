@@ -9,13 +9,14 @@
  * start on a machine: DETDRIFT_CODE_CACHE=off), and under the hook's code as tsc emits it, module
  * by module: what the cache and bundling the code into one file save. `node -e` loads node:crypto
  * as it starts and a file does not: an empty module file is measured too, which pays for any
- * builtin the hook loads. Last, the CLI: `detdrift --version` against `node -e 0`.
+ * builtin the hook loads. Last, the CLI: `detdrift --version` against `node -e 0`, the bundle the bin
+ * runs and tsc's modules it is built from.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_FIXTURES, CLI, REGISTER, REPO, benchEnv, median, table } from './common.js';
+import { BENCH_FIXTURES, CLI, CLI_UNBUNDLED, REGISTER, REPO, benchEnv, median, table } from './common.js';
 
 /** Runs of each command per round: one start-up is tens of milliseconds, so medians need many. */
 const RUNS_PER_ROUND = 6;
@@ -91,18 +92,18 @@ export function benchStartup(rounds: number): void {
         ),
       ),
     );
+    const [zero, cli, unbundledCli] = measure(
+      runs,
+      [
+        ['plain', EVAL_ZERO],
+        ['cli', CLI_VERSION],
+        ['cli, unbundled', [CLI_UNBUNDLED, '--version']],
+      ],
+      traceDir,
+    );
     rows.push(
-      row(
-        'cli: detdrift --version, against node -e 0',
-        measure(
-          runs,
-          [
-            ['plain', EVAL_ZERO],
-            ['cli', CLI_VERSION],
-          ],
-          traceDir,
-        ),
-      ),
+      row('cli: detdrift --version, against node -e 0', [zero!, cli!]),
+      row("cli: detdrift --version, the CLI unbundled (tsc's modules)", [zero!, unbundledCli!]),
     );
     console.log(`\nStart-up (observe mode, cwd ${REPO}, median of ${runs} alternating runs)`);
     console.log(table(['program', 'plain ms', 'with --import ms', 'ratio'], rows));
