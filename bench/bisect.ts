@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { BENCH_FIXTURES, REPO, table } from './common.js';
+import { BENCH_FIXTURES, CLI, table } from './common.js';
 
 export function benchBisect(sizes: readonly number[]): void {
   const rows: string[][] = [];
@@ -13,17 +13,7 @@ export function benchBisect(sizes: readonly number[]): void {
     const started = process.hrtime.bigint();
     const child = spawnSync(
       process.execPath,
-      [
-        join(REPO, 'dist', 'cli', 'main.js'),
-        'check',
-        '--runs',
-        '2',
-        '--json',
-        '--',
-        process.execPath,
-        join(BENCH_FIXTURES, 'draws.cjs'),
-        String(size),
-      ],
+      [CLI, 'check', '--runs', '2', '--json', '--', process.execPath, join(BENCH_FIXTURES, 'draws.cjs'), String(size)],
       { encoding: 'utf8', maxBuffer: 1 << 26 },
     );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (benchmarks run from dist/bench). */
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const REGISTER = join(REPO, 'dist', 'instrument', 'register.js');
-export const CLI = join(REPO, 'dist', 'cli', 'main.js');
+/** The bin users run, the CLI's bundle; and the same CLI as tsc's modules, what the bundle saves. */
+export const CLI = join(REPO, 'dist', 'cli', 'bundle', 'main.js');
+export const CLI_UNBUNDLED = join(REPO, 'dist', 'cli', 'main.js');
 export const BENCH_FIXTURES = join(REPO, 'bench', 'fixtures');
 
 export function median(values: readonly number[]): number {

@@ -9,13 +9,15 @@
  * start on a machine: DETDRIFT_CODE_CACHE=off), and under the hook's code as tsc emits it, module
  * by module: what the cache and bundling the code into one file save. `node -e` loads node:crypto
  * as it starts and a file does not: an empty module file is measured too, which pays for any
- * builtin the hook loads. Last, the CLI: `detdrift --version` against `node -e 0`.
+ * builtin the hook loads. Last, the CLI: `detdrift --version` against `node -e 0`, the bundle the bin
+ * runs and tsc's modules it is built from, and the module files each loads for `--version` and for
+ * `record -- node -e 0`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_FIXTURES, CLI, REGISTER, REPO, benchEnv, median, table } from './common.js';
+import { BENCH_FIXTURES, CLI, CLI_UNBUNDLED, REGISTER, REPO, benchEnv, median, table } from './common.js';
 
 /** Runs of each command per round: one start-up is tens of milliseconds, so medians need many. */
 const RUNS_PER_ROUND = 6;
@@ -91,23 +93,54 @@ export function benchStartup(rounds: number): void {
         ),
       ),
     );
+    const [zero, cli, unbundledCli] = measure(
+      runs,
+      [
+        ['plain', EVAL_ZERO],
+        ['cli', CLI_VERSION],
+        ['cli, unbundled', [CLI_UNBUNDLED, '--version']],
+      ],
+      traceDir,
+    );
     rows.push(
-      row(
-        'cli: detdrift --version, against node -e 0',
-        measure(
-          runs,
-          [
-            ['plain', EVAL_ZERO],
-            ['cli', CLI_VERSION],
-          ],
-          traceDir,
-        ),
-      ),
+      row('cli: detdrift --version, against node -e 0', [zero!, cli!]),
+      row("cli: detdrift --version, the CLI unbundled (tsc's modules)", [zero!, unbundledCli!]),
     );
     console.log(`\nStart-up (observe mode, cwd ${REPO}, median of ${runs} alternating runs)`);
     console.log(table(['program', 'plain ms', 'with --import ms', 'ratio'], rows));
+    console.log('\nWhat the CLI loads (distinct module files, their size; bench/fixtures/loaded-files.mjs)');
+    // each in a directory of its own, the cwd: record writes its traces to `out` there
+    const commands: ReadonlyArray<readonly [string, readonly string[]]> = [
+      ['--version', ['--version']],
+      ['record -- node -e 0', ['record', '--out', 'out', '--', process.execPath, '-e', '0']],
+    ];
+    console.log(
+      table(
+        ['command', 'bundle', "tsc's modules"],
+        commands.map(([name, args]) => [name, loadedFiles([CLI, ...args]), loadedFiles([CLI_UNBUNDLED, ...args])]),
+      ),
+    );
   } finally {
     rmSync(traceDir, { recursive: true, force: true });
+  }
+}
+
+/** The distinct files a CLI command loads as modules, and their size. */
+function loadedFiles(args: readonly string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'detdrift-bench-loaded-'));
+  try {
+    const list = join(dir, 'files');
+    const child = spawnSync(process.execPath, ['--import', join(BENCH_FIXTURES, 'loaded-files.mjs'), ...args], {
+      cwd: dir,
+      env: { ...benchEnv(), BENCH_LOADED_FILE: list },
+      encoding: 'utf8',
+    });
+    if (child.status !== 0) throw new Error(`${args.join(' ')} failed (${child.status}): ${child.stderr}`);
+    const files = new Set(readFileSync(list, 'utf8').split('\n').filter(Boolean));
+    const bytes = [...files].reduce((sum, file) => sum + statSync(file).size, 0);
+    return `${files.size} files, ${Math.round(bytes / 1024)} KiB`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

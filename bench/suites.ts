@@ -1,7 +1,7 @@
 /**
  * Real test suites under the hook, what a team pays for `detdrift record -- npx jest`: each suite
  * of bench/fixtures/suites (a Jest suite of an HTTP service, an async-heavy Vitest suite) runs
- * plain and under `dist/cli/main.js record`, alternating, with the runner's defaults (its own
+ * plain and under `detdrift record` (the bin's bundle), alternating, with the runner's defaults (its own
  * worker pool). Prints the median wall and CPU time of each and their ratios, CPU counting every
  * process of the run (the runner's workers, npx, and the CLI's own under record). The record run
  * must have traced the runner: its summary's event counts are printed, and the bench stops when

@@ -17,7 +17,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { TraceReader } from '../tracer/reader.js';
-import { BENCH_FIXTURES, CLI, REGISTER, REPO, type TimedRun, benchEnv, median, runTimed, table } from './common.js';
+import {
+  BENCH_FIXTURES,
+  CLI,
+  CLI_UNBUNDLED,
+  REGISTER,
+  REPO,
+  type TimedRun,
+  benchEnv,
+  median,
+  runTimed,
+  table,
+} from './common.js';
 
 type Variant = 'plain' | 'observe' | 'control' | 'fake-timers';
 const VARIANTS: readonly Variant[] = ['plain', 'observe', 'control', 'fake-timers'];
@@ -100,43 +111,42 @@ function benchAwaits(rounds: number): void {
 /**
  * What the CLI adds to the bare hook: `detdrift record -- node sim.mjs` (the CLI's start, execa,
  * NODE_OPTIONS, the summary it reads from the trace) against `node --import` of the hook, CPU of
- * both processes.
+ * both processes; and the same CLI as tsc's modules, what its bundle saves.
  */
 function benchCli(rounds: number): void {
   const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-cli-'));
   try {
     const sim = join(BENCH_FIXTURES, 'sim.mjs');
     const env = benchEnv();
-    const runs = { hook: [] as TimedRun[], cli: [] as TimedRun[] };
+    const out = join(dir, 'cli');
+    const record = (cli: string) => [process.execPath, cli, 'record', '--out', out, '--', process.execPath, sim];
+    const hooked = { ...env, DETDRIFT_TRACE: join(dir, 'hook'), DETDRIFT_MODE: 'observe' };
+    const variants = [
+      ['node --import register sim.mjs', [process.execPath, '--import', REGISTER, sim], hooked],
+      ['detdrift record -- node sim.mjs', record(CLI), env],
+      ["the same, the CLI unbundled (tsc's modules)", record(CLI_UNBUNDLED), env],
+    ] as const;
+    const runs = variants.map((): TimedRun[] => []);
     for (let round = 0; round < rounds; round++) {
-      runs.hook.push(
-        runTimed([process.execPath, '--import', REGISTER, sim], {
-          cwd: REPO,
-          env: { ...env, DETDRIFT_TRACE: join(dir, 'hook'), DETDRIFT_MODE: 'observe' },
-        }),
-      );
-      rmSync(join(dir, 'hook'), { recursive: true, force: true });
-      runs.cli.push(
-        runTimed([process.execPath, CLI, 'record', '--out', join(dir, 'cli'), '--', process.execPath, sim], {
-          cwd: REPO,
-          env,
-        }),
-      );
+      variants.forEach(([, command, variantEnv], index) => {
+        runs[index]!.push(runTimed(command, { cwd: REPO, env: variantEnv }));
+        for (const trace of ['hook', 'cli']) rmSync(join(dir, trace), { recursive: true, force: true });
+      });
     }
-    const wall = (variant: keyof typeof runs) => median(runs[variant].map((run) => run.wallMs));
-    const cpu = (variant: keyof typeof runs) => median(runs[variant].map((run) => run.cpuMs));
+    const wall = runs.map((samples) => median(samples.map((run) => run.wallMs)));
+    const cpu = runs.map((samples) => median(samples.map((run) => run.cpuMs)));
     console.log(
       `\nThe CLI over the bare hook (bench/fixtures/sim.mjs, observe, median of ${rounds} alternating rounds)`,
     );
     console.log(
       table(
         ['run', 'wall ms', 'cpu ms', 'wall ÷ hook', 'cpu ÷ hook'],
-        (['hook', 'cli'] as const).map((variant) => [
-          variant === 'hook' ? 'node --import register sim.mjs' : 'detdrift record -- node sim.mjs',
-          wall(variant).toFixed(0),
-          cpu(variant).toFixed(0),
-          `${(wall(variant) / wall('hook')).toFixed(2)}x`,
-          `${(cpu(variant) / cpu('hook')).toFixed(2)}x`,
+        variants.map(([name], index) => [
+          name,
+          wall[index]!.toFixed(0),
+          cpu[index]!.toFixed(0),
+          `${(wall[index]! / wall[0]!).toFixed(2)}x`,
+          `${(cpu[index]! / cpu[0]!).toFixed(2)}x`,
         ]),
       ),
     );

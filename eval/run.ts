@@ -17,7 +17,7 @@ import { writeReadme } from './readme.js';
 import { scoreUpgrade, type RawRuns, type Row, type Truth } from './score.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI = join(REPO, 'dist', 'cli', 'main.js');
+const CLI = join(REPO, 'dist', 'cli', 'bundle', 'main.js');
 
 export interface HarnessResult {
   readonly harness: string;

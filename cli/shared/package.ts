@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** detdrift's own manifest, read from the install (dist/cli/shared/ → the package root). */
+/**
+ * detdrift's own manifest, read from the install (dist/cli/shared/ → the package root). The CLI's
+ * bundle keeps its chunks at the same depth (dist/cli/bundle/), so these relative paths hold there too.
+ */
 interface Manifest {
   readonly version: string;
   readonly engines: { readonly node: string };

@@ -15,6 +15,7 @@ import { test } from 'node:test';
 import { Control } from '../../tracer/format.js';
 import type { Chunk } from '../../tracer/reader.js';
 import {
+  CLI,
   eventsOf,
   project,
   REGISTER,
@@ -610,10 +611,7 @@ test('trace files are written 0600, and the directories the hook or the CLI crea
   assert.deepEqual([join(base, 'made'), join(base, 'made', 'by'), traceDir].map(permissions), ['700', '700', '700']);
   assert.equal(permissions(rootTrace(hooked).file), '600');
   const out = join(base, 'made', 'by', 'cli');
-  const cli = runPlain(
-    [join(REPO, 'dist', 'cli', 'main.js'), 'record', '--out', out, '--', process.execPath, 'app.mjs'],
-    { cwd: dir },
-  );
+  const cli = runPlain([CLI, 'record', '--out', out, '--', process.execPath, 'app.mjs'], { cwd: dir });
   assert.equal(cli.code, 0, cli.stderr);
   assert.deepEqual([permissions(out), permissions(join(out, '0.ddtrace'))], ['700', '600']);
 });
@@ -624,11 +622,10 @@ test('check deletes its traces (they can hold raw crypto values) unless --keep o
     'package.json': { name: 'app', version: '1.0.0' },
     'app.mjs': "import { randomBytes } from 'node:crypto';\nconsole.log(randomBytes(4).toString('hex'));\n",
   });
-  const cli = join(REPO, 'dist', 'cli', 'main.js');
   // what stays is the hook's code cache, the bytecode of detdrift's own code (instrument/register.ts)
   const leftovers = (tmp: string) => readdirSync(tmp).filter((name) => !name.startsWith('detdrift-code-cache-'));
   const plainTmp = tempDir('detdrift-tmp-');
-  const plain = runPlain([cli, 'check', '--seed', '1', '--', process.execPath, 'app.mjs'], {
+  const plain = runPlain([CLI, 'check', '--seed', '1', '--', process.execPath, 'app.mjs'], {
     cwd: dir,
     env: { TMPDIR: plainTmp },
   });
@@ -637,7 +634,7 @@ test('check deletes its traces (they can hold raw crypto values) unless --keep o
   assert.deepEqual(leftovers(plainTmp), [], 'every trace, recorded and replayed, is gone');
 
   const keptTmp = tempDir('detdrift-tmp-');
-  const kept = runPlain([cli, 'check', '--keep', '--no-confirm', '--', process.execPath, 'app.mjs'], {
+  const kept = runPlain([CLI, 'check', '--keep', '--no-confirm', '--', process.execPath, 'app.mjs'], {
     cwd: dir,
     env: { TMPDIR: keptTmp },
   });
@@ -651,7 +648,7 @@ test('check deletes its traces (they can hold raw crypto values) unless --keep o
   const outTmp = tempDir('detdrift-tmp-');
   const out = join(tempDir('detdrift-out-'), 'traces');
   mkdirSync(out);
-  const given = runPlain([cli, 'check', '--out', out, '--no-confirm', '--', process.execPath, 'app.mjs'], {
+  const given = runPlain([CLI, 'check', '--out', out, '--no-confirm', '--', process.execPath, 'app.mjs'], {
     cwd: dir,
     env: { TMPDIR: outTmp },
   });
