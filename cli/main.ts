@@ -1,5 +1,4 @@
-#!/usr/bin/env node
-/** The `detdrift` bin: wiring only. Every error becomes output and an exit status in reportError. */
+/** The CLI: wiring only, started by the bin (entry.ts). Every error becomes output and an exit status in reportError. */
 import { parseCommandLine } from './args.js';
 import { reportError } from './shared/errors.js';
 import type { Logger } from './shared/logger.js';

@@ -8,9 +8,8 @@
  * The hook's code is one script, bundle.js (scripts/bundle-hook.mjs), compiled here with V8's code
  * cache: compiling it, and the functions start-up calls, cost about 10 ms of every start, and the
  * cache's bytecode, made once per bundle, Node version and set of flags, saves most of it. The
- * cache is a file in DETDRIFT_CODE_CACHE (an absolute path; `off`: none), by default a directory of
- * this user's own in the system's temporary directory; a directory or file another user could
- * write to is never read. The bundle file's identity (inode, size, modification and change times)
+ * cache is a file in the folder code-cache-dir.cts names (DETDRIFT_CODE_CACHE, or this user's own in
+ * the system's temporary directory); a file another user could write to is never read. The bundle file's identity (inode, size, modification and change times)
  * names the file: V8 checks a cache against the length of its source only, and would run the
  * bytecode of a same-length bundle from before a rebuild, which writes the file anew. Nothing here
  * loads node:crypto: a program that never does would pay a quarter of Node's own start-up for it.
@@ -19,29 +18,14 @@
  * written after the hook patched them, with functions and values read at the top: nothing of it is
  * recorded.
  */
-import type { Stats } from 'node:fs';
-import type { VARS } from '../tracer/settings.js';
+import { codeCacheDir, ours } from './code-cache-dir.cjs';
 
-const {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} = process.getBuiltinModule('node:fs');
-const { tmpdir } = process.getBuiltinModule('node:os');
-const { isAbsolute, join } = process.getBuiltinModule('node:path');
+const { closeSync, constants, fstatSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } =
+  process.getBuiltinModule('node:fs');
+const { join } = process.getBuiltinModule('node:path');
 const { pathToFileURL } = process.getBuiltinModule('node:url');
 const { Script } = process.getBuiltinModule('node:vm');
 
-// Typed as the contract's name, which it must be; not imported: this runs before the bundle loads.
-const CACHE_VAR: typeof VARS.codeCache = 'DETDRIFT_CODE_CACHE';
 const BUNDLE = pathToFileURL(join(__dirname, 'bundle.js'));
 /**
  * A cache file starts with a checksum of the rest: a release V8 checks a cache's header, not its
@@ -52,7 +36,6 @@ const CHECKSUM_BYTES = 8;
 const CHECKSUM_STRIDE = 16;
 // Read before the hook patches the process family: a read after it would be recorded.
 const PID = process.pid;
-const UID = process.getuid?.();
 
 /** What bundle.js evaluates to: given its own URL, it hands back the hook's `start`. */
 type Bundle = (url: string) => () => unknown;
@@ -117,36 +100,13 @@ function readBundle(): BundleFile | null {
 /**
  * The cache file for this bundle on this Node with these flags (V8 rejects a cache made under
  * other flags: processes started with different ones would each write it again), or null without
- * a directory safe to use. A relative DETDRIFT_CODE_CACHE is not used: each process would find it
- * in its own working directory, and make it there, where the program would see it.
+ * a directory safe to use.
  */
 function cachePath(bundle: string): string | null {
-  const setting = process.env[CACHE_VAR];
-  if (setting === 'off' || (setting && !isAbsolute(setting))) return null;
-  const dir = setting || join(tmpdir(), UID === undefined ? 'detdrift-code-cache' : `detdrift-code-cache-${UID}`);
-  try {
-    // not recursive: Node's recursive mkdir can spin forever under /proc
-    mkdirSync(dir, 0o700);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
-  }
-  try {
-    if (!ours(lstatSync(dir), true)) return null;
-  } catch {
-    return null;
-  }
+  const dir = codeCacheDir();
+  if (dir === null) return null;
   const flags = fnv1a(`${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`);
   return join(dir, `${fnv1a(bundle)}-${flags}-${process.version}-${process.arch}.cache`);
-}
-
-/**
- * Whether `stats` are of a directory (or a regular file) of this user's that no one else can write
- * to: bytecode another user could replace would run as this one. Windows keeps a temporary
- * directory per user and has no uid to compare.
- */
-function ours(stats: Stats, directory: boolean): boolean {
-  if (directory ? !stats.isDirectory() : !stats.isFile()) return false;
-  return UID === undefined || (stats.uid === UID && (stats.mode & 0o022) === 0);
 }
 
 /**

@@ -27,7 +27,7 @@ rmSync(join(root, outdir), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'cli/main.ts' },
+  entryPoints: { main: 'cli/entry.ts' },
   outdir,
   bundle: true,
   splitting: true,

@@ -110,7 +110,7 @@ test("a bare hook digests the lockfile once per traced tree: children carry the 
 function loneHook(): string {
   const lone = tempDir('detdrift-lone-');
   mkdirSync(join(lone, 'dist', 'instrument'), { recursive: true });
-  for (const file of ['register.js', 'register.cjs', 'bundle.js'])
+  for (const file of ['register.js', 'register.cjs', 'code-cache-dir.cjs', 'bundle.js'])
     copyFileSync(join(dirname(REGISTER), file), join(lone, 'dist', 'instrument', file));
   writeFileSync(
     join(lone, 'package.json'),
