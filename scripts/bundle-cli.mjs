@@ -1,4 +1,4 @@
-// Bundles the CLI (cli/main.ts and everything it imports, dependencies included) into
+// Bundles the CLI (cli/entry.ts, which imports cli/main.ts, and everything they import, dependencies included) into
 // dist/cli/bundle/, which the package's bin runs: each module Node loads costs a resolve, a read
 // and a compile, and `record` loaded about 230 files (about 200 of them its dependencies') before
 // the traced command started. ES modules with code splitting, so the CLI keeps its lazy loading: each
