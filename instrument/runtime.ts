@@ -20,6 +20,7 @@ import { install as installGenerated } from './generated.js';
 import { install as installLifecycle } from './lifecycle.js';
 import { install as installOutput, installFiles } from './output.js';
 import { RootMask } from './root-mask.js';
+import { lockfileMemo } from './lockfile-memo.js';
 import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
@@ -154,7 +155,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
   try {
     const given = sources(claimed.lineage);
     // The CLI computes the digest once per run; a bare hook, once per traced tree (children.ts passes it on).
-    const lockfile = settings.lockfile ?? digestLockfile(settings.root);
+    const lockfile = settings.lockfile ?? digestLockfile(settings.root, lockfileMemo());
     const sites = sitePolicy(settings, claimed.lineage);
     const traceHeader = header(settings, claimed.lineage, lockfile, given.perturber ?? null, sites);
     const writer = writeHeader(

@@ -5,7 +5,7 @@
  * and the report, which name a variable in what they print.
  */
 import type { createHash as CreateHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { HookError } from './errors.js';
 import { MODES, type Mode, type TraceHeader } from './format.js';
@@ -222,14 +222,46 @@ function decodeLimit(value: string | undefined): HookSettings['replayLimit'] {
   return { lineage: match[1]!, count: Number(match[2]) };
 }
 
-/** The first of LOCKFILE_NAMES in `root` and its SHA-256, which tells two traces' dependency trees apart. */
-export function digestLockfile(root: string): TraceHeader['lockfile'] {
+/**
+ * Digests remembered by a file's path and identity (its inode, size, modification and change
+ * times: every write moves the change time, which no program can set back).
+ */
+export interface DigestMemo {
+  get(path: string, identity: string): string | null;
+  set(path: string, identity: string, sha256: string): void;
+}
+
+/**
+ * The first of LOCKFILE_NAMES in `root` and its SHA-256, which tells two traces' dependency trees
+ * apart. With a `memo`, a lockfile unchanged since it was last digested is not read again.
+ */
+export function digestLockfile(root: string, memo?: DigestMemo): TraceHeader['lockfile'] {
   for (const file of LOCKFILE_NAMES) {
     const path = join(root, file);
     if (!existsSync(path)) continue;
-    // node:crypto loaded here, not with this module: the hook starts without it (instrument/deferred.ts)
-    const { createHash } = process.getBuiltinModule('node:crypto') as { createHash: typeof CreateHash };
-    return { file, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
+    if (!memo) return { file, sha256: sha256Of(readFileSync(path)) };
+    const fd = openSync(path, 'r');
+    try {
+      const identity = identityOf(fstatSync(fd));
+      const known = memo.get(path, identity);
+      if (known !== null) return { file, sha256: known };
+      const sha256 = sha256Of(readFileSync(fd));
+      // remembered only if the file did not change while it was read
+      if (identityOf(fstatSync(fd)) === identity) memo.set(path, identity, sha256);
+      return { file, sha256 };
+    } finally {
+      closeSync(fd);
+    }
   }
   return null;
+}
+
+function identityOf({ ino, size, mtimeMs, ctimeMs }: Stats): string {
+  return `${ino}-${size}-${mtimeMs}-${ctimeMs}`;
+}
+
+function sha256Of(bytes: Buffer): string {
+  // node:crypto loaded here, not with this module: the hook starts without it (instrument/deferred.ts)
+  const { createHash } = process.getBuiltinModule('node:crypto') as { createHash: typeof CreateHash };
+  return createHash('sha256').update(bytes).digest('hex');
 }

@@ -106,6 +106,26 @@ test("a bare hook digests the lockfile once per traced tree: children carry the 
   assert.deepEqual(run.traces.get('0.1')!.header.lockfile, digest);
 });
 
+test("a bare hook remembers the lockfile's digest by the file's identity in its code-cache folder, and digests a changed lockfile again", () => {
+  const dir = project({ 'package-lock.json': '{"lockfileVersion":3}\n', 'app.mjs': 'console.log(1);\n' });
+  const cache = tempDir('detdrift-code-cache-');
+  const lockfile = () =>
+    runHookedOk(['app.mjs'], { cwd: dir, env: { DETDRIFT_CODE_CACHE: cache } }).traces.get('0')!.header.lockfile;
+  const memos = () => readdirSync(cache).filter((name) => name.startsWith('lockfile-'));
+
+  assert.deepEqual(lockfile(), { file: 'package-lock.json', sha256: sha256('{"lockfileVersion":3}\n') });
+  assert.equal(memos().length, 1);
+  // what the memo holds is what a start takes while the file is unchanged: it does not read the file
+  const memo = join(cache, memos()[0]!);
+  const [identity] = readFileSync(memo, 'utf8').split('\n');
+  writeFileSync(memo, `${identity}\n${'0'.repeat(64)}\n`);
+  assert.equal(lockfile()!.sha256, '0'.repeat(64));
+
+  writeFileSync(join(dir, 'package-lock.json'), '{"lockfileVersion":3,"changed":true}\n');
+  assert.equal(lockfile()!.sha256, sha256('{"lockfileVersion":3,"changed":true}\n'));
+  assert.deepEqual(memos().length, 1, 'one memo per lockfile path');
+});
+
 /** The hook's files, copied into a bare package of their own: returns its register.js. */
 function loneHook(): string {
   const lone = tempDir('detdrift-lone-');
