@@ -1,4 +1,7 @@
-/** The CLI: wiring only, started by the bin (entry.ts). Every error becomes output and an exit status in reportError. */
+/**
+ * The CLI: wiring only, started by the bin (entry.ts). Every
+ * error becomes output and an exit status in reportError.
+ */
 import { parseCommandLine } from './args.js';
 import { reportError } from './shared/errors.js';
 import type { Logger } from './shared/logger.js';

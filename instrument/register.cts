@@ -9,8 +9,9 @@
  * cache: compiling it, and the functions start-up calls, cost about 10 ms of every start, and the
  * cache's bytecode, made once per bundle, Node version and set of flags, saves most of it. The
  * cache is a file in the folder code-cache-dir.cts names (DETDRIFT_CODE_CACHE, or this user's own in
- * the system's temporary directory); a file another user could write to is never read. The bundle file's identity (inode, size, modification and change times)
- * names the file: V8 checks a cache against the length of its source only, and would run the
+ * the system's temporary directory); a file another user could write to is never read. The bundle
+ * file's identity (inode, size, modification and change times) names the file: V8 checks a cache
+ * against the length of its source only, and would run the
  * bytecode of a same-length bundle from before a rebuild, which writes the file anew. Nothing here
  * loads node:crypto: a program that never does would pay a quarter of Node's own start-up for it.
  *
