@@ -28,13 +28,18 @@ export function codeCacheDir(): string | null {
   if (setting === 'off' || (setting && !isAbsolute(setting))) return null;
   const dir = setting || join(tmpdir(), UID === undefined ? 'detdrift-code-cache' : `detdrift-code-cache-${UID}`);
   try {
-    // not recursive: Node's recursive mkdir can spin forever under /proc
-    mkdirSync(dir, 0o700);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
-  }
-  try {
-    return ours(lstatSync(dir), true) ? dir : null;
+    // looked at first: a mkdir that fails with EEXIST, every start but the first, costs an exception
+    let stats = lstatSync(dir, { throwIfNoEntry: false });
+    if (stats === undefined) {
+      try {
+        // not recursive: Node's recursive mkdir can spin forever under /proc
+        mkdirSync(dir, 0o700);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
+      }
+      stats = lstatSync(dir);
+    }
+    return ours(stats, true) ? dir : null;
   } catch {
     return null;
   }
