@@ -2,7 +2,7 @@ import type { Dimension } from '../instrument/perturb-dimensions.js';
 import type { Alignment } from './align.js';
 import type { BisectResult } from './bisect.js';
 import type { ProcessComparison } from './compare.js';
-import { firstOutputDivergence, type Divergence } from './localize.js';
+import type { Divergence } from './localize.js';
 import { Control, type ApiRow } from '../tracer/format.js';
 import type { LoadedTrace, Row } from './load.js';
 
@@ -49,6 +49,8 @@ export interface Cause {
 export function findCause(
   alignment: Alignment,
   first: Divergence,
+  /** the first output divergence, of the outputs the comparison keeps (a runner's own lines left out) */
+  output: Divergence | null,
   codeChanged: boolean,
   a: LoadedTrace,
   b: LoadedTrace,
@@ -63,7 +65,6 @@ export function findCause(
   if (brought) return { kind: 'call', row: brought, side: 'b', rule: NEW_CALL };
   if (codeChanged && (added || removed)) {
     const edit = added ?? removed!;
-    const output = firstOutputDivergence(a, b);
     // an output at call index i was written before call i: at a tie, the output came first
     if (output?.reason === 'output' && edit.row.index >= (added ? output.indexB : output.indexA))
       return { kind: 'outside', row: null, side: 'a', rule: OUTPUT_FIRST };

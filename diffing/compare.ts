@@ -179,7 +179,7 @@ function compareProcess(
   const shown = (trace: LoadedTrace): LoadedTrace => ({ ...trace, outputs: keptOutputs(trace, runners) });
   const output = firstOutputDivergence(shown(left), shown(right));
   const first = firstDivergence(alignment, output, left, right);
-  const cause = first ? findCause(alignment, first, codeChanged, left, right, options.changed) : null;
+  const cause = first ? findCause(alignment, first, output, codeChanged, left, right, options.changed) : null;
   return { lineage, a, b, alignment, output, first, cause, verdict: first ? 'diverge' : 'agree' };
 }
 

@@ -13,18 +13,24 @@ import { codeCacheDir } from './code-cache-dir.cjs';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
-/** The memo, or undefined where no code-cache folder is safe to use (each start digests then). */
-export function lockfileMemo(): DigestMemo | undefined {
-  const dir = codeCacheDir();
-  if (dir === null) return undefined;
-  const fileOf = (path: string) => {
+/**
+ * The memo. Its folder is looked for when a lockfile is found, not before: a project without one
+ * costs nothing. Without a folder safe to use, nothing is remembered and each start digests.
+ */
+export function lockfileMemo(): DigestMemo {
+  let dir: string | null | undefined;
+  const fileOf = (path: string): string | null => {
+    if (dir === undefined) dir = codeCacheDir();
+    if (dir === null) return null;
     const { high, low } = digestString(path);
     return join(dir, `lockfile-${digestHex(high, low)}`);
   };
   return {
     get(path, identity) {
+      const file = fileOf(path);
+      if (file === null) return null;
       try {
-        const [kept, sha256] = readFileSync(fileOf(path), 'utf8').split('\n');
+        const [kept, sha256] = readFileSync(file, 'utf8').split('\n');
         return kept === identity && sha256 !== undefined && SHA256.test(sha256) ? sha256 : null;
       } catch {
         return null; // none yet, or unreadable: digested again
@@ -33,6 +39,7 @@ export function lockfileMemo(): DigestMemo | undefined {
     set(path, identity, sha256) {
       // under a name of this process's, then renamed: a reader never sees half of one
       const file = fileOf(path);
+      if (file === null) return;
       const partial = `${file}.${process.pid}`;
       try {
         writeFileSync(partial, `${identity}\n${sha256}\n`, { mode: 0o600 });

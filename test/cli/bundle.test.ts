@@ -5,10 +5,11 @@
  * source maps, which name the files each chunk holds.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import module from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CLI, project, runPlain } from '../helpers.js';
+import { CLI, project, runPlain, tempDir } from '../helpers.js';
 
 const BUNDLE = join(CLI, '..');
 
@@ -99,4 +100,33 @@ test('the bundle reads its version from the package it sits in', () => {
     version: string;
   };
   assert.equal(version.stdout, `${manifest.version}\n`);
+});
+
+test('`report --help` names the formats without loading a renderer', () => {
+  const loaded = [...loadedWith(chunkOf('cli/report/options.ts'))];
+  assert.ok(loaded.includes('report/formats.ts'), loaded.join(' '));
+  assert.deepEqual(
+    loaded.filter((source) => /^report\/(render|html|sarif|terminal|summary|github|comment)\.ts$/.test(source)),
+    [],
+  );
+});
+
+test("the bin keeps Node's compile cache of its chunks in the code-cache folder, and the command it records does not inherit it", {
+  skip: !('enableCompileCache' in module) && 'Node 20 has no compile cache',
+}, () => {
+  const cache = tempDir('detdrift-code-cache-');
+  const dir = project({ 'app.js': "console.log(process.env.NODE_COMPILE_CACHE ?? 'no compile cache');\n" });
+  const env = { DETDRIFT_CODE_CACHE: cache };
+  const recorded = runPlain([CLI, 'record', '--out', tempDir('detdrift-out-'), '--', process.execPath, 'app.js'], {
+    cwd: dir,
+    env,
+  });
+  assert.equal(recorded.code, 0, recorded.stderr);
+  assert.equal(recorded.stdout, 'no compile cache\n');
+  assert.ok(existsSync(join(cache, 'cli')) && readdirSync(join(cache, 'cli')).length > 0, readdirSync(cache).join(' '));
+
+  const off = tempDir('detdrift-code-cache-');
+  const version = runPlain([CLI, '--version'], { cwd: dir, env: { DETDRIFT_CODE_CACHE: 'off', TMPDIR: off } });
+  assert.equal(version.code, 0, version.stderr);
+  assert.deepEqual(readdirSync(off), [], 'off: no cache anywhere');
 });
