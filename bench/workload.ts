@@ -111,7 +111,9 @@ function benchAwaits(rounds: number): void {
 /**
  * What the CLI adds to the bare hook: `detdrift record -- node sim.mjs` (the CLI's start, execa,
  * NODE_OPTIONS, the summary it reads from the trace) against `node --import` of the hook, CPU of
- * both processes; and the same CLI as tsc's modules, what its bundle saves.
+ * both processes; the floor of any CLI written for Node, a script that only spawns the hooked
+ * command and waits for it (one more Node process's start and end); and the same CLI as tsc's
+ * modules, what its bundle saves.
  */
 function benchCli(rounds: number): void {
   const dir = mkdtempSync(join(tmpdir(), 'detdrift-workload-cli-'));
@@ -121,8 +123,17 @@ function benchCli(rounds: number): void {
     const out = join(dir, 'cli');
     const record = (cli: string) => [process.execPath, cli, 'record', '--out', out, '--', process.execPath, sim];
     const hooked = { ...env, DETDRIFT_TRACE: join(dir, 'hook'), DETDRIFT_MODE: 'observe' };
+    const spawnOnly = [
+      process.execPath,
+      join(BENCH_FIXTURES, 'spawn-only.mjs'),
+      process.execPath,
+      '--import',
+      REGISTER,
+      sim,
+    ];
     const variants = [
       ['node --import register sim.mjs', [process.execPath, '--import', REGISTER, sim], hooked],
+      ['floor: a Node script that only spawns it', spawnOnly, hooked],
       ['detdrift record -- node sim.mjs', record(CLI), env],
       ["the same, the CLI unbundled (tsc's modules)", record(CLI_UNBUNDLED), env],
     ] as const;

@@ -10,7 +10,7 @@ import { checkNodeVersion } from './node-version.js';
 async function main(argv: readonly string[]): Promise<number> {
   let logger: Logger | undefined;
   try {
-    checkNodeVersion(process.versions.node);
+    await checkNodeVersion(process.versions.node);
     const invocation = await parseCommandLine(argv, process.cwd());
     if (invocation.kind === 'print') {
       process.stdout.write(invocation.text);

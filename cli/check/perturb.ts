@@ -10,7 +10,7 @@ import type { CommandContext } from '../shared/options.js';
 import { shellQuote } from '../shared/confirm.js';
 import type { CheckOptions } from './options.js';
 import { Progress } from '../shared/progress.js';
-import { findProject } from '../shared/project.js';
+import { findRoot } from '../shared/project.js';
 import { recordRun } from '../shared/recording.js';
 import { emitReport, fencingCommands } from '../shared/output.js';
 import { listTraceFiles, prepareOutDir } from '../shared/traces.js';
@@ -79,7 +79,7 @@ export async function runPerturbed(
       tried,
     };
     const replay = chosen ? rerunCommand(options, chosen.tried.dimension) : null;
-    const root = findProject(options.cwd).root;
+    const root = findRoot(options.cwd);
     const { status } = await emitReport(chosen?.comparison ?? last!, root, options.json, {
       perturbation,
       replay,

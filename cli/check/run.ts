@@ -7,7 +7,7 @@ import type { CommandContext } from '../shared/options.js';
 import { confirmByReplay, replayCommand, shellQuote } from '../shared/confirm.js';
 import type { CheckOptions } from './options.js';
 import { Progress } from '../shared/progress.js';
-import { findProject } from '../shared/project.js';
+import { findRoot } from '../shared/project.js';
 import { recordRun } from '../shared/recording.js';
 import { displayPath } from '../shared/traces.js';
 import type { AttemptView, FailureView, SeedView } from '../../report/types.js';
@@ -68,7 +68,7 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
     }
     // Relative to where check ran, as the command is: a CI artifact downloaded into a checkout replays as it reads.
     const replay = kept ? replayCommand(displayPath(dirs[0]!, options.cwd), options.command) : rerunCommand(seeded);
-    const { status } = await emitReport(comparison, findProject(options.cwd).root, options.json, {
+    const { status } = await emitReport(comparison, findRoot(options.cwd), options.json, {
       confirmation,
       replay,
       reports: options.reports,
@@ -126,7 +126,7 @@ async function recordAndCompare(
   let comparison: Comparison | null = null;
   let against = dirs[0]!;
   const attempts: AttemptView[] = [];
-  const root = findProject(options.cwd).root;
+  const root = findRoot(options.cwd);
   for (const [index, later] of dirs.slice(1).entries()) {
     const compareWith = (taken?: CompareOptions['taken']) =>
       compare(dirs[0]!, later, { ignore: options.ignore, taken, sources: { a: root, b: root } });

@@ -10,7 +10,7 @@ import { confirmByReplay, replayCommand } from '../shared/confirm.js';
 import type { CommandContext } from '../shared/options.js';
 import { emitReport } from '../shared/output.js';
 import { Progress } from '../shared/progress.js';
-import { findProject } from '../shared/project.js';
+import { findRoot } from '../shared/project.js';
 import { CauseStacks } from '../shared/stacks.js';
 import { assertTraces } from '../shared/traces.js';
 import type { DiffOptions } from './options.js';
@@ -18,7 +18,7 @@ import type { DiffOptions } from './options.js';
 export async function run(options: DiffOptions, { logger }: CommandContext): Promise<number> {
   assertTraces(options.a, options.b);
   for (const warning of options.configWarnings) logger.warn(warning);
-  const root = findProject(options.cwd).root;
+  const root = findRoot(options.cwd);
   const comparison = compare(options.a, options.b, { ignore: options.ignore, sources: { a: root, b: root } });
   logger.debug({ processes: comparison.processes.length, verdict: comparison.verdict }, 'compared');
   const traceA = statSync(options.a).isFile() ? dirname(options.a) : options.a;

@@ -21,7 +21,7 @@ import { DEFAULTS } from '../shared/defaults.js';
 import { CliError, verdictStatus } from '../shared/errors.js';
 import type { CommandContext } from '../shared/options.js';
 import { writeReportFile } from '../shared/output.js';
-import { findProject } from '../shared/project.js';
+import { findRoot } from '../shared/project.js';
 import type { MatrixOptions } from './options.js';
 
 export async function run(options: MatrixOptions, { logger }: CommandContext): Promise<number> {
@@ -41,7 +41,7 @@ export async function run(options: MatrixOptions, { logger }: CommandContext): P
       `--reference got ${JSON.stringify(options.reference)}; the runs are: ${runs.map((entry) => entry.name).join(', ')}`,
     );
   }
-  const root = findProject(options.cwd).root;
+  const root = findRoot(options.cwd);
   const comparisons = new Map<string, Comparison>();
   const comparisonOf = (a: MatrixRun, b: MatrixRun): Comparison => {
     const key = `${a.name}\u0000${b.name}`;

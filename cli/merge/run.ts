@@ -4,7 +4,7 @@ import type { CommandContext } from '../shared/options.js';
 import { CliError } from '../shared/errors.js';
 import { mergedStatus, mergeReports } from './reports.js';
 import type { MergeOptions } from './options.js';
-import { findProject } from '../shared/project.js';
+import { findRoot } from '../shared/project.js';
 import { readReport } from '../shared/report-file.js';
 import { printReport } from '../shared/output.js';
 
@@ -20,7 +20,7 @@ export async function run(options: MergeOptions, { logger }: CommandContext): Pr
   const files = [...new Set(options.inputs.flatMap(reportFiles))];
   const merged = mergeReports(files.map((file) => ({ file, report: readReport(file) })));
   logger.debug({ reports: files.length, seeds: merged.seeds?.length }, 'merged');
-  await printReport(merged, findProject(options.cwd).root, options.json, options.reports);
+  await printReport(merged, findRoot(options.cwd), options.json, options.reports);
   return mergedStatus(merged);
 }
 

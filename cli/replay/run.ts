@@ -13,7 +13,7 @@ import { ExitStatus } from '../shared/errors.js';
 import { stopOnInterrupt } from '../shared/interrupt.js';
 import type { CommandContext } from '../shared/options.js';
 import { emitReport } from '../shared/output.js';
-import { findProject } from '../shared/project.js';
+import { findRoot } from '../shared/project.js';
 import { recordRun } from '../shared/recording.js';
 import { prepareOutDir, recordedTraces } from '../shared/traces.js';
 import { makeWorkDir } from '../shared/workdir.js';
@@ -35,7 +35,7 @@ export async function run(options: ReplayOptions, { logger }: CommandContext): P
     );
     const comparison = compare(options.trace, out, { codeChanged: false });
     const reproduced = sameOutputs(options.trace, out, null, comparison.runners);
-    await emitReport(comparison, findProject(options.cwd).root, options.json);
+    await emitReport(comparison, findRoot(options.cwd), options.json);
     return reproduced ? ExitStatus.ok : ExitStatus.divergence;
   } finally {
     if (options.out === null) rmSync(out, { recursive: true, force: true });

@@ -12,13 +12,13 @@ import { forLog, render } from '../../report/render.js';
 import type { Report } from '../../report/types.js';
 import type { CommandContext } from '../shared/options.js';
 import { LineOutput, renderContext, writeReportFile } from '../shared/output.js';
-import { findProject } from '../shared/project.js';
+import { findRoot } from '../shared/project.js';
 import { readReport } from '../shared/report-file.js';
 import { assertTraces } from '../shared/traces.js';
 import type { ReportOptions } from './options.js';
 
 export async function run(options: ReportOptions, { logger }: CommandContext): Promise<number> {
-  const root = findProject(options.cwd).root;
+  const root = findRoot(options.cwd);
   const report = options.traces ? compareTraces(options.traces, options.ignore, root) : readReport(options.input);
   const context = renderContext(root);
   logger.debug({ format: options.format, verdict: report.verdict }, 'rendering');

@@ -1,9 +1,11 @@
 import { writeSync } from 'node:fs';
-import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { createRequire } from 'node:module';
+import type { DestinationStream, Logger as PinoLogger, pino as Pino } from 'pino';
 import { inert, inertJson } from '../../report/untrusted.js';
 import type { LogFormat, LogLevel } from './defaults.js';
 
-export type Logger = PinoLogger;
+/** What the commands log through: pino's methods, a line at a level. */
+export type Logger = Pick<PinoLogger, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'>;
 
 export interface LogOptions {
   readonly level: LogLevel;
@@ -19,8 +21,48 @@ export interface LogOptions {
  * Synchronous, so lines written just before exit are not lost. A line can carry a program's
  * stderr or a trace's strings: JSON is written `inertJson` and sentences `inert`, the same data,
  * nothing for a terminal or a CI runner to act on.
+ *
+ * pino is loaded when the first line at an enabled level is logged, not before: at the default
+ * level (warn) most runs log nothing, and loading pino cost every command 3-5 ms of its start,
+ * before `record` could start the program. Taken from node_modules (with `createRequire`, as the
+ * lockfile parsers are), so that it loads synchronously on the line that needs it. A log file, or
+ * a level below warn, asks for lines: pino is made at once (the file exists even if nothing is
+ * logged).
  */
-export function createLogger({ level, format, file }: LogOptions): Logger {
+export function createLogger(options: LogOptions): Logger {
+  if (options.file !== null || PINO_LEVELS[options.level] < PINO_LEVELS.warn) return createPino(options);
+  let made: Logger | undefined;
+  const threshold = PINO_LEVELS[options.level];
+  const method =
+    (name: keyof Logger): Logger[keyof Logger] =>
+    (...args: Parameters<Logger['info']>) => {
+      if (PINO_LEVELS[name] < threshold) return;
+      made ??= createPino(options);
+      made[name](...args);
+    };
+  return {
+    trace: method('trace'),
+    debug: method('debug'),
+    info: method('info'),
+    warn: method('warn'),
+    error: method('error'),
+    fatal: method('fatal'),
+  };
+}
+
+/** pino's numbers for its levels; `silent` is above every line. */
+const PINO_LEVELS: Readonly<Record<LogLevel, number>> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Number.POSITIVE_INFINITY,
+};
+
+function createPino({ level, format, file }: LogOptions): Logger {
+  const { pino } = createRequire(import.meta.url)('pino') as { pino: typeof Pino };
   const options = { name: 'detdrift', level, base: undefined, hooks: { streamWrite: inertJson } };
   const stderr = format === 'json' ? pino.destination({ dest: 2, sync: true }) : SENTENCES;
   if (file === null) return pino(options, stderr);

@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CliError } from '../../cli/shared/errors.js';
-import { checkNodeVersion } from '../../cli/node-version.js';
+import satisfies from 'semver/functions/satisfies.js';
+import { checkNodeVersion, simplySatisfies } from '../../cli/node-version.js';
 import { compareLineage } from '../../tracer/lineage.js';
 import { CLI, project, readTrace, runPlain, type Run } from '../helpers.js';
 
@@ -289,20 +290,44 @@ test('--help prints each command with what it does on stdout and exits 0', () =>
   assert.match(run.stdout, /^Run 'detdrift COMMAND --help' for a command's options/m);
 });
 
-test('the Node.js version check accepts 20.19+, 22.12+ and 24+ only', () => {
+test('the Node.js version check accepts 20.19+, 22.12+ and 24+ only', async () => {
   for (const version of ['20.19.0', '20.20.2', '22.12.0', '22.23.5', '24.0.0', '24.22.3', process.versions.node]) {
-    assert.doesNotThrow(() => checkNodeVersion(version), version);
+    await assert.doesNotReject(checkNodeVersion(version), version);
   }
-  for (const version of ['18.20.4', '20.18.3', '21.7.3', '22.11.0', '23.1.0']) {
-    assert.throws(
-      () => checkNodeVersion(version),
-      (error: unknown) => {
-        assert.ok(error instanceof CliError);
-        assert.equal(error.code, 'ERR_NODE_VERSION');
-        assert.equal(error.status, 2);
-        assert.match(error.message, new RegExp(`Node\\.js ${version.replace(/\./g, '\\.')} is not supported`));
-        return true;
-      },
-    );
+  for (const version of ['18.20.4', '20.18.3', '21.7.3', '22.11.0', '23.1.0', '25.0.0-nightly20261201abcdef']) {
+    // the nightly is semver's to decide, which takes no prerelease
+    await assert.rejects(checkNodeVersion(version), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.equal(error.code, 'ERR_NODE_VERSION');
+      assert.equal(error.status, 2);
+      assert.match(error.message, new RegExp(`Node\\.js ${version.replace(/\./g, '\\.')} is not supported`));
+      return true;
+    });
   }
+});
+
+test('the version check decides as semver does wherever it decides without it', () => {
+  const ranges = ['^20.19.0 || ^22.12.0 || >=24.0.0', '>=18.0.0', '^1.2.3', '^20.19.0', '>=20.19.0 || ^18.0.5'];
+  let decided = 0;
+  for (const range of ranges) {
+    for (let major = 0; major <= 26; major++) {
+      for (const minor of [0, 1, 2, 3, 11, 12, 13, 18, 19, 20]) {
+        for (const patch of [0, 2, 4, 5, 6]) {
+          const version = `${major}.${minor}.${patch}`;
+          const fast = simplySatisfies(version, range);
+          if (fast === undefined) continue;
+          decided++;
+          assert.equal(fast, satisfies(version, range), `${version} against ${range}`);
+        }
+      }
+    }
+  }
+  assert.equal(decided, ranges.length * 27 * 10 * 5, 'every release version against these ranges is decided');
+  for (const [version, range] of [
+    ['20.19.0-nightly', '>=20.0.0'],
+    ['1.2.3', '^0.2.3'],
+    ['1.2.3', '~1.2.0'],
+    ['1.2.3', '1.x'],
+  ])
+    assert.equal(simplySatisfies(version!, range!), undefined, `${version} against ${range}: semver's`);
 });
