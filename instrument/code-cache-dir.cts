@@ -3,7 +3,8 @@
  * (register.cts) and Node's compile cache of the CLI's modules (cli/entry.ts). DETDRIFT_CODE_CACHE
  * names it (an absolute path; `off`: none); by default it is a folder of this user's own in the
  * system's temporary directory. A folder another user could write to is never used: bytecode
- * another user could replace would run as this one. CommonJS and builtins only, taken with
+ * another user could replace would run as this one. Its caches and lockfile memos are pruned when
+ * a cache is written (code-cache-prune.cts); Node manages `cli/`. CommonJS and builtins only, taken with
  * `process.getBuiltinModule`: the hook's preload requires it before anything else of the hook loads.
  */
 import type { Stats } from 'node:fs';

@@ -23,7 +23,7 @@ export function lockfileMemo(): DigestMemo {
     if (dir === undefined) dir = codeCacheDir();
     if (dir === null) return null;
     const { high, low } = digestString(path);
-    return join(dir, `lockfile-${digestHex(high, low)}`);
+    return join(dir, `lockfile-${digestHex(high, low)}`); // code-cache-prune.cts knows this name
   };
   return {
     get(path, identity) {

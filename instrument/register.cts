@@ -12,8 +12,10 @@
  * the system's temporary directory); a file another user could write to is never read. The bundle
  * file's identity (inode, size, modification and change times) names the file: V8 checks a cache
  * against the length of its source only, and would run the
- * bytecode of a same-length bundle from before a rebuild, which writes the file anew. Nothing here
- * loads node:crypto: a program that never does would pay a quarter of Node's own start-up for it.
+ * bytecode of a same-length bundle from before a rebuild, which writes the file anew. A start that
+ * writes a cache also prunes the folder (code-cache-prune.cts: files of ours unchanged for a week,
+ * then the oldest caches beyond 64); a start that reads one does no more. Nothing here loads
+ * node:crypto: a program that never does would pay a quarter of Node's own start-up for it.
  *
  * Everything here runs before the program and takes Node's built-ins as they are then; the cache is
  * written after the hook patched them, with functions and values read at the top: nothing of it is
@@ -73,11 +75,23 @@ function load(): void {
   const cacheFile = cachePath(bundle.identity);
   const cachedData = cacheFile === null ? undefined : readCache(cacheFile);
   const script = new Script(bundle.source.toString('utf8'), { filename: BUNDLE.href, cachedData });
+  const writing = cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true);
+  // Known before start-up: a start that writes the cache loads the pruning now, while Node's
+  // built-ins are still the real ones; a start that reads it loads nothing more.
+  const prune = writing ? loadPrune() : undefined;
   const start = (script.runInThisContext() as Bundle)(BUNDLE.href);
   start();
   // made after start-up, the cache holds the bytecode of every function start-up compiled too
-  if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true))
-    writeCache(cacheFile, script.createCachedData());
+  if (writing && writeCache(cacheFile, script.createCachedData())) prune?.(cacheFile);
+}
+
+/** The pruning of the cache's folder, or undefined where it cannot be loaded: the folder keeps its files. */
+function loadPrune(): ((written: string) => void) | undefined {
+  try {
+    return (require('./code-cache-prune.cjs') as typeof import('./code-cache-prune.cjs')).pruneCodeCache;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The bundle, or null where `npm run build` has not made one. */
@@ -107,6 +121,7 @@ function cachePath(bundle: string): string | null {
   const dir = codeCacheDir();
   if (dir === null) return null;
   const flags = fnv1a(`${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`);
+  // code-cache-prune.cts knows this name
   return join(dir, `${fnv1a(bundle)}-${flags}-${process.version}-${process.arch}.cache`);
 }
 
@@ -143,7 +158,7 @@ function readCache(file: string): Buffer | undefined {
  * torn one fails its checksum). A cache that cannot be written is left unwritten: the next start
  * compiles again.
  */
-function writeCache(file: string, data: Buffer): void {
+function writeCache(file: string, data: Buffer): boolean {
   const partial = `${file}.${PID}`;
   try {
     const fd = openSync(partial, 'w', 0o600);
@@ -154,12 +169,14 @@ function writeCache(file: string, data: Buffer): void {
       closeSync(fd);
     }
     renameSync(partial, file);
+    return true;
   } catch {
     try {
       unlinkSync(partial);
     } catch {
       // never created
     }
+    return false;
   }
 }
 

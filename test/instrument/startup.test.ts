@@ -130,7 +130,7 @@ test("a bare hook remembers the lockfile's digest by the file's identity in its 
 function loneHook(): string {
   const lone = tempDir('detdrift-lone-');
   mkdirSync(join(lone, 'dist', 'instrument'), { recursive: true });
-  for (const file of ['register.js', 'register.cjs', 'code-cache-dir.cjs', 'bundle.js'])
+  for (const file of ['register.js', 'register.cjs', 'code-cache-dir.cjs', 'code-cache-prune.cjs', 'bundle.js'])
     copyFileSync(join(dirname(REGISTER), file), join(lone, 'dist', 'instrument', file));
   writeFileSync(
     join(lone, 'package.json'),

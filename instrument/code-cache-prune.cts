@@ -1,0 +1,88 @@
+/**
+ * Keeps the code-cache folder (code-cache-dir.cts) bounded: every rebuilt or upgraded bundle, Node
+ * version and set of flags adds a cache of about 160 KB, and every lockfile path a memo, that no
+ * start reads again. Run by a start that has just written a cache (register.cts), the rare path,
+ * never by one that reads it. register.cts requires this file only then, before the hook patches
+ * anything: the built-ins taken here are the real ones, and nothing done here is recorded.
+ */
+import { ours } from './code-cache-dir.cjs';
+
+const { lstatSync, readdirSync, unlinkSync } = process.getBuiltinModule('node:fs');
+const { basename, dirname, sep } = process.getBuiltinModule('node:path');
+
+/**
+ * A file of ours unchanged for longer is removed: a week keeps what a user starts each working week,
+ * however rarely. A cache in use is read, never written again, so its modification time says when
+ * it was made, not when it was last used (most mounts keep no access times): a cache another
+ * install still uses goes too, and costs that install one compile and write, about 10 ms, once a
+ * week (a memo, one digest of its lockfile). A start reading it meanwhile has it open already; on
+ * Windows the removal fails and the file stays. A partial file this old is a crashed writer's.
+ */
+const STALE_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * Whole caches kept at most, the newest: about 10 MB. More than the installs, Node versions and sets
+ * of flags one user starts within a week, so the age rule does the pruning, and this bounds a week
+ * of rebuilds.
+ */
+const MAX_CACHES = 64;
+/**
+ * The names this folder's writers give (register.cts, lockfile-memo.ts), each with the `.<pid>` of
+ * a partial one: a cache (group 1) or a lockfile memo, partial when group 2 matched. Nothing else is
+ * touched: DETDRIFT_CODE_CACHE may name a folder that holds other files too.
+ */
+const OUR_NAME = /^(?:([0-9a-f]{8}-[0-9a-f]{8}-v\d[\w.+-]*\.cache)|lockfile-[0-9a-f]{16})(\.\d+)?$/;
+
+interface Entry {
+  readonly path: string;
+  readonly mtimeMs: number;
+  /** a whole cache, which counts towards MAX_CACHES */
+  readonly cache: boolean;
+}
+
+/**
+ * Removes the stale files of ours beside `written`, the cache just written, then the oldest whole
+ * caches beyond MAX_CACHES. `written` stays, and its modification time is the folder's "now" (no
+ * clock is read: the hook may have replaced it). Never follows a link, never descends into a folder (Node's compile
+ * cache of the CLI is `cli/`), never throws: what cannot be removed stays.
+ */
+export function pruneCodeCache(written: string): void {
+  const dir = dirname(written);
+  const kept = basename(written);
+  try {
+    const names = readdirSync(dir);
+    const entries: Entry[] = [];
+    let now: number | undefined;
+    for (const name of names) {
+      const match = OUR_NAME.exec(name);
+      if (match === null) continue;
+      // not path.join: it normalizes character by character, in code V8 has not compiled yet, about
+      // 100,000 instructions a file (a fifth of the cost of pruning a folder of 800)
+      const path = `${dir}${sep}${name}`;
+      const stats = lstatSync(path, { throwIfNoEntry: false });
+      if (stats === undefined || !ours(stats, false)) continue;
+      if (name === kept) now = stats.mtimeMs;
+      else entries.push({ path, mtimeMs: stats.mtimeMs, cache: match[1] !== undefined && match[2] === undefined });
+    }
+    // the cache just written is gone already: another start replaced it, and prunes in its turn
+    if (now === undefined) return;
+    const caches: Entry[] = [];
+    for (const entry of entries) {
+      if (entry.mtimeMs < now - STALE_MS) remove(entry.path);
+      else if (entry.cache) caches.push(entry);
+    }
+    // the cache just written is one of the MAX_CACHES, and the newest
+    if (caches.length < MAX_CACHES) return;
+    caches.sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (let i = MAX_CACHES - 1; i < caches.length; i++) remove(caches[i]!.path);
+  } catch {
+    // the folder cannot be listed: its files stay, and the start goes on
+  }
+}
+
+function remove(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already, or held open (Windows): it stays until a later prune
+  }
+}
