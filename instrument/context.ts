@@ -1,7 +1,7 @@
-import { createHook, type AsyncHook } from 'node:async_hooks';
+import { createHook, type AsyncHook, type HookCallbacks } from 'node:async_hooks';
 import { digestHex, fmix } from '../tracer/digest.js';
 import { MathImul } from '../tracer/primordials.js';
-import { real } from './real.js';
+import { builtin, real } from './real.js';
 
 interface Node {
   /** the context's key: 64 bits, mixed from the parent's key and this context's ordinal */
@@ -39,16 +39,43 @@ export interface ResourceWatch<T = unknown> {
  * The lineage is folded into a 64-bit key when a context is created, so a context holds no
  * reference to its parent: a loop of `await`s or a timer that reschedules itself creates an
  * endless lineage, and neither memory nor the work per context may grow with it.
+ *
+ * Promises are heard of through V8's promise hooks (`v8.promiseHooks`) where async_hooks can leave
+ * them out (`trackPromises: false`, Node 24): an async hook that tracks promises costs every promise
+ * Node's own bookkeeping first (an async id, its trigger, a round through its hook lists: a loop of
+ * awaits ran 1.8 times slower under an empty one, and 1.05 times under empty promise hooks). Then
+ * the promise whose reaction runs is this tracker's to keep (`reaction`), where Node kept it as
+ * the execution resource; the names are the same either way, since V8 hands both the same promises
+ * in the same order, and a program's `executionAsyncId()` in a promise's callback is what it is
+ * without the hook. Elsewhere (Node 20, 22) the async hook tracks promises too.
  */
 export class ContextTracker {
   private readonly root: Node = { high: 0, low: 0, type: 'root', children: 0, id: 0, key: 'root', watched: undefined };
   private readonly hook: AsyncHook;
+  /** V8's promise hooks' callbacks, where promises are heard of through them; null where the async hook hears them */
+  private readonly promiseCallbacks: PromiseCallbacks | null;
+  /** stops the promise hooks while they are enabled */
+  private stopPromiseHooks: (() => void) | null = null;
   private nextId = 1;
   private lastAsyncId = -1;
   private lastId = 0;
   /** The running resource's async id and node, as init last found them (parent()) */
   private parentAsyncId = -1;
   private parentNode: Node = this.root;
+  /**
+   * The node of the promise whose reaction runs now, heard of from the promise hooks, and Node's
+   * async id as it began: a callback of another resource run inside the reaction
+   * (`AsyncResource.runInAsyncScope`) moves the async id, and is that resource's context while it runs.
+   */
+  private reaction: Node | null = null;
+  private reactionAsyncId = -1;
+  /**
+   * Reactions a reaction interrupted, `depth` of them: a microtask does not run inside another, but
+   * nothing is lost if one does. Never shrunk: setting an array's length costs a call into V8's runtime.
+   */
+  private readonly interrupted: Array<Node | null> = [];
+  private readonly interruptedAsyncIds: number[] = [];
+  private depth = 0;
   /**
    * Above 0 while a synchronous crypto draw runs (instrument/crypto.ts): the random-bytes job Node
    * makes for it runs and ends inside the call, so nothing ever runs in it and it gets no name and
@@ -63,37 +90,42 @@ export class ContextTracker {
   /**
    * `failed` hears of an error inside the async hook (the tracker's or its watcher's), which would
    * otherwise end the process: Node treats a throw there as fatal. The hook is disabled first, so
-   * it is heard once.
+   * it is heard once. `promisesFromAsyncHook`: the async hook tracks promises even where V8's
+   * promise hooks could serve (a test's switch, faults.ts).
    */
   constructor(
     private readonly define: (id: number, high: number, low: number, type: string) => void,
     failed: (error: unknown) => void = () => {},
+    promisesFromAsyncHook = false,
   ) {
     const fail = (error: unknown) => {
       this.disable();
       failed(error);
     };
-    this.hook = createHook({
+    const name = (type: string, resource: object) => {
+      const parent = this.parent();
+      const ordinal = ++parent.children;
+      let high = (parent.high ^ MathImul(ordinal, 0x9e3779b1)) >>> 0;
+      let low = (parent.low ^ MathImul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
+      high = fmix(high ^ low) >>> 0;
+      low = fmix(low ^ high) >>> 0;
+      const node: Node = { high, low, type, children: 0, id: -1, key: undefined, watched: undefined };
+      // Node hands a promise to init once; other resources can come again (a refreshed timer, a
+      // reused HTTP parser), stamped the first time.
+      const known = type === 'PROMISE' ? undefined : Slot.own(resource);
+      // node creates a timer again on the same object (`refresh()` after it fired): it stays watched
+      if (this.watch !== null) node.watched = this.watch.init(type, resource) ?? known?.watched;
+      if (known === undefined) Slot.stamp(resource, node);
+      else Slot.write(resource, node);
+      // a resource other than a promise can be the one running (a timer refreshed in its own
+      // callback): what it creates from now on is its new node's
+      if (type !== 'PROMISE') this.parentAsyncId = -1;
+    };
+    const callbacks: HookCallbacks & { trackPromises?: boolean } = {
       init: (_asyncId, type, _trigger, resource) => {
         if (this.syncDraws > 0 && type === 'RANDOMBYTESREQUEST') return;
         try {
-          const parent = this.parent();
-          const ordinal = ++parent.children;
-          let high = (parent.high ^ MathImul(ordinal, 0x9e3779b1)) >>> 0;
-          let low = (parent.low ^ MathImul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
-          high = fmix(high ^ low) >>> 0;
-          low = fmix(low ^ high) >>> 0;
-          const node: Node = { high, low, type, children: 0, id: -1, key: undefined, watched: undefined };
-          // Node hands a promise to init once; other resources can come again (a refreshed timer, a
-          // reused HTTP parser), stamped the first time.
-          const known = type === 'PROMISE' ? undefined : Slot.own(resource);
-          // node creates a timer again on the same object (`refresh()` after it fired): it stays watched
-          if (this.watch !== null) node.watched = this.watch.init(type, resource) ?? known?.watched;
-          if (known === undefined) Slot.stamp(resource, node);
-          else Slot.write(resource, node);
-          // a resource other than a promise can be the one running (a timer refreshed in its own
-          // callback): what it creates from now on is its new node's
-          if (type !== 'PROMISE') this.parentAsyncId = -1;
+          name(type, resource);
         } catch (error) {
           fail(error);
         }
@@ -109,15 +141,50 @@ export class ContextTracker {
           fail(error);
         }
       },
-    });
+    };
+    this.promiseCallbacks =
+      !promisesFromAsyncHook && promiseHooksApart()
+        ? {
+            init: (promise) => {
+              try {
+                name('PROMISE', promise);
+              } catch (error) {
+                fail(error);
+              }
+            },
+            before: (promise) => {
+              const depth = this.depth++;
+              this.interrupted[depth] = this.reaction;
+              this.interruptedAsyncIds[depth] = this.reactionAsyncId;
+              this.reaction = Slot.read(promise) ?? this.root;
+              this.reactionAsyncId = real.executionAsyncId();
+            },
+            after: () => {
+              if (this.depth === 0) return void (this.reaction = null); // a reaction that began before the hook did
+              const depth = --this.depth;
+              this.reaction = this.interrupted[depth]!;
+              this.reactionAsyncId = this.interruptedAsyncIds[depth]!;
+              this.interrupted[depth] = null;
+            },
+          }
+        : null;
+    if (this.promiseCallbacks !== null) callbacks.trackPromises = false;
+    this.hook = createHook(callbacks);
   }
 
   enable(): void {
     real.apply(hookEnable, this.hook, []);
+    if (this.promiseCallbacks !== null && this.stopPromiseHooks === null)
+      this.stopPromiseHooks = promiseHooks().createHook(this.promiseCallbacks);
   }
 
   disable(): void {
     real.apply(hookDisable, this.hook, []);
+    const stop = this.stopPromiseHooks;
+    this.stopPromiseHooks = null;
+    stop?.();
+    this.reaction = null;
+    this.depth = 0;
   }
 
   /**
@@ -128,7 +195,9 @@ export class ContextTracker {
    * its parent kept.
    */
   private parent(): Node {
-    return real.executionAsyncId() === this.parentAsyncId ? this.parentNode : this.enter();
+    const asyncId = real.executionAsyncId();
+    if (this.reaction !== null && asyncId === this.reactionAsyncId) return this.reaction;
+    return asyncId === this.parentAsyncId ? this.parentNode : this.enter();
   }
 
   /** Looks up the running resource's node, and keeps it as the parent of what it creates. */
@@ -141,20 +210,51 @@ export class ContextTracker {
   /** The trace id of the context the program runs in now; its definition is written on first use. */
   current(): number {
     const asyncId = real.executionAsyncId();
+    if (this.reaction !== null && asyncId === this.reactionAsyncId) return this.idOf(this.reaction);
     if (asyncId === this.lastAsyncId) return this.lastId;
-    const node = Slot.read(real.executionAsyncResource()) ?? this.root;
-    if (node.id < 0) {
-      node.id = this.nextId++;
-      this.define(node.id, node.high, node.low, node.type);
-    }
+    this.lastId = this.idOf(Slot.read(real.executionAsyncResource()) ?? this.root);
     this.lastAsyncId = asyncId;
-    this.lastId = node.id;
-    return node.id;
+    return this.lastId;
   }
 
   /** The running context's key, as the trace names it and replay matches it. */
   currentKey(): string {
+    if (this.reaction !== null && real.executionAsyncId() === this.reactionAsyncId) return keyOf(this.reaction);
     return keyOf(Slot.read(real.executionAsyncResource()) ?? this.root);
+  }
+
+  /** The node's trace id; its definition is written when it is first asked for. */
+  private idOf(node: Node): number {
+    if (node.id < 0) {
+      node.id = this.nextId++;
+      this.define(node.id, node.high, node.low, node.type);
+    }
+    return node.id;
+  }
+}
+
+/** What V8's promise hooks call: a promise made, and a reaction of one about to run and done. */
+interface PromiseCallbacks {
+  init(promise: Promise<unknown>, parent: Promise<unknown> | undefined): void;
+  before(promise: Promise<unknown>): void;
+  after(promise: Promise<unknown>): void;
+}
+
+/** node:v8's promise hooks, loaded where they are used. */
+function promiseHooks(): { createHook(callbacks: PromiseCallbacks): () => void } {
+  return builtin<{ promiseHooks: ReturnType<typeof promiseHooks> }>('node:v8').promiseHooks;
+}
+
+/**
+ * Whether async_hooks can leave promises out (`trackPromises`): where it can, Node checks the
+ * option's type, and a hook made with a number in it throws. Asked once, before the program runs.
+ */
+export function promiseHooksApart(): boolean {
+  try {
+    createHook({ trackPromises: 0 } as HookCallbacks);
+    return false;
+  } catch {
+    return true;
   }
 }
 

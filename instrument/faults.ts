@@ -11,6 +11,10 @@
  *   install:N  the N-th install step of the hook throws: start fails midway and is undone
  *   context:N  the N-th async resource the context tracker names throws inside its async hook,
  *              where node would end the process on a throw that got out
+ *
+ * And one switch, for the tests that check the context tracker's two ways of hearing of promises
+ * name contexts alike: `promises:async-hook`, its async hook tracks promises even where V8's
+ * promise hooks could serve (context.ts).
  */
 import type { TraceWriter } from '../tracer/writer.js';
 import type { ContextTracker, ResourceWatch } from './context.js';
@@ -31,15 +35,24 @@ export interface Faults {
   readonly installAt: number | null;
   /** context:N, 1-based */
   readonly contextAt: number | null;
+  /** promises:async-hook */
+  readonly promisesFromAsyncHook: boolean;
 }
 
-const NO_FAULTS: Faults = Object.freeze({ writeLimit: null, recordAt: null, installAt: null, contextAt: null });
+const NO_FAULTS: Faults = Object.freeze({
+  writeLimit: null,
+  recordAt: null,
+  installAt: null,
+  contextAt: null,
+  promisesFromAsyncHook: false,
+});
 
 export function readFaults(env: NodeJS.ProcessEnv): Faults {
   const value = env[FAULT_VAR];
   if (!value) return NO_FAULTS;
   const faults: { -readonly [K in keyof Faults]: Faults[K] } = { ...NO_FAULTS };
   for (const entry of value.split(',')) {
+    if (entry.trim() === 'promises:async-hook') faults.promisesFromAsyncHook = true;
     const match = /^(write|record|install|context):(\d+)$/.exec(entry.trim());
     if (!match) continue;
     const count = Number(match[2]);

@@ -177,7 +177,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
         files: new SafeMap(),
       },
       sites,
-      given,
+      { ...given, promisesFromAsyncHook: faults.promisesFromAsyncHook },
     );
     recorder = active;
     mask = new RootMask(settings.root);

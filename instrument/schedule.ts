@@ -1,5 +1,4 @@
 import type { SiteSampling } from '../tracer/settings.js';
-import { real } from './real.js';
 
 /** The sampling DETDRIFT_SITES sets, and the calls DETDRIFT_STACKS_AT asks for in this process. */
 export interface SitePolicy extends SiteSampling {
@@ -100,8 +99,8 @@ export class SiteSchedule {
  */
 export class NewContexts {
   private readonly newest = new Float64Array(256);
-  /** the async id of each API's last call: while it stays, so does the context (one comparison) */
-  private readonly lastAsyncId = new Float64Array(256).fill(-1);
+  /** the context of each API's last call: while it stays, the call is not a new context's (one comparison) */
+  private readonly last = new Float64Array(256).fill(-1);
   private readonly thinning: SiteSchedule;
 
   constructor(
@@ -113,10 +112,9 @@ export class NewContexts {
 
   /** True when this call of `api` is its first in a context new to it, and that context's turn is sampled. */
   take(api: number): boolean {
-    const asyncId = real.executionAsyncId();
-    if (asyncId === this.lastAsyncId[api]) return false;
-    this.lastAsyncId[api] = asyncId;
     const context = this.contexts.current();
+    if (context === this.last[api]) return false;
+    this.last[api] = context;
     if (context <= this.newest[api]!) return false;
     this.newest[api] = context;
     return this.thinning.take(api);
