@@ -41,21 +41,31 @@ export interface ResourceWatch<T = unknown> {
  * endless lineage, and neither memory nor the work per context may grow with it.
  *
  * Promises are heard of through V8's promise hooks (`v8.promiseHooks`) where async_hooks can leave
- * them out (`trackPromises: false`, Node 24): an async hook that tracks promises costs every promise
- * Node's own bookkeeping first (an async id, its trigger, a round through its hook lists: a loop of
- * awaits ran 1.8 times slower under an empty one, and 1.05 times under empty promise hooks). Then
- * the promise whose reaction runs is this tracker's to keep (`reaction`), where Node kept it as
- * the execution resource; the names are the same either way, since V8 hands both the same promises
- * in the same order, and a program's `executionAsyncId()` in a promise's callback is what it is
- * without the hook. Elsewhere (Node 20, 22) the async hook tracks promises too.
+ * them out (`trackPromises: false`, Node 24), once a run has made PROMISE_HOOKS_AFTER of them: an
+ * async hook that tracks promises costs every promise Node's own bookkeeping first (an async id,
+ * its trigger, a round through its hook lists: a loop of awaits ran 1.8 times slower under an
+ * empty one, and 1.05 times under empty promise hooks). Then the promise whose reaction runs is
+ * this tracker's to keep (`reaction`), where Node kept it as the execution resource; the names are
+ * the same either way, since V8 hands both the same promises in the same order, and a program's
+ * `executionAsyncId()` in a promise's callback is what it is without the hook. Elsewhere (Node 20,
+ * 22), and in a run of few promises, the async hook tracks promises.
  */
 export class ContextTracker {
   private readonly root: Node = { high: 0, low: 0, type: 'root', children: 0, id: 0, key: 'root', watched: undefined };
-  private readonly hook: AsyncHook;
-  /** V8's promise hooks' callbacks, where promises are heard of through them; null where the async hook hears them */
-  private readonly promiseCallbacks: PromiseCallbacks | null;
+  private hook: AsyncHook;
+  private readonly callbacks: HookCallbacks;
+  private readonly promiseCallbacks: PromiseCallbacks;
+  /** node:v8's, once promises are heard of through them (toPromiseHooks) */
+  private promiseHooks: PromiseHooks | null = null;
   /** stops the promise hooks while they are enabled */
   private stopPromiseHooks: (() => void) | null = null;
+  /** promises the async hook hears of before V8's promise hooks take over; never where they cannot */
+  private promisesLeft: number;
+  /** set when the last of them was heard of: the next event the program records makes the move */
+  private promiseHooksDue = false;
+  /** above 0 while one of the async hook's callbacks runs */
+  private inCallback = 0;
+  private enabled = false;
   private nextId = 1;
   private lastAsyncId = -1;
   private lastId = 0;
@@ -90,13 +100,13 @@ export class ContextTracker {
   /**
    * `failed` hears of an error inside the async hook (the tracker's or its watcher's), which would
    * otherwise end the process: Node treats a throw there as fatal. The hook is disabled first, so
-   * it is heard once. `promisesFromAsyncHook`: the async hook tracks promises even where V8's
-   * promise hooks could serve (a test's switch, faults.ts).
+   * it is heard once. `promiseHooksAfter`: the promises the async hook hears of before V8's
+   * promise hooks take over, where they can (tests set it: faults.ts).
    */
   constructor(
     private readonly define: (id: number, high: number, low: number, type: string) => void,
     failed: (error: unknown) => void = () => {},
-    promisesFromAsyncHook = false,
+    promiseHooksAfter = PROMISE_HOOKS_AFTER,
   ) {
     const fail = (error: unknown) => {
       this.disable();
@@ -121,70 +131,107 @@ export class ContextTracker {
       // callback): what it creates from now on is its new node's
       if (type !== 'PROMISE') this.parentAsyncId = -1;
     };
-    const callbacks: HookCallbacks & { trackPromises?: boolean } = {
-      init: (_asyncId, type, _trigger, resource) => {
+    // null prototypes: createHook reads every callback it knows of, and from a program's time on
+    // (toPromiseHooks) an `Object.prototype.after` of the program's would be read too
+    this.callbacks = {
+      __proto__: null,
+      init: (_asyncId: number, type: string, _trigger: number, resource: object) => {
         if (this.syncDraws > 0 && type === 'RANDOMBYTESREQUEST') return;
+        this.inCallback++;
         try {
+          if (type === 'PROMISE' && --this.promisesLeft === 0) this.promiseHooksDue = true;
           name(type, resource);
         } catch (error) {
           fail(error);
+        } finally {
+          this.inCallback--;
         }
       },
       before: () => {
         const watch = this.watch;
         if (watch === null) return;
+        this.inCallback++;
         try {
           // node runs `before` with the resource as the execution resource, callbacks and promises alike
           const node = this.enter();
           if (node.watched !== undefined) watch.before(node.watched);
         } catch (error) {
           fail(error);
+        } finally {
+          this.inCallback--;
         }
       },
-    };
-    this.promiseCallbacks =
-      !promisesFromAsyncHook && promiseHooksApart()
-        ? {
-            init: (promise) => {
-              try {
-                name('PROMISE', promise);
-              } catch (error) {
-                fail(error);
-              }
-            },
-            before: (promise) => {
-              const depth = this.depth++;
-              this.interrupted[depth] = this.reaction;
-              this.interruptedAsyncIds[depth] = this.reactionAsyncId;
-              this.reaction = Slot.read(promise) ?? this.root;
-              this.reactionAsyncId = real.executionAsyncId();
-            },
-            after: () => {
-              if (this.depth === 0) return void (this.reaction = null); // a reaction that began before the hook did
-              const depth = --this.depth;
-              this.reaction = this.interrupted[depth]!;
-              this.reactionAsyncId = this.interruptedAsyncIds[depth]!;
-              this.interrupted[depth] = null;
-            },
-          }
-        : null;
-    if (this.promiseCallbacks !== null) callbacks.trackPromises = false;
-    this.hook = createHook(callbacks);
+    } as HookCallbacks;
+    this.promiseCallbacks = {
+      __proto__: null,
+      init: (promise: Promise<unknown>) => {
+        try {
+          name('PROMISE', promise);
+        } catch (error) {
+          fail(error);
+        }
+      },
+      before: (promise: Promise<unknown>) => {
+        const depth = this.depth++;
+        this.interrupted[depth] = this.reaction;
+        this.interruptedAsyncIds[depth] = this.reactionAsyncId;
+        this.reaction = Slot.read(promise) ?? this.root;
+        this.reactionAsyncId = real.executionAsyncId();
+      },
+      after: () => {
+        if (this.depth === 0) return void (this.reaction = null); // a reaction that began before the hook did
+        const depth = --this.depth;
+        this.reaction = this.interrupted[depth]!;
+        this.reactionAsyncId = this.interruptedAsyncIds[depth]!;
+        this.interrupted[depth] = null;
+      },
+    } as PromiseCallbacks;
+    this.promisesLeft = promiseHooksApart() ? promiseHooksAfter : Number.POSITIVE_INFINITY;
+    this.hook = createHook(this.callbacks);
   }
 
   enable(): void {
+    if (this.enabled) return;
+    this.enabled = true;
+    if (this.promisesLeft <= 0 && this.promiseHooks === null) {
+      this.toPromiseHooks(); // enables what it makes
+      return;
+    }
     real.apply(hookEnable, this.hook, []);
-    if (this.promiseCallbacks !== null && this.stopPromiseHooks === null)
-      this.stopPromiseHooks = promiseHooks().createHook(this.promiseCallbacks);
+    if (this.promiseHooks !== null) this.stopPromiseHooks = this.promiseHooks.createHook(this.promiseCallbacks);
   }
 
   disable(): void {
+    this.enabled = false;
     real.apply(hookDisable, this.hook, []);
     const stop = this.stopPromiseHooks;
     this.stopPromiseHooks = null;
     stop?.();
     this.reaction = null;
     this.depth = 0;
+  }
+
+  /**
+   * From now on promises are heard of through V8's promise hooks: node:v8 is loaded (a tenth of
+   * Node's start-up, which is why a run starts with the async hook tracking promises), the async
+   * hook is made again without them, and the promises made so far keep their names, which the
+   * promise hooks read off them as they run. Called when the tracker is enabled, or at an event the
+   * program records (current()) outside the async hook's callbacks: Node stops tracking promises
+   * when its last async hook is disabled, but not when that happens inside one of its callbacks,
+   * and then never. Inside a promise's reaction it stops at the next microtask, after the
+   * reaction's end; until then Node's execution resource is the promise, as before.
+   */
+  private toPromiseHooks(): void {
+    this.promiseHooksDue = false;
+    this.promiseHooks = builtin<{ promiseHooks: PromiseHooks }>('node:v8').promiseHooks;
+    const untracked = createHook({ ...this.callbacks, trackPromises: false } as HookCallbacks);
+    if (this.enabled) {
+      // in this order: Node stops tracking promises only when its last async hook is disabled
+      real.apply(hookDisable, this.hook, []);
+      real.apply(hookEnable, untracked, []);
+      this.stopPromiseHooks = this.promiseHooks.createHook(this.promiseCallbacks);
+    }
+    this.hook = untracked;
   }
 
   /**
@@ -209,6 +256,7 @@ export class ContextTracker {
 
   /** The trace id of the context the program runs in now; its definition is written on first use. */
   current(): number {
+    if (this.promiseHooksDue && this.inCallback === 0) this.toPromiseHooks();
     const asyncId = real.executionAsyncId();
     if (this.reaction !== null && asyncId === this.reactionAsyncId) return this.idOf(this.reaction);
     if (asyncId === this.lastAsyncId) return this.lastId;
@@ -240,10 +288,18 @@ interface PromiseCallbacks {
   after(promise: Promise<unknown>): void;
 }
 
-/** node:v8's promise hooks, loaded where they are used. */
-function promiseHooks(): { createHook(callbacks: PromiseCallbacks): () => void } {
-  return builtin<{ promiseHooks: ReturnType<typeof promiseHooks> }>('node:v8').promiseHooks;
+/** node:v8's `promiseHooks`: `createHook` enables them and hands back what stops them. */
+interface PromiseHooks {
+  createHook(callbacks: PromiseCallbacks): () => void;
 }
+
+/**
+ * Promises a run makes before V8's promise hooks take them over from the async hook: loading
+ * node:v8 costs about 3 ms (12-16 million instructions), and the promise hooks save about 0.1 µs
+ * a promise, so a short run or a program of few promises never loads it, and one of a test
+ * suite's hundreds of thousands of promises does early.
+ */
+export const PROMISE_HOOKS_AFTER = 16_384;
 
 /**
  * Whether async_hooks can leave promises out (`trackPromises`): where it can, Node checks the

@@ -12,9 +12,11 @@
  *   context:N  the N-th async resource the context tracker names throws inside its async hook,
  *              where node would end the process on a throw that got out
  *
- * And one switch, for the tests that check the context tracker's two ways of hearing of promises
- * name contexts alike: `promises:async-hook`, its async hook tracks promises even where V8's
- * promise hooks could serve (context.ts).
+ * And one setting, for the tests that check the context tracker's two ways of hearing of promises
+ * name contexts alike (context.ts):
+ *
+ *   promise-hooks-after:N  V8's promise hooks take promises over from the async hook after N
+ *              of them (0: from the start), where they can
  */
 import type { TraceWriter } from '../tracer/writer.js';
 import type { ContextTracker, ResourceWatch } from './context.js';
@@ -35,8 +37,8 @@ export interface Faults {
   readonly installAt: number | null;
   /** context:N, 1-based */
   readonly contextAt: number | null;
-  /** promises:async-hook */
-  readonly promisesFromAsyncHook: boolean;
+  /** promise-hooks-after:N */
+  readonly promiseHooksAfter: number | null;
 }
 
 const NO_FAULTS: Faults = Object.freeze({
@@ -44,7 +46,7 @@ const NO_FAULTS: Faults = Object.freeze({
   recordAt: null,
   installAt: null,
   contextAt: null,
-  promisesFromAsyncHook: false,
+  promiseHooksAfter: null,
 });
 
 export function readFaults(env: NodeJS.ProcessEnv): Faults {
@@ -52,14 +54,14 @@ export function readFaults(env: NodeJS.ProcessEnv): Faults {
   if (!value) return NO_FAULTS;
   const faults: { -readonly [K in keyof Faults]: Faults[K] } = { ...NO_FAULTS };
   for (const entry of value.split(',')) {
-    if (entry.trim() === 'promises:async-hook') faults.promisesFromAsyncHook = true;
-    const match = /^(write|record|install|context):(\d+)$/.exec(entry.trim());
+    const match = /^(write|record|install|context|promise-hooks-after):(\d+)$/.exec(entry.trim());
     if (!match) continue;
     const count = Number(match[2]);
     if (match[1] === 'write') faults.writeLimit = count;
     else if (match[1] === 'record') faults.recordAt = count;
     else if (match[1] === 'install') faults.installAt = count;
-    else faults.contextAt = count;
+    else if (match[1] === 'context') faults.contextAt = count;
+    else faults.promiseHooksAfter = count;
   }
   return Object.freeze(faults);
 }

@@ -40,8 +40,8 @@ export interface RecorderSources {
   readonly perturber?: Perturber | null;
   readonly replayer?: Replayer | null;
   readonly hold?: boolean;
-  /** promises heard of through the async hook even where V8's promise hooks serve (a test's switch: faults.ts) */
-  readonly promisesFromAsyncHook?: boolean;
+  /** promises the context tracker's async hook hears of before V8's promise hooks take over (tests: faults.ts) */
+  readonly promiseHooksAfter?: number | null;
 }
 
 export class Recorder {
@@ -94,7 +94,7 @@ export class Recorder {
     this.contexts = new ContextTracker(
       (id, high, low, type) => writer.defineContextKey(id, high, low, type),
       (error) => this.fail('ERR_DETDRIFT_CONTEXT', error),
-      sources.promisesFromAsyncHook === true,
+      sources.promiseHooksAfter ?? undefined,
     );
     this.newContexts = new NewContexts(policy, this.contexts);
     this.contexts.enable();

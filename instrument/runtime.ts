@@ -177,7 +177,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
         files: new SafeMap(),
       },
       sites,
-      { ...given, promisesFromAsyncHook: faults.promisesFromAsyncHook },
+      { ...given, promiseHooksAfter: faults.promiseHooksAfter },
     );
     recorder = active;
     mask = new RootMask(settings.root);

@@ -70,22 +70,28 @@ async function main() {
 main();
 `;
 
-test("V8's promise hooks and an async hook that tracks promises name every context alike (Node 24: the first; 20 and 22: the second)", {
+test("V8's promise hooks and an async hook that tracks promises name every context alike, and a run that moves from one to the other too", {
   skip: !promiseHooksApart() && "this Node's async hooks always track promises",
 }, () => {
   const dir = project({ 'app.js': MIXED });
-  const run = (env: Record<string, string>) => {
-    const hooked = runHookedOk(['app.js'], { cwd: dir, env });
+  const run = (after: number) => {
+    const hooked = runHookedOk(['app.js'], { cwd: dir, env: { DETDRIFT_TEST_FAULT: `promise-hooks-after:${after}` } });
     const trace = hooked.traces.get('0')!;
     return { keys: keysOf(trace, 'Math.random'), stdout: hooked.stdout };
   };
-  const v8Hooks = run({});
-  const asyncHook = run({ DETDRIFT_TEST_FAULT: 'promises:async-hook' });
-  assert.equal(v8Hooks.keys.length, 19);
-  assert.ok(new Set(v8Hooks.keys).size >= 15, 'the draws run in contexts of their own');
-  assert.deepEqual(v8Hooks.keys, asyncHook.keys);
-  // an async hook that tracks promises gives their callbacks async ids of their own; V8's hooks do not
+  const promiseHooks = run(0);
+  const asyncHook = run(1_000_000);
+  assert.equal(promiseHooks.keys.length, 19);
+  assert.ok(new Set(promiseHooks.keys).size >= 15, 'the draws run in contexts of their own');
+  assert.deepEqual(asyncHook.keys, promiseHooks.keys);
+  // the promise hooks take over at the first draw after the Nth promise: before the program's
+  // first, or between two of its draws (Node's loader makes promises of its own first)
+  const moved = [5, 20, 40, 60, 80].map(run);
+  moved.forEach(({ keys }, index) => assert.deepEqual(keys, promiseHooks.keys, `run ${index}`));
+  // an async hook that tracks promises gives their callbacks async ids of their own; V8's hooks do
+  // not, and once they took over Node tracks promises no more
   const plain = runPlain(['app.js'], { cwd: dir });
-  assert.equal(v8Hooks.stdout, plain.stdout);
+  assert.equal(promiseHooks.stdout, plain.stdout);
   assert.notEqual(asyncHook.stdout, plain.stdout);
+  assert.equal(moved[0]!.stdout, plain.stdout);
 });
