@@ -122,8 +122,8 @@ export const DEP = {
     'exports.simulate = function simulate(seed) {',
     '  let x = seed >>> 0;',
     '  for (let i = 0; i < 10; i++) x = (Math.imul(x, 1103515245) + 12345) >>> 0;',
-    '  // 1.1.0: a little jitter, "for realism"',
-    '  return x + Math.floor(Math.random() * 1000);',
+    '  // 1.1.0: a little jitter, "for realism" (unrounded: two runs print the same one with odds 2^-52, not 1/1000)',
+    '  return x + Math.random() * 1000;',
     '};',
   ),
 };
