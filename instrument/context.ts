@@ -193,10 +193,8 @@ export class ContextTracker {
   enable(): void {
     if (this.enabled) return;
     this.enabled = true;
-    if (this.promisesLeft <= 0 && this.promiseHooks === null) {
-      this.toPromiseHooks(); // enables what it makes
-      return;
-    }
+    if (this.promisesLeft <= 0 && this.promiseHooks === null) this.toPromiseHooks();
+    if (this.stopPromiseHooks !== null) return; // toPromiseHooks enabled what it made
     real.apply(hookEnable, this.hook, []);
     if (this.promiseHooks !== null) this.stopPromiseHooks = this.promiseHooks.createHook(this.promiseCallbacks);
   }
@@ -223,8 +221,13 @@ export class ContextTracker {
    */
   private toPromiseHooks(): void {
     this.promiseHooksDue = false;
-    this.promiseHooks = builtin<{ promiseHooks: PromiseHooks }>('node:v8').promiseHooks;
-    const untracked = createHook({ ...this.callbacks, trackPromises: false } as HookCallbacks);
+    try {
+      this.promiseHooks = builtin<{ promiseHooks: PromiseHooks }>('node:v8').promiseHooks;
+    } catch {
+      this.promisesLeft = Number.POSITIVE_INFINITY; // node:v8 refused (a permission model): the async hook stays
+      return;
+    }
+    const untracked = createHook({ __proto__: null, ...this.callbacks, trackPromises: false } as HookCallbacks);
     if (this.enabled) {
       // in this order: Node stops tracking promises only when its last async hook is disabled
       real.apply(hookDisable, this.hook, []);
