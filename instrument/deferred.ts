@@ -1,12 +1,12 @@
 import { Module } from 'node:module';
 import { SafeMap, StringSlice, StringStartsWith } from '../tracer/primordials.js';
-import { Patcher, type Handle } from './patch.js';
+import { batched, Patcher, type Handle } from './patch.js';
 import { real, SafeWeakSet } from './real.js';
 
 /**
  * A family the program reaches only through builtins it loads (`require('node:crypto')`,
- * `import 'node:child_process'`, `process.getBuiltinModule('os')`) or through globals Node itself
- * defines lazily (`globalThis.crypto`, `performance`). Where in-thread module hooks exist
+ * `import 'node:child_process'`, `process.getBuiltinModule('os')`) or through accessors Node itself
+ * defines lazily (`globalThis.crypto`, `performance`, `fs.promises`). Where in-thread module hooks exist
  * (`module.registerHooks`: Node 22.15 and 24) it is installed when the program first loads one of
  * them, before Node hands the builtin out: a program that never does pays nothing for it, neither
  * the patching nor the loading (crypto, child_process and Web Crypto cost tens of milliseconds of
@@ -16,9 +16,15 @@ export interface Deferred {
   readonly install: () => Handle;
   /** the builtins, without `node:`, whose first load installs it */
   readonly modules: readonly string[];
-  /** accessors on `globalThis` whose first read installs it: Node's lazy globals over those builtins */
-  readonly globals?: readonly string[];
+  /**
+   * accessors whose first read installs it: Node's lazy globals over those builtins
+   * (`[globalThis, 'crypto']`), and the getter of `fs.promises`, which loads `node:fs/promises`
+   */
+  readonly reads?: readonly Accessor[];
 }
+
+/** A property of an object, read through a getter. */
+export type Accessor = readonly [target: object, key: PropertyKey];
 
 interface ModuleHooks {
   resolve(
@@ -43,7 +49,7 @@ interface Listeners {
 
 /**
  * Installs each of `deferred` when the program first reaches it (canDefer must hold). The handle
- * stops listening and puts back what was wrapped to listen (lazy globals' getters,
+ * stops listening and puts back what was wrapped to listen (the accessors' getters,
  * `process.getBuiltinModule`); the families' own handles go to `installed`, the caller's to undo.
  */
 export function installDeferred(deferred: readonly Deferred[], { installed, failed }: Listeners): Handle {
@@ -66,18 +72,30 @@ export function installDeferred(deferred: readonly Deferred[], { installed, fail
       failed(error);
     }
   };
-  const loaded = (specifier: string) => {
-    const entries = waiting.get(StringStartsWith(specifier, 'node:') ? StringSlice(specifier, 5) : specifier);
-    for (let i = 0; entries !== undefined && i < entries.length; i++) run(entries[i]!);
+  // In one batch: the ESM facades are brought up to date once for all the families one load or read
+  // sets off, and not at all when all are installed, as at each later read of a wrapped getter.
+  const runAll = (entries: readonly Deferred[] | undefined) => {
+    let i = 0;
+    while (entries !== undefined && i < entries.length && done.has(entries[i]!)) i++;
+    if (entries === undefined || i === entries.length) return;
+    batched(() => {
+      for (; i < entries.length; i++) run(entries[i]!);
+    });
   };
+  const loaded = (specifier: string) =>
+    runAll(waiting.get(StringStartsWith(specifier, 'node:') ? StringSlice(specifier, 5) : specifier));
+  const reads: { readonly accessor: Accessor; readonly entries: Deferred[] }[] = [];
   for (const entry of deferred) {
     for (const name of entry.modules) waiting.set(name, [...(waiting.get(name) ?? []), entry]);
+    for (const accessor of entry.reads ?? []) {
+      const read = reads.find((other) => other.accessor[0] === accessor[0] && other.accessor[1] === accessor[1]);
+      if (read) read.entries.push(entry);
+      else reads.push({ accessor, entries: [entry] });
+    }
   }
   const patcher = new Patcher();
   try {
-    for (const entry of deferred) {
-      for (const name of entry.globals ?? []) patcher.firstRead(globalThis, name, () => run(entry));
-    }
+    for (const { accessor, entries } of reads) patcher.firstRead(accessor[0], accessor[1], () => runAll(entries));
     patcher.method(process, 'getBuiltinModule', {
       apply(target, thisArg, args) {
         if (typeof args[0] === 'string') loaded(args[0]);

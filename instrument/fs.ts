@@ -13,7 +13,7 @@ import {
   type RecordResult,
   type Substitute,
 } from './fs-dir.js';
-import { family, type Native } from './patch.js';
+import { family, type Native, type Patcher } from './patch.js';
 import { captureFrames, real, SafeWeakMap, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
 
@@ -28,49 +28,92 @@ const NODE_FS_CALLER =
   /^node:(?:fs$|repl$|internal\/(?:fs|modules|http2|repl|test_runner|watch_mode|main|source_map|debugger)\/)/;
 
 /**
+ * What the family's two halves share: the program's Dirs, which any form of `opendir` opens and
+ * `Dir.prototype`'s patched reads look up, and in perturb mode (dir-order) the order each hands out.
+ */
+export interface FsState {
+  readonly recorder: Recorder;
+  readonly dirs: WeakSet<object>;
+  readonly orders: WeakMap<object, DirOrder>;
+}
+
+export function fsState(recorder: Recorder): FsState {
+  return { recorder, dirs: new SafeWeakSet<object>(), orders: new SafeWeakMap<object, DirOrder>() };
+}
+
+/**
  * Directory orders and stat times: `readdir` in every form (values: the names in the order the
  * program got them), `opendir` and the reads of the `Dir` it returns, and `stat`/`lstat`/`fstat`
  * (value: `mtimeMs`). An event is a result the program got: a failed call records nothing. The
  * site is taken at the call, the value when the result is known. Calls from Node's own modules
  * (`fs.cp`, `fs.rm`, `fs.glob`, `fs.realpath`...) are not the program's and are not recorded.
+ * This half patches the callback and sync forms and `Dir`; `installPromises`, the promise forms.
  */
-export const install = family<Recorder>('fs', (patcher, recorder) => {
-  const promises = fs.promises as unknown as Record<string, Native>;
+export const install = family<FsState>('fs', (patcher, state) => {
   const exports = fs as unknown as Record<string, Native>;
-  const dirs = new SafeWeakSet<object>();
+  const { patch, listing, opened, mtime } = patching(patcher, state);
+  patch(exports, 'readdir', 'callback', listing(Api.readdir));
+  patch(exports, 'readdirSync', 'sync', listing(Api.readdirSync));
+  patch(exports, 'opendir', 'callback', opened(Api.opendir));
+  patch(exports, 'opendirSync', 'sync', opened(Api.opendirSync));
+  patchDir(patcher, state.recorder, state.dirs, state.orders);
+  // index loops: the family may install in the program's time (deferred.ts), under its built-ins
+  const stats = ['stat', 'lstat', 'fstat'];
+  for (let i = 0; i < stats.length; i++) {
+    patch(exports, stats[i]!, 'callback', mtime(Api.stat));
+    patch(exports, `${stats[i]}Sync`, 'sync', mtime(Api.statSync));
+  }
+});
+
+/**
+ * The promise forms, `fs.promises` (which is `node:fs/promises`): apart, since reading it loads
+ * `node:fs/promises` and what it imports (readline, the REPL's history, the watchers), which a
+ * program that requires `node:fs` and never its promises does not. Their Dirs are read through
+ * the other half's patches.
+ */
+export const installPromises = family<FsState>('fs promises', (patcher, state) => {
+  const promises = fs.promises as unknown as Record<string, Native>;
+  const { patch, listing, opened, mtime } = patching(patcher, state);
+  patch(promises, 'readdir', 'promise', listing(Api.readdirPromise));
+  patch(promises, 'opendir', 'promise', opened(Api.opendirPromise));
+  patch(promises, 'stat', 'promise', mtime(Api.statPromise));
+  patch(promises, 'lstat', 'promise', mtime(Api.statPromise));
+});
+
+/** What a form records, for one API, and (listings, in perturb mode) how it reorders the result. */
+interface Recording {
+  readonly api: number;
+  readonly record: RecordResult;
+  readonly perturb?: Perturb | null;
+}
+
+/** What both halves record, and `patch`, which wraps one form of one function to record it. */
+function patching(patcher: Patcher, { recorder, dirs, orders }: FsState) {
   // Perturb mode (dir-order): listings reach the program in another order, and so do Dir reads.
   const perturber = recorder.perturber?.variant('dir-order') ? recorder.perturber : null;
-  const orders = new SafeWeakMap<object, DirOrder>();
   const reorder =
     perturber &&
     ((args: readonly unknown[]): Substitute =>
       (names) =>
         perturber.order(names as unknown[], (entry) => entryName(entry, args[0])));
-  const patch = (
-    target: Record<string, Native>,
-    key: string,
-    form: Form,
-    api: number,
-    record: RecordResult,
-    perturb?: Perturb | null,
-  ) => patcher.methodWhenLoaded(target, key, handler(recorder, form, api, record, perturb ?? undefined));
+  const patch = (target: Record<string, Native>, key: string, form: Form, { api, record, perturb }: Recording) =>
+    patcher.methodWhenLoaded(target, key, handler(recorder, form, api, record, perturb ?? undefined));
 
-  const listing =
-    (api: number): RecordResult =>
-    (site, result, args) => {
+  const listing = (api: number): Recording => ({
+    api,
+    record: (site, result, args) => {
       const list = result as readonly unknown[];
       const names: string[] = []; // as the trace spells them: a Dirent by its name, a Buffer as text
       for (let i = 0; i < list.length; i++) names[i] = entryName(list[i], args[0]);
       recorder.list(api, site, names);
-    };
-  patch(exports, 'readdir', 'callback', Api.readdir, listing(Api.readdir), reorder);
-  patch(exports, 'readdirSync', 'sync', Api.readdirSync, listing(Api.readdirSync), reorder);
-  patch(promises, 'readdir', 'promise', Api.readdirPromise, listing(Api.readdirPromise), reorder);
+    },
+    perturb: reorder,
+  });
 
   // The open is an event without a value; its Dir's reads are recorded from then on.
-  const opened =
-    (api: number): RecordResult =>
-    (site, dir, args) => {
+  const opened = (api: number): Recording => ({
+    api,
+    record: (site, dir, args) => {
       dirs.add(dir as object);
       if (perturber)
         orders.set(dir as object, {
@@ -80,28 +123,19 @@ export const install = family<Recorder>('fs', (patcher, recorder) => {
           at: 0,
         });
       recorder.number(api, Tag.none, site, 0);
-    };
-  patch(exports, 'opendir', 'callback', Api.opendir, opened(Api.opendir));
-  patch(exports, 'opendirSync', 'sync', Api.opendirSync, opened(Api.opendirSync));
-  patch(promises, 'opendir', 'promise', Api.opendirPromise, opened(Api.opendirPromise));
-  patchDir(patcher, recorder, dirs, orders);
+    },
+  });
 
   // `statSync(path, { throwIfNoEntry: false })` gives undefined: an event without a value.
-  const mtime =
-    (api: number): RecordResult =>
-    (site, stats) => {
+  const mtime = (api: number): Recording => ({
+    api,
+    record: (site, stats) => {
       if (stats === undefined) recorder.number(api, Tag.none, site, 0);
       else recorder.number(api, Tag.f64, site, Number((stats as fs.Stats | fs.BigIntStats).mtimeMs));
-    };
-  // index loops: the family may install in the program's time (deferred.ts), under its built-ins
-  const stats = ['stat', 'lstat', 'fstat'];
-  for (let i = 0; i < stats.length; i++) {
-    const name = stats[i]!;
-    patch(exports, name, 'callback', Api.stat, mtime(Api.stat));
-    patch(exports, `${name}Sync`, 'sync', Api.statSync, mtime(Api.statSync));
-    if (name !== 'fstat') patch(promises, name, 'promise', Api.statPromise, mtime(Api.statPromise));
-  }
-});
+    },
+  });
+  return { patch, listing, opened, mtime };
+}
 
 /** Perturb mode: for one call's arguments, what the program gets instead of the real result. */
 type Perturb = (args: readonly unknown[]) => Substitute;

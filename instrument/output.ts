@@ -69,15 +69,20 @@ export const install = family<OutputSettings>('output', (patcher, { recorder, ma
   }
 });
 
-/** The files written whole: the output family's half that waits for the program's fs (deferred.ts). */
-export const installFiles = family<OutputSettings>('output files', (patcher, { recorder, root, mask }) => {
-  const fileHandler = recordFile(recorder, root, mask);
+/**
+ * The files written whole: the output family's part that waits for the program's fs (deferred.ts),
+ * recording through `handler` (`fileWrites`), one for both halves.
+ */
+export const installFiles = family<ProxyHandler<Native>>('output files', (patcher, handler) => {
   // index loops: the family may install in the program's time (deferred.ts), under its built-ins
   const names = ['writeFile', 'writeFileSync', 'appendFile', 'appendFileSync'] as const;
-  for (let i = 0; i < names.length; i++) {
-    patcher.method(fs, names[i]!, fileHandler);
-    if (i % 2 === 0) patcher.method(fs.promises, names[i]!, fileHandler); // the promise forms of the two
-  }
+  for (let i = 0; i < names.length; i++) patcher.method(fs, names[i]!, handler);
+});
+
+/** The promise forms of the two: apart, since reading `fs.promises` loads `node:fs/promises` (fs.ts). */
+export const installFilePromises = family<ProxyHandler<Native>>('output file promises', (patcher, handler) => {
+  patcher.method(fs.promises, 'writeFile', handler);
+  patcher.method(fs.promises, 'appendFile', handler);
 });
 
 /** The object in `target`'s prototype chain, itself first, that holds `key`; null when none does. */
@@ -112,7 +117,7 @@ function recordWrite(recorder: Recorder, streams: WeakMap<object, number>, mask:
  * `appendFile` and `appendFileSync` write through `fs.writeFile` and `fs.writeFileSync`, the
  * patched exports: a write inside a recorded one, of the same file and data, is the same write.
  */
-function recordFile(recorder: Recorder, root: string, mask: RootMask): ProxyHandler<Native> {
+export function fileWrites({ recorder, root, mask }: OutputSettings): ProxyHandler<Native> {
   let outerFile: unknown;
   let outerData: unknown;
   let writing = false;

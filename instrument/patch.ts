@@ -224,7 +224,7 @@ export class Patcher {
 
   /**
    * Runs `action` once, right before the first read of `target[key]` through its getter (a lazy
-   * global of Node's, which loads a builtin then), or now where the property already holds its
+   * global of Node's, or `fs.promises`: each loads a builtin then), or now where the property already holds its
    * value. A lazy interface (`globalThis.Crypto`) turns itself into a data property on its first
    * read; restore then leaves that one as it is.
    */

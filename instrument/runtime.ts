@@ -1,5 +1,5 @@
 import { channel, subscribe } from 'node:diagnostics_channel';
-import { existsSync } from 'node:fs';
+import fs, { existsSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_TABLE, Api } from '../tracer/apis.js';
@@ -15,10 +15,10 @@ import { RUNTIME_CHANNEL, type RuntimeAsk } from './channel.js';
 import { childrenOf, install as installChildren, installWorkers, type Children } from './children.js';
 import { install as installClock, installPerformance } from './clock.js';
 import { install as installCrypto } from './crypto.js';
-import { install as installFs } from './fs.js';
+import { fsState, install as installFs, installPromises as installFsPromises } from './fs.js';
 import { install as installGenerated } from './generated.js';
 import { install as installLifecycle } from './lifecycle.js';
-import { install as installOutput, installFiles } from './output.js';
+import { fileWrites, installFilePromises, installFiles, install as installOutput } from './output.js';
 import { RootMask } from './root-mask.js';
 import { lockfileMemo } from './lockfile-memo.js';
 import { install as installProcess } from './process.js';
@@ -26,7 +26,7 @@ import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
 import { Controller } from './control.js';
-import { canDefer, installDeferred, type Deferred } from './deferred.js';
+import { canDefer, installDeferred, type Accessor, type Deferred } from './deferred.js';
 import { Perturber } from './perturb.js';
 import { parsePerturbations, type Perturbation } from './perturb-dimensions.js';
 import { Replayer } from './replay.js';
@@ -59,12 +59,16 @@ const OWN_DIR = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 interface Family {
   readonly install: () => Handle;
   readonly modules?: readonly string[];
-  readonly globals?: readonly string[];
+  readonly reads?: readonly Accessor[];
 }
 
 /** The families, in the order they install where none waits. */
 function families(recorder: Recorder, children: Children, root: string, mask: RootMask): Family[] {
-  const output = { recorder, root, mask };
+  const files = fileWrites({ recorder, root, mask });
+  const dirs = fsState(recorder);
+  // The promise halves wait for `node:fs/promises`, which `fs.promises` loads on its first read:
+  // most programs load `node:fs`, few its promises (an ESM facade of `node:fs` reads them all).
+  const promises: Accessor[] = [[fs, 'promises']];
   return [
     { install: () => installToStringMask(undefined) },
     { install: () => installLifecycle(recorder) },
@@ -78,16 +82,19 @@ function families(recorder: Recorder, children: Children, root: string, mask: Ro
     // The classes (`Performance`, `Crypto`) are no way in: their methods need the instance, which only
     // these globals and the modules hand out. They are lazy data properties on Node 22 and 24,
     // which even a look at their descriptors would load.
-    { install: () => installPerformance(recorder), modules: ['perf_hooks'], globals: ['performance'] },
+    { install: () => installPerformance(recorder), modules: ['perf_hooks'], reads: [[globalThis, 'performance']] },
     { install: () => installRandom(recorder) },
-    { install: () => installCrypto(recorder), modules: ['crypto'], globals: ['crypto'] },
+    { install: () => installCrypto(recorder), modules: ['crypto'], reads: [[globalThis, 'crypto']] },
     { install: () => installTimers(recorder) },
-    { install: () => installFs(recorder), modules: ['fs', 'fs/promises'] },
+    // fs/promises' Dirs are read through `fs.Dir.prototype`, which the sync half patches
+    { install: () => installFs(dirs), modules: ['fs', 'fs/promises'] },
+    { install: () => installFsPromises(dirs), modules: ['fs/promises'], reads: promises },
     { install: () => installProcess(recorder), modules: ['os'] },
     { install: () => installRealms(recorder) },
     { install: () => installGenerated(recorder) },
-    { install: () => installOutput(output) },
-    { install: () => installFiles(output), modules: ['fs', 'fs/promises'] },
+    { install: () => installOutput({ recorder, root, mask }) },
+    { install: () => installFiles(files), modules: ['fs'] },
+    { install: () => installFilePromises(files), modules: ['fs/promises'], reads: promises },
   ];
 }
 
@@ -185,9 +192,9 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
     const all = families(active, childrenOf({ lineage: claimed.lineage, settings, lockfile }), settings.root, mask);
     const waiting: Deferred[] = [];
     batched(() => {
-      for (const { install, modules, globals } of all) {
+      for (const { install, modules, reads } of all) {
         if (canDefer && modules !== undefined) {
-          waiting.push({ install, modules, globals });
+          waiting.push({ install, modules, reads });
           continue;
         }
         step();

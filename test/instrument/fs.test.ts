@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Recorder } from '../../instrument/recorder.js';
-import { install } from '../../instrument/fs.js';
+import { canDefer } from '../../instrument/deferred.js';
+import { fsState, install, installPromises } from '../../instrument/fs.js';
 import type { TraceEvent } from '../../tracer/reader.js';
 import {
   assertSameAsPlain,
@@ -325,11 +326,47 @@ test('uninstall puts back every descriptor it replaced, and a second install is 
     fail: () => {},
   };
   const original = fs.readdirSync;
-  const handle = install(recorder as unknown as Recorder);
-  assert.throws(() => install(recorder as unknown as Recorder), { code: 'ERR_DETDRIFT_INSTALLED' });
+  const originalPromise = fs.promises.readdir;
+  const state = fsState(recorder as unknown as Recorder);
+  const handles = [install(state), installPromises(state)];
+  assert.throws(() => install(state), { code: 'ERR_DETDRIFT_INSTALLED' });
+  assert.throws(() => installPromises(state), { code: 'ERR_DETDRIFT_INSTALLED' });
   assert.notEqual(fs.readdirSync, original);
+  assert.notEqual(fs.promises.readdir, originalPromise);
   fs.readdirSync(REPO);
   assert.equal(events.length, 1);
-  handle.uninstall();
+  for (const handle of handles.reverse()) handle.uninstall();
   assert.deepEqual(snapshot(), before);
+});
+
+// On Node 22 and 24 the promise forms wait for the program to reach `node:fs/promises` (deferred.ts).
+test('fs.promises reached only through the fs exports or getBuiltinModule still records; fs alone never loads it', {
+  skip: !canDefer && 'families install up front where module.registerHooks is missing',
+}, () => {
+  const writes = (trace: Trace) => trace.events.filter((event) => event.api === 'fs.writeFile').length;
+  const readdir = (access: string) => `const promises = ${access};
+    const names = await promises.readdir('data');
+    await promises.writeFile('out.txt', names.join());
+    console.log(names.length);`;
+  const dir = dataProject({
+    'exports.cjs': `(async () => { ${readdir("require('fs').promises")} })();`,
+    'named.mjs': `import { promises as fsPromises } from 'node:fs'; ${readdir('fsPromises')}`,
+    'builtin.cjs': `(async () => { ${readdir("process.getBuiltinModule('node:fs/promises')")} })();`,
+    'sync.cjs': `const fs = require('fs');
+      fs.readdirSync('data');
+      fs.writeFileSync('out.txt', 'x');
+      console.log(process.moduleLoadList.includes('NativeModule internal/fs/promises'));`,
+  });
+  for (const file of ['exports.cjs', 'named.mjs', 'builtin.cjs']) {
+    const run = runHooked([file], { cwd: dir });
+    const trace = traceOf(run);
+    assert.equal(run.stdout, '4\n', file);
+    assert.deepEqual(fsEvents(trace), [['fs.readdir', 'promise', ['a.txt', 'b.txt', 'c.txt', 'sub'], 2]], file);
+    assert.equal(writes(trace), 1, file);
+  }
+  const run = runHooked(['sync.cjs'], { cwd: dir });
+  const trace = traceOf(run);
+  assert.deepEqual(fsEvents(trace), [['fs.readdir', 'sync', ['a.txt', 'b.txt', 'c.txt', 'sub'], 2]]);
+  assert.equal(writes(trace), 1);
+  assert.equal(run.stdout, 'false\n', 'the program never reached node:fs/promises');
 });

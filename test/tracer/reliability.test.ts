@@ -308,7 +308,7 @@ const LOOK = `
   try { Reflect.construct(Date.now, []); } catch (error) { console.log(error.message); }
 `;
 
-// 9: the last install where families wait for their builtins (Node 22 and 24), the ninth of 15 on Node 20
+// 9: the last install where families wait for their builtins (Node 22 and 24), the ninth of 17 on Node 20
 for (const step of [1, 6, 9]) {
   test(`an install that fails at step ${step}: one ERR_DETDRIFT_PATCH, everything patched before is undone, no trace file`, () => {
     const { dir, plain } = baseline({ 'look.mjs': LOOK }, ['look.mjs']);
