@@ -46,14 +46,15 @@ test('a context is named by the context that created it and its ordinal there, w
 /**
  * Async work of every kind a program mixes: awaits, then-chains, Promise.all, an async generator,
  * thenables, microtasks, next ticks, timers and immediates inside promise callbacks and promises
- * inside theirs, an AsyncResource's scope inside a promise callback, and promises in a `vm`
- * context (a test runner's), with a draw in each. It prints the async id its promise callbacks
- * run under, which the hook must leave as Node gives it.
+ * inside theirs, an AsyncResource's scope inside a promise callback, and promises in `vm`
+ * contexts (a test runner's), one made before the promise hooks take over, with a draw in each.
+ * It prints the async id its promise callbacks run under, which the hook must leave as Node gives it.
  */
 const MIXED = `
 const { AsyncResource, executionAsyncId } = require('node:async_hooks');
 const vm = require('node:vm');
 const draw = () => Math.random();
+const early = vm.createContext({ draw }); // made before the promise hooks take over, used after
 async function* ticks() { for (let i = 0; i < 3; i++) { await null; draw(); yield i; } }
 async function main() {
   const resource = new AsyncResource('job');
@@ -64,6 +65,7 @@ async function main() {
   await new Promise((resolve) => setTimeout(() => { draw(); Promise.resolve().then(draw).then(resolve); }, 1));
   await new Promise((resolve) => setImmediate(() => process.nextTick(() => { draw(); resolve(); })));
   await vm.runInNewContext('Promise.resolve().then(draw).then(() => Promise.all([1, 2].map(async () => draw())))', { draw });
+  await vm.runInContext('(async () => { await null; draw(); })()', early);
   await null;
   console.log(executionAsyncId());
 }
@@ -81,7 +83,7 @@ test("V8's promise hooks and an async hook that tracks promises name every conte
   };
   const promiseHooks = run(0);
   const asyncHook = run(1_000_000);
-  assert.equal(promiseHooks.keys.length, 19);
+  assert.equal(promiseHooks.keys.length, 20);
   assert.ok(new Set(promiseHooks.keys).size >= 15, 'the draws run in contexts of their own');
   assert.deepEqual(asyncHook.keys, promiseHooks.keys);
   // the promise hooks take over at the first draw after the Nth promise: before the program's
