@@ -41,14 +41,14 @@ export interface ResourceWatch<T = unknown> {
  * endless lineage, and neither memory nor the work per context may grow with it.
  *
  * Promises are heard of through V8's promise hooks (`v8.promiseHooks`) where async_hooks can leave
- * them out (`trackPromises: false`, Node 24), once a run has made PROMISE_HOOKS_AFTER of them: an
+ * them out (Node 22 and 24: untrackedHooks), once a run has made PROMISE_HOOKS_AFTER of them: an
  * async hook that tracks promises costs every promise Node's own bookkeeping first (an async id,
  * its trigger, a round through its hook lists: a loop of awaits ran 1.8 times slower under an
  * empty one, and 1.05 times under empty promise hooks). Then the promise whose reaction runs is
  * this tracker's to keep (`reaction`), where Node kept it as the execution resource; the names are
  * the same either way, since V8 hands both the same promises in the same order, and a program's
- * `executionAsyncId()` in a promise's callback is what it is without the hook. Elsewhere (Node 20,
- * 22), and in a run of few promises, the async hook tracks promises.
+ * `executionAsyncId()` in a promise's callback is what it is without the hook. Elsewhere (Node 20),
+ * and in a run of few promises, the async hook tracks promises.
  */
 export class ContextTracker {
   private readonly root: Node = { high: 0, low: 0, type: 'root', children: 0, id: 0, key: 'root', watched: undefined };
@@ -59,6 +59,8 @@ export class ContextTracker {
   private promiseHooks: PromiseHooks | null = null;
   /** stops the promise hooks while they are enabled */
   private stopPromiseHooks: (() => void) | null = null;
+  /** makes the async hook that leaves promises out; null where V8's promise hooks cannot take them over */
+  private readonly untracked: Untracked | null;
   /** promises the async hook hears of before V8's promise hooks take over; never where they cannot */
   private promisesLeft: number;
   /** set when the last of them was heard of: the next event the program records makes the move */
@@ -137,6 +139,9 @@ export class ContextTracker {
       __proto__: null,
       init: (_asyncId: number, type: string, _trigger: number, resource: object) => {
         if (this.syncDraws > 0 && type === 'RANDOMBYTESREQUEST') return;
+        // once V8's promise hooks hear of promises, they name them: a Node that handed one to this hook
+        // too (one that ignored kNoPromiseHook) would have it named twice, which stamping refuses
+        if (type === 'PROMISE' && this.promiseHooks !== null) return;
         this.inCallback++;
         try {
           if (type === 'PROMISE' && --this.promisesLeft === 0) this.promiseHooksDue = true;
@@ -186,7 +191,8 @@ export class ContextTracker {
         this.interrupted[depth] = null;
       },
     } as PromiseCallbacks;
-    this.promisesLeft = promiseHooksApart() ? promiseHooksAfter : Number.POSITIVE_INFINITY;
+    this.untracked = untrackedHooks();
+    this.promisesLeft = this.untracked !== null ? promiseHooksAfter : Number.POSITIVE_INFINITY;
     this.hook = createHook(this.callbacks);
   }
 
@@ -227,7 +233,7 @@ export class ContextTracker {
       this.promisesLeft = Number.POSITIVE_INFINITY; // node:v8 refused (a permission model): the async hook stays
       return;
     }
-    const untracked = createHook({ __proto__: null, ...this.callbacks, trackPromises: false } as HookCallbacks);
+    const untracked = this.untracked!(this.callbacks);
     if (this.enabled) {
       // in this order: Node stops tracking promises only when its last async hook is disabled
       real.apply(hookDisable, this.hook, []);
@@ -304,17 +310,45 @@ interface PromiseHooks {
  */
 export const PROMISE_HOOKS_AFTER = 16_384;
 
+/** Makes an async hook that leaves promises out: V8's promise hooks then hear of them. */
+type Untracked = (callbacks: HookCallbacks) => AsyncHook;
+
 /**
- * Whether async_hooks can leave promises out (`trackPromises`): where it can, Node checks the
- * option's type, and a hook made with a number in it throws. Asked once, before the program runs.
+ * How this Node makes an async hook that leaves promises out, or null where it cannot: the
+ * `trackPromises` option (Node 24; Node checks the option's type, so a hook made with a number in
+ * it throws), else the flag Node 22's own inspector sets on its hook for the same purpose
+ * (`kNoPromiseHook`, an own symbol of every AsyncHook, false unless set: read before enable()).
+ * Asked once, before the program runs. A Node that ignored the flag would still track promises:
+ * the tracker leaves the async hook's promises alone once V8's promise hooks hear of them.
  */
-export function promiseHooksApart(): boolean {
+function untrackedHooks(): Untracked | null {
   try {
     createHook({ trackPromises: 0 } as HookCallbacks);
-    return false;
   } catch {
-    return true;
+    return (callbacks) => createHook({ __proto__: null, ...callbacks, trackPromises: false } as HookCallbacks);
   }
+  const probe = createHook({});
+  const flags = real.ownKeys(probe);
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i]!;
+    if (
+      typeof flag === 'symbol' &&
+      flag.description === 'kNoPromiseHook' &&
+      real.getOwnPropertyDescriptor(probe, flag)?.value === false
+    ) {
+      return (callbacks) => {
+        const hook = createHook(callbacks);
+        real.defineProperty(hook, flag, { value: true, writable: true, enumerable: true, configurable: true });
+        return hook;
+      };
+    }
+  }
+  return null;
+}
+
+/** Whether V8's promise hooks can take promises over from the async hook on this Node. */
+export function promiseHooksApart(): boolean {
+  return untrackedHooks() !== null;
 }
 
 // AsyncHook's methods as the hook found them: the program can reach and replace them on the prototype.

@@ -97,3 +97,20 @@ test("V8's promise hooks and an async hook that tracks promises name every conte
   assert.notEqual(asyncHook.stdout, plain.stdout);
   assert.equal(moved[0]!.stdout, plain.stdout);
 });
+
+test("a program's own async hook, which makes Node track promises, does not have them named twice", {
+  skip: !promiseHooksApart() && "this Node's async hooks always track promises",
+}, () => {
+  const dir = project({ 'app.js': `require('node:async_hooks').createHook({ init() {} }).enable();\n${MIXED}` });
+  const keys = (after: number) =>
+    keysOf(
+      runHookedOk(['app.js'], { cwd: dir, env: { DETDRIFT_TEST_FAULT: `promise-hooks-after:${after}` } }).traces.get(
+        '0',
+      )!,
+      'Math.random',
+    );
+  const asyncHook = keys(1_000_000);
+  assert.equal(asyncHook.length, 20);
+  assert.deepEqual(keys(0), asyncHook);
+  assert.deepEqual(keys(20), asyncHook);
+});
