@@ -52,7 +52,7 @@ function chunkOf(source: string): string {
 
 const COMMAND_CODE = /^cli\/(?!shared\/)[^/]+\//;
 
-test('the bin is the bundle, and its start (--version) loads no command, no command table and no execa or pino', () => {
+test('the bin is the bundle, and its start (--version) loads no command, no command table and no execa, pino or semver', () => {
   const manifest = JSON.parse(readFileSync(join(BUNDLE, '..', '..', '..', 'package.json'), 'utf8')) as {
     bin: Record<string, string>;
   };
@@ -61,7 +61,9 @@ test('the bin is the bundle, and its start (--version) loads no command, no comm
   const loaded = [...loadedWith('main.js'), ...loadedWith(chunkOf('cli/main.ts'))];
   assert.ok(loaded.includes('cli/entry.ts'), loaded.join(' '));
   assert.deepEqual(
-    loaded.filter((source) => COMMAND_CODE.test(source) || /commands\.ts$|help\.ts$|\/(execa|pino)\//.test(source)),
+    loaded.filter(
+      (source) => COMMAND_CODE.test(source) || /commands\.ts$|help\.ts$|\/(execa|pino|semver)\//.test(source),
+    ),
     [],
   );
 });

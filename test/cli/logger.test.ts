@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sentence } from '../../cli/shared/logger.js';
@@ -86,4 +86,25 @@ test('a sentence: its level in words, short fields inline, an error by its stack
     sentence({ level: 40, msg: 'a', header: { seed: '1' } }),
     'detdrift: warning: a (header: {"seed":"1"})\n',
   );
+});
+
+test('pino is loaded by the first line logged: a quiet record never loads it, a warning does', () => {
+  // a preload of the CLI's process (not the command's: the CLI passes the hook, not its own flags, on)
+  // that lists the CommonJS files it loaded when it exits
+  const dir = project({
+    'package.json': { name: 'app', version: '1.0.0' },
+    'loaded.cjs':
+      "process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_LIST, Object.keys(require.cache).join('\\n')));\n",
+  });
+  const pinoLoaded = (command: readonly string[]): boolean => {
+    const list = join(dir, 'loaded.txt');
+    runPlain(['--require', './loaded.cjs', CLI, ...command], { cwd: dir, env: { LOADED_LIST: list } });
+    return /[\\/]node_modules[\\/]pino[\\/]/.test(readFileSync(list, 'utf8'));
+  };
+  const check = ['check', '--no-confirm', '--', process.execPath, '-e', '0'];
+  assert.equal(pinoLoaded(['record', '--out', 'quiet', '--', process.execPath, '-e', '0']), false);
+  assert.equal(pinoLoaded(check), false);
+  // a config key check does not know of is a warning, logged
+  writeFileSync(join(dir, 'detdrift.config.json'), '{ "sedes": [1] }\n');
+  assert.equal(pinoLoaded(check), true);
 });
