@@ -192,7 +192,7 @@ export class ContextTracker {
       },
     } as PromiseCallbacks;
     this.untracked = untrackedHooks();
-    this.promisesLeft = this.untracked !== null ? promiseHooksAfter : Number.POSITIVE_INFINITY;
+    this.promisesLeft = this.untracked !== null ? promiseHooksAfter : Infinity;
     this.hook = createHook(this.callbacks);
   }
 
@@ -230,7 +230,7 @@ export class ContextTracker {
     try {
       this.promiseHooks = builtin<{ promiseHooks: PromiseHooks }>('node:v8').promiseHooks;
     } catch {
-      this.promisesLeft = Number.POSITIVE_INFINITY; // node:v8 refused (a permission model): the async hook stays
+      this.promisesLeft = Infinity; // node:v8 refused (a permission model): the async hook stays
       return;
     }
     const untracked = this.untracked!(this.callbacks);
