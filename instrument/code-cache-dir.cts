@@ -11,7 +11,6 @@ import type { Stats } from 'node:fs';
 import type { VARS } from '../tracer/settings.js';
 
 const { lstatSync, mkdirSync } = process.getBuiltinModule('node:fs');
-const { tmpdir } = process.getBuiltinModule('node:os');
 const { isAbsolute, join } = process.getBuiltinModule('node:path');
 
 // Typed as the contract's name, which it must be; not imported: this runs before the bundle loads.
@@ -27,7 +26,8 @@ const UID = process.getuid?.();
 export function codeCacheDir(): string | null {
   const setting = process.env[CACHE_VAR];
   if (setting === 'off' || (setting && !isAbsolute(setting))) return null;
-  const dir = setting || join(tmpdir(), UID === undefined ? 'detdrift-code-cache' : `detdrift-code-cache-${UID}`);
+  const dir =
+    setting || join(temporaryDirectory(), UID === undefined ? 'detdrift-code-cache' : `detdrift-code-cache-${UID}`);
   try {
     // looked at first: a mkdir that fails with EEXIST, every start but the first, costs an exception
     let stats = lstatSync(dir, { throwIfNoEntry: false });
@@ -44,6 +44,23 @@ export function codeCacheDir(): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * `os.tmpdir()`, without loading node:os at every start, which `node -e 0` does not (150 µs): the
+ * first of TMPDIR, TMP and TEMP that is set, else /tmp, without a trailing slash; on Windows TEMP,
+ * TMP, else the system root's `temp`, without a trailing backslash unless it is a drive's root.
+ * Node reads no variable in a setuid process: neither does this.
+ */
+function temporaryDirectory(): string {
+  const env = process.env;
+  if (process.platform === 'win32') {
+    const dir = env.TEMP || env.TMP || `${env.SystemRoot || env.windir}\\temp`;
+    return dir.length > 1 && dir.endsWith('\\') && !dir.endsWith(':\\') ? dir.slice(0, -1) : dir;
+  }
+  const secure = UID !== undefined && (UID !== process.geteuid?.() || process.getgid?.() !== process.getegid?.());
+  const dir = (!secure && (env.TMPDIR || env.TMP || env.TEMP)) || '/tmp';
+  return dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
 }
 
 /**

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import { sep } from 'node:path';
 import { digestString, digestHex } from '../tracer/digest.js';
 import { ArrayFilter, ArraySort, MathFloor, StringSlice, StringToUpperCase, Utf8Text } from '../tracer/primordials.js';
@@ -12,7 +11,7 @@ import {
   type Dimension,
   type Perturbation,
 } from './perturb-dimensions.js';
-import { real, relativePath, SafeMap } from './real.js';
+import { real, realOs, relativePath, SafeMap } from './real.js';
 
 /** One perturbation as the trace header records it: what was varied, and to what. */
 export interface PerturbRecord {
@@ -26,11 +25,10 @@ const RESOLUTION_MS = 16;
 const CPU_COUNTS = [1, 2, 3, 6, 64];
 
 // Saved when the hook loads, before any family patches fs: the snapshot of a Dir the program
-// iterates is read with it and never recorded (real.ts holds the others). A sync readdir creates
-// no async resource; a second Dir would, and shift the context keys of everything after it.
+// iterates is read with it and never recorded (real.ts holds the others, node:os's in realOs). A
+// sync readdir creates no async resource; a second Dir would, and shift the context keys of
+// everything after it.
 const readdirSync = fs.readdirSync;
-const osCpus = os.cpus;
-const osTmpdir = os.tmpdir;
 
 /**
  * Perturb mode's decisions (DETDRIFT_PERTURB, DETDRIFT_SEED): control mode's seeded sources plus,
@@ -179,12 +177,15 @@ export class Perturber {
         return `TZ=${env.TZ ?? 'unset'}`;
       case 'locale':
         return `LANG=${env.LANG ?? 'unset'}, ICU locale ${new Intl.DateTimeFormat().resolvedOptions().locale}`;
-      case 'cpus':
-        return `os.cpus().length ${this.cpuCount(real.apply(osCpus, os, []).length)} instead of ${real.apply(osCpus, os, []).length}`;
+      case 'cpus': {
+        const { os, cpus } = realOs();
+        const count = real.apply(cpus, os, []).length;
+        return `os.cpus().length ${this.cpuCount(count)} instead of ${count}`;
+      }
       case 'hostname':
-        return `os.hostname() ${this.hostname(real.apply(real.hostname, os, []) as string)}`;
+        return `os.hostname() ${this.hostname(real.apply(realOs().hostname, realOs().os, []))}`;
       case 'tmpdir':
-        return `os.tmpdir() ${this.tmpdir(real.apply(osTmpdir, os, []) as string)}`;
+        return `os.tmpdir() ${this.tmpdir(real.apply(realOs().tmpdir, realOs().os, []))}`;
       case 'eol':
         return "os.EOL '\\r\\n'";
       default:

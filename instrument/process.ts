@@ -1,8 +1,7 @@
-import os from 'node:os';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
 import { family, type Native } from './patch.js';
-import { real } from './real.js';
+import { real, realOs } from './real.js';
 import type { Recorder } from './recorder.js';
 
 /**
@@ -15,6 +14,7 @@ import type { Recorder } from './recorder.js';
  * the error assigning to it in strict code). `detdrift scan` still finds the reads in the source.
  */
 export const install = family<Recorder>('process', (patcher, recorder) => {
+  const { os } = realOs();
   // Perturb mode: another machine's host name, temporary directory, CPU count or line ending.
   const perturber = recorder.perturber;
   const perturbs = {

@@ -35,17 +35,24 @@ function loadNative(bytes: Uint8Array): ((bytes: Uint8Array) => number) | null {
   }
 }
 
+// Built from each table's eight one-bit entries: a CRC table is linear (the entry of a XOR b is the
+// XOR of theirs), so every other entry is one XOR of two already made. About 2,000 steps where the
+// bit-by-bit way takes 4,000, which made V8 compile this loop on the side at every start.
 const TABLES = (() => {
   const tables = new Int32Array(8 * 256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
+  for (let bit = 1; bit < 256; bit <<= 1) {
+    let c = bit;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    tables[n] = c;
+    tables[bit] = c;
   }
-  // Table k gives the CRC of a byte followed by k zero bytes.
-  for (let n = 0; n < 256; n++) {
-    for (let k = 1; k < 8; k++)
-      tables[k * 256 + n] = tables[tables[(k - 1) * 256 + n]! & 0xff]! ^ (tables[(k - 1) * 256 + n]! >>> 8);
+  for (let k = 0; k < 8; k++) {
+    const at = k * 256;
+    // table k gives the CRC of a byte followed by k zero bytes
+    if (k > 0)
+      for (let bit = 1; bit < 256; bit <<= 1)
+        tables[at + bit] = tables[tables[at - 256 + bit]! & 0xff]! ^ (tables[at - 256 + bit]! >>> 8);
+    for (let n = 3; n < 256; n++)
+      if (n & (n - 1)) tables[at + n] = tables[at + (n & (n - 1))]! ^ tables[at + (n & -n)]!;
   }
   return tables;
 })();

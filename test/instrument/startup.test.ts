@@ -265,6 +265,11 @@ test("the code cache lives in a directory of the user's own: by default in the t
   assert.equal(own, `detdrift-code-cache-${process.getuid!()}`);
   assert.equal(statSync(join(temporary, own!)).mode & 0o777, 0o700);
   assert.equal(readdirSync(join(temporary, own!)).length, 1);
+  // os.tmpdir's rules, read without loading node:os: the first of TMPDIR, TMP and TEMP that is set,
+  // without a trailing slash
+  const second = tempDir('detdrift-tmpdir-');
+  run({ TMPDIR: '', TMP: `${second}/`, TEMP: temporary });
+  assert.deepEqual(readdirSync(second), [own]);
 
   const open = tempDir('detdrift-open-cache-');
   chmodSync(open, 0o777);
