@@ -78,7 +78,8 @@ function load(): void {
   }
   const cacheFile = cachePath(bundle.identity);
   const cachedData = cacheFile === null ? undefined : readCache(cacheFile);
-  const script = new Script(bundle.source.toString('utf8'), { filename: BUNDLE.href, cachedData });
+  // ASCII (scripts/bundle-hook.mjs): Latin-1 is a copy, UTF-8 a decoding
+  const script = new Script(bundle.source.toString('latin1'), { filename: BUNDLE.href, cachedData });
   const writing = cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true);
   // Known before start-up: a start that writes the cache loads the pruning now, while Node's
   // built-ins are still the real ones; a start that reads it loads nothing more.
