@@ -60,7 +60,8 @@ export interface Sink {
  */
 export class TraceWriter {
   readonly capacity: number;
-  protected readonly out = new ByteWriter(1 << 17);
+  /** grows as chunks need (reserve): a short run's few events fit the first 4 KiB */
+  protected readonly out = new ByteWriter(1 << 12);
   private readonly sink: Sink;
   /** control mode's generators, run again over the controlled events as they are recorded */
   private readonly derivation: Derivation;
@@ -86,12 +87,12 @@ export class TraceWriter {
   protected stagedSize = 1024;
   protected staged: Float64Array<ArrayBufferLike> = new Float64Array(this.stagedSize);
   /**
-   * `staged`'s first n values as bytes, at index n up to SHORT_RUN: one copy writes a short run
-   * with no view made for it (a byte loop took 120 to 250 ns for 10 values, the copy about 20).
-   * Made whole here and overwritten in place when `staged` grows: no index is ever a hole, which
-   * a read or write would look up on the program's `Array.prototype`.
+   * `staged`'s first n values as bytes, at index n up to SHORT_RUN, each made at the first run of
+   * its length: one copy writes a short run with no view made for it (a byte loop took 120 to 250
+   * ns for 10 values, the copy about 20). Null until then, and again when `staged` grows: no index
+   * is ever a hole, which a read or write would look up on the program's `Array.prototype`.
    */
-  protected readonly stagedViews = viewsOf(this.staged, []);
+  protected readonly stagedViews = noViews([]);
   /**
    * Where the event being encoded starts, -1 between events. A throw halfway through one (a bug;
    * the recorder reports it and flushes what came before) leaves bytes the flush cuts off.
@@ -381,7 +382,12 @@ export class TraceWriter {
   protected stageIn(staged: Float64Array, size: number): void {
     this.staged = staged;
     this.stagedSize = size;
-    viewsOf(staged, this.stagedViews);
+    noViews(this.stagedViews);
+  }
+
+  /** The view of `staged`'s first `length` values (length at most SHORT_RUN), made once. */
+  private viewOf(length: number): Uint8Array {
+    return (this.stagedViews[length] ??= new Uint8Array(TypedArrayBuffer(this.staged), 0, length * 8));
   }
 
   /** Writes the open run's count, in the bytes it needs, in front of its values. */
@@ -393,7 +399,7 @@ export class TraceWriter {
     if (this.runDoubles >= 0) {
       // Nothing went into the chunk since the run byte: the count, then the staged values.
       this.runDoubles = -1;
-      appendDoubles(this.out, this.staged, length, length <= SHORT_RUN ? this.stagedViews[length]! : null);
+      appendDoubles(this.out, this.staged, length, length <= SHORT_RUN ? this.viewOf(length) : null);
       return;
     }
     const width = length < 0x80 ? 1 : length < 0x4000 ? 2 : 3;
@@ -485,10 +491,9 @@ function siteJson(def: SiteDef): string {
 /** The longest run of doubles whose bytes have a view kept: a longer one makes one for its copy. */
 const SHORT_RUN = 64;
 
-/** `views` holding, at each index n up to SHORT_RUN, a view of the first n doubles of `staged`. */
-function viewsOf(staged: Float64Array, views: Uint8Array[]): Uint8Array[] {
-  const buffer = TypedArrayBuffer(staged);
-  for (let n = 0; n <= SHORT_RUN; n++) views[n] = new Uint8Array(buffer, 0, n * 8);
+/** `views` holding null at each index up to SHORT_RUN: no view of `staged` made yet. */
+function noViews(views: (Uint8Array | null)[]): (Uint8Array | null)[] {
+  for (let n = 0; n <= SHORT_RUN; n++) views[n] = null;
   return views;
 }
 /**
