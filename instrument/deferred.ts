@@ -27,11 +27,12 @@ export interface Deferred {
 export type Accessor = readonly [target: object, key: PropertyKey];
 
 interface ModuleHooks {
-  resolve(
+  resolve?(
     specifier: string,
     context: unknown,
     nextResolve: (specifier: string, context: unknown) => { url?: unknown },
   ): unknown;
+  load?(url: string, context: unknown, nextLoad: (url: string, context: unknown) => unknown): unknown;
 }
 type RegisterHooks = (hooks: ModuleHooks) => { deregister?(): void };
 
@@ -45,6 +46,11 @@ interface Listeners {
   readonly installed: (handle: Handle) => void;
   /** an install that threw: the program goes on, since what set it off is the program's own `require` */
   readonly failed: (error: unknown) => void;
+  /**
+   * Whether the hook is the process's first preload (register.cts): then no ES module has imported
+   * a builtin yet, and loads are enough to listen to (see installDeferred).
+   */
+  readonly first: boolean;
 }
 
 /**
@@ -52,7 +58,7 @@ interface Listeners {
  * stops listening and puts back what was wrapped to listen (the accessors' getters,
  * `process.getBuiltinModule`); the families' own handles go to `installed`, the caller's to undo.
  */
-export function installDeferred(deferred: readonly Deferred[], { installed, failed }: Listeners): Handle {
+export function installDeferred(deferred: readonly Deferred[], { installed, failed, first }: Listeners): Handle {
   const waiting = new SafeMap<string, Deferred[]>();
   const done = new SafeWeakSet<Deferred>();
   let left = deferred.length;
@@ -102,18 +108,33 @@ export function installDeferred(deferred: readonly Deferred[], { installed, fail
         return real.apply(target, thisArg, args);
       },
     });
-    // Resolving, not loading: Node loads a builtin for ESM once, and a preload before the hook (tsx)
-    // may have imported it, but resolves each module's import of it, and each require. Either way
-    // before the program gets it; a facade built before is brought up to date by the family's
-    // install (patch.ts family: syncBuiltinESMExports).
-    hooks = registerHooks!({
-      resolve(specifier, context, nextResolve) {
-        const resolved = nextResolve(specifier, context);
-        const url = resolved?.url;
-        if (typeof url === 'string' && StringStartsWith(url, 'node:')) loaded(url);
-        return resolved;
-      },
-    });
+    // Node's module hooks hear of a builtin before the program gets it: a load hook at each require
+    // of it and at the first import, a resolve hook at every require and import of anything. Any
+    // resolve hook sends every require of every module down Node's slower path (URLs made and
+    // parsed back: a tenth more time in the loading of Jest's own modules), so the hook listens to
+    // loads where it can. It cannot where an ES module may have imported a builtin before the hook
+    // started (a preload before it: tsx's): Node loads a builtin for ESM once, and the program's
+    // later import of it is only resolved. Either way the family's install brings a facade built
+    // before up to date (patch.ts family: syncBuiltinESMExports).
+    const heard = (url: unknown) => {
+      if (typeof url === 'string' && StringStartsWith(url, 'node:')) loaded(url);
+    };
+    hooks = registerHooks!(
+      first
+        ? {
+            load(url, context, nextLoad) {
+              heard(url);
+              return nextLoad(url, context);
+            },
+          }
+        : {
+            resolve(specifier, context, nextResolve) {
+              const resolved = nextResolve(specifier, context);
+              heard(resolved?.url);
+              return resolved;
+            },
+          },
+    );
   } catch (error) {
     stop();
     patcher.restore();

@@ -45,7 +45,17 @@ const CHECKSUM_STRIDE = 64;
 const PID = process.pid;
 
 /** What bundle.js evaluates to: given its own URL, it hands back the hook's `start`. */
-type Bundle = (url: string) => () => unknown;
+type Bundle = (url: string) => (first: boolean) => unknown;
+
+/**
+ * Whether this file is the process's first preload: the first `--require` (Node runs every
+ * `--require` before any `--import`), required by Node's preloading (the parent it makes for
+ * them, whose children are the preloads in their order). Then nothing before the hook can have
+ * imported a builtin as an ES module, and the hook listens to module loads, not resolutions
+ * (deferred.ts). Loaded by register.js (`--import`), by another preload, or by the program, it
+ * cannot tell.
+ */
+const FIRST = module.parent?.id === 'internal/preload' && module.parent.children[0] === module;
 
 /** The bundle's text, and what tells this file apart from any other bundle.js that was ever there. */
 interface BundleFile {
@@ -73,7 +83,7 @@ function load(): void {
   if (bundle === null) {
     // tsc alone built dist/: its modules, one by one, as hook.ts imports them (require(esm))
     const require = process.getBuiltinModule('node:module').createRequire(__filename);
-    (require('./hook.js') as { start: () => unknown }).start();
+    (require('./hook.js') as { start: (first: boolean) => unknown }).start(FIRST);
     return;
   }
   const cacheFile = cachePath(bundle.identity);
@@ -85,7 +95,7 @@ function load(): void {
   // built-ins are still the real ones; a start that reads it loads nothing more.
   const prune = writing ? loadPrune() : undefined;
   const start = (script.runInThisContext() as Bundle)(BUNDLE.href);
-  start();
+  start(FIRST);
   // made after start-up, the cache holds the bytecode of every function start-up compiled too
   if (writing && writeCache(cacheFile, script.createCachedData())) prune?.(cacheFile);
 }

@@ -129,9 +129,10 @@ type Sources = (lineage: string) => RecorderSources;
  * before it returns: a CommonJS preload (`--require`) has no later moment before the program runs.
  * Runs once per thread even when the hook is loaded twice (NODE_OPTIONS and an explicit --import):
  * the first to start answers on RUNTIME_CHANNEL (channel.ts). A failure here is reported on
- * stderr with its code, and the program runs on unrecorded.
+ * stderr with its code, and the program runs on unrecorded. `first`: the hook is the process's
+ * first preload (register.cts), so no ES module has imported a builtin before it (deferred.ts).
  */
-export function start(): Runtime | null {
+export function start(first = false): Runtime | null {
   const running = channel(RUNTIME_CHANNEL);
   if (running.hasSubscribers) {
     const ask: RuntimeAsk<Runtime> = {};
@@ -142,7 +143,7 @@ export function start(): Runtime | null {
   subscribe(RUNTIME_CHANNEL, (ask) => ((ask as RuntimeAsk<Runtime>).runtime = started));
   try {
     const settings = decode(process.env, process.cwd());
-    started = open(settings, loadSources(settings), readFaults(process.env));
+    started = open(settings, loadSources(settings), readFaults(process.env), first);
     return started;
   } catch (error) {
     const code = String((error as { code?: unknown } | null)?.code ?? '');
@@ -163,7 +164,7 @@ export function start(): Runtime | null {
  * what was done (handles uninstalled, the file closed and removed), so the program runs exactly as
  * without the hook; the caller reports it.
  */
-function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime {
+function open(settings: HookSettings, sources: Sources, faults: Faults, first: boolean): Runtime {
   const claimed = claimTrace(settings.traceDir, settings.spawn);
   const handles: Handle[] = [];
   let recorder: Recorder | null = null;
@@ -215,6 +216,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults): Runtime
         installDeferred(waiting, {
           installed: (handle) => void (handles[handles.length] = handle), // at the program's time: no Array.prototype of its
           failed: (error) => active.fail('ERR_DETDRIFT_PATCH', error),
+          first,
         }),
       );
     });

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { canDefer } from '../../instrument/deferred.js';
+import { eventsOf, project, REGISTER, runHooked, runPlain } from '../helpers.js';
+
+/** The CommonJS preload `detdrift record` puts into NODE_OPTIONS (`--require`). */
+const PRELOAD = join(dirname(REGISTER), 'register.cjs');
+const SKIP = !canDefer && 'families install up front where module.registerHooks is missing';
+
+/**
+ * Every way a program reaches a builtin whose family waits for it (deferred.ts): a named ESM
+ * import, a dynamic import without `node:`, createRequire, a plain require, process.getBuiltinModule.
+ * Then a require that fails, whose stack the program prints.
+ */
+const REACHES = {
+  'app.mjs': `
+    import { randomUUID } from 'node:crypto';
+    import { createRequire } from 'node:module';
+    const require = createRequire(import.meta.url);
+    const imported = await import('crypto');
+    console.log(randomUUID().length, imported.randomUUID().length, require('node:crypto').randomUUID().length);
+    console.log(typeof process.getBuiltinModule('node:os').hostname(), typeof require('perf_hooks').performance.now());
+    require('./late.cjs');
+  `,
+  'late.cjs': `
+    try {
+      require('./missing.cjs');
+    } catch (error) {
+      // the frames of the require that failed, up to the program's own
+      const frames = error.stack.split('\\n').filter((line) => line.startsWith('    at '));
+      console.log(error.code, frames.slice(0, frames.findIndex((line) => line.includes('late.cjs'))).join('|'));
+    }
+  `,
+};
+
+test("as the first preload, the hook hears of builtins through module loads: every way to one installs its family, and a failed require's stack holds no hook", {
+  skip: SKIP,
+}, () => {
+  const dir = project(REACHES);
+  const plain = runPlain(['app.mjs'], { cwd: dir });
+  // Another preload after the hook's changes nothing: only one before it would (the next test).
+  const options = `--require="${PRELOAD}" --import=data:text/javascript,`;
+  const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: options } });
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.match(plain.stdout, /^36 36 36\nstring number\nMODULE_NOT_FOUND .*\._resolveFilename.*\n$/);
+  // Resolving through a hook would put Node's hook chain and the hook's own frames between the
+  // program's require and Node's resolution (\`nextStep\`, \`resolveWithHooks\`, bundle.js).
+  assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, plain.stdout, '']);
+  const trace = hooked.traces.get('0')!;
+  assert.equal(eventsOf(trace, 'crypto.randomUUID').length, 3);
+  assert.equal(eventsOf(trace, 'os.hostname').length, 1);
+  assert.equal(eventsOf(trace, 'performance.now').length, 1);
+});
+
+test("after a preload that imported a builtin as an ES module, the hook hears of builtins through resolutions: the program's own import of it still installs its family", {
+  skip: SKIP,
+}, () => {
+  const dir = project({
+    // require(esm): a CommonJS preload whose ES module imports node:crypto before the hook starts
+    'preload.cjs': "require('./uses-crypto.mjs');\n",
+    'uses-crypto.mjs': "import { randomUUID } from 'node:crypto';\nexport const id = randomUUID;\n",
+    'app.mjs': "import { randomUUID } from 'node:crypto';\nconsole.log(randomUUID().length);\n",
+  });
+  const options = `--require=./preload.cjs --require="${PRELOAD}"`;
+  const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: options } });
+  assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, '36\n', '']);
+  // Node loads node:crypto for ESM once, before the hook: only the program's import of it is heard.
+  assert.equal(eventsOf(hooked.traces.get('0')!, 'crypto.randomUUID').length, 1);
+});
