@@ -63,8 +63,12 @@ export class TraceWriter {
   /** grows as chunks need (reserve): a short run's few events fit the first 4 KiB */
   protected readonly out = new ByteWriter(1 << 12);
   private readonly sink: Sink;
-  /** control mode's generators, run again over the controlled events as they are recorded */
-  private readonly derivation: Derivation;
+  /**
+   * control mode's generators, run again over the controlled events as they are recorded: made at
+   * the first (an observed run has none), from the header's seed and API table
+   */
+  private derivation: Derivation | null = null;
+  private readonly derivedFrom: Pick<TraceHeader, 'seed' | 'apis'>;
   /** events in the chunk being built */
   protected count = 0;
   /** events in the chunks written */
@@ -108,7 +112,7 @@ export class TraceWriter {
     this.sink = sink;
     this.capacity = capacity;
     this.flushAt = capacity;
-    this.derivation = new Derivation(header);
+    this.derivedFrom = header;
     sink.write(Utf8Encode(MAGIC_LINE + JSON.stringify(header) + '\n'));
     this.startChunk();
   }
@@ -167,7 +171,7 @@ export class TraceWriter {
   bigint(api: number, site: number, ctx: number, value: bigint, flags = 0): boolean {
     let tagByte = Tag.bigint | flags;
     if ((tagByte & CONTROL_BITS) === CONTROLLED && this.draws()) {
-      const derived = this.derivation.next(api, Tag.bigint);
+      const derived = this.derived().next(api, Tag.bigint);
       // biome-ignore lint/suspicious/noSelfCompare: a NaN test that asks no global the program may replace
       if (derived === derived && value === BigInt(derived)) tagByte |= DERIVED;
     }
@@ -290,10 +294,15 @@ export class TraceWriter {
    */
   private settle(api: number, tagByte: number, value: number): number {
     if ((tagByte & CONTROL_BITS) !== CONTROLLED || !this.draws()) return tagByte;
-    const derived = this.derivation.next(api, tagByte & TAG_MASK);
+    const derived = this.derived().next(api, tagByte & TAG_MASK);
     // NaN is "does not follow from the seed", never a derived value, even for a NaN recorded
     // biome-ignore lint/suspicious/noSelfCompare: a NaN test that asks no global the program may replace
     return derived === derived && ObjectIs(derived, value) ? tagByte | DERIVED : tagByte;
+  }
+
+  private derived(): Derivation {
+    this.derivation ??= new Derivation(this.derivedFrom);
+    return this.derivation;
   }
 
   /**
