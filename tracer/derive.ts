@@ -1,5 +1,6 @@
 import { Tag, type TraceHeader } from './format.js';
 import { CLOCK_STEP_NS, Stream, VIRTUAL_EPOCH_MS, wallMs } from './generator.js';
+import { ObjectHasOwn, Uint8Array } from './primordials.js';
 
 /** How control mode decides an API's value (instrument/clock.ts and random.ts draw the same way). */
 // biome-ignore lint/suspicious/noConstEnum: inlined into the hook's hot path; the enum never leaves this module
@@ -57,9 +58,17 @@ export class Derivation {
       this.nanoseconds = source.nanoseconds;
       return;
     }
-    const rule = (api: string) => (Object.hasOwn(RULES, api) ? RULES[api]! : ([Rule.none, Tag.none] as const));
-    this.rules = Uint8Array.from(source.apis, (row) => rule(row.api)[0]);
-    this.tags = Uint8Array.from(source.apis, (row) => rule(row.api)[1]);
+    // With the saved built-ins: the trace writer makes its derivation at the first controlled
+    // event, in the program's time, where the program may have replaced the global ones.
+    const apis = source.apis;
+    this.rules = new Uint8Array(apis.length);
+    this.tags = new Uint8Array(apis.length);
+    for (let i = 0; i < apis.length; i++) {
+      const api = apis[i]!.api;
+      const rule = ObjectHasOwn(RULES, api) ? RULES[api]! : ([Rule.none, Tag.none] as const);
+      this.rules[i] = rule[0]; // indexed: a destructuring would iterate, through the program's Array.prototype
+      this.tags[i] = rule[1];
+    }
     // The hook seeds a run without DETDRIFT_SEED with '0' (instrument/runtime.ts).
     this.random = new Stream(source.seed ?? '0', 'Math.random');
   }
