@@ -26,6 +26,12 @@ const STALE_MS = 7 * 24 * 60 * 60 * 1000;
  */
 const MAX_CACHES = 64;
 /**
+ * Lockfile memos kept at most, the newest: one per lockfile path started within the week, so a
+ * user's projects fit, and a machine whose tests make projects by the thousand (this repository's
+ * own suite) keeps a few hundred KB of them, not every one of the week.
+ */
+const MAX_MEMOS = 1024;
+/**
  * The names this folder's writers give (register.cts, lockfile-memo.ts), each with the `.<pid>` of
  * a partial one: a cache (group 1) or a lockfile memo, partial when group 2 matched. Nothing else is
  * touched: DETDRIFT_CODE_CACHE may name a folder that holds other files too.
@@ -37,11 +43,13 @@ interface Entry {
   readonly mtimeMs: number;
   /** a whole cache, which counts towards MAX_CACHES */
   readonly cache: boolean;
+  /** a whole lockfile memo, which counts towards MAX_MEMOS */
+  readonly memo: boolean;
 }
 
 /**
  * Removes the stale files of ours beside `written`, the cache just written, then the oldest whole
- * caches beyond MAX_CACHES. `written` stays, and its modification time is the folder's "now" (no
+ * caches beyond MAX_CACHES and the oldest memos beyond MAX_MEMOS. `written` stays, and its modification time is the folder's "now" (no
  * clock is read: the hook may have replaced it). Never follows a link, never descends into a folder (Node's compile
  * cache of the CLI is `cli/`), never throws: what cannot be removed stays.
  */
@@ -61,22 +69,38 @@ export function pruneCodeCache(written: string): void {
       const stats = lstatSync(path, { throwIfNoEntry: false });
       if (stats === undefined || !ours(stats, false)) continue;
       if (name === kept) now = stats.mtimeMs;
-      else entries.push({ path, mtimeMs: stats.mtimeMs, cache: match[1] !== undefined && match[2] === undefined });
+      else {
+        const whole = match[2] === undefined;
+        entries.push({
+          path,
+          mtimeMs: stats.mtimeMs,
+          cache: whole && match[1] !== undefined,
+          memo: whole && match[1] === undefined,
+        });
+      }
     }
     // the cache just written is gone already: another start replaced it, and prunes in its turn
     if (now === undefined) return;
     const caches: Entry[] = [];
+    const memos: Entry[] = [];
     for (const entry of entries) {
       if (entry.mtimeMs < now - STALE_MS) remove(entry.path);
       else if (entry.cache) caches.push(entry);
+      else if (entry.memo) memos.push(entry);
     }
     // the cache just written is one of the MAX_CACHES, and the newest
-    if (caches.length < MAX_CACHES) return;
-    caches.sort((a, b) => b.mtimeMs - a.mtimeMs);
-    for (let i = MAX_CACHES - 1; i < caches.length; i++) remove(caches[i]!.path);
+    removeOldest(caches, MAX_CACHES - 1);
+    removeOldest(memos, MAX_MEMOS);
   } catch {
     // the folder cannot be listed: its files stay, and the start goes on
   }
+}
+
+/** Removes all but the `keep` newest of `entries`. */
+function removeOldest(entries: Entry[], keep: number): void {
+  if (entries.length <= keep) return;
+  entries.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (let i = keep; i < entries.length; i++) remove(entries[i]!.path);
 }
 
 function remove(path: string): void {

@@ -83,7 +83,7 @@ test('a start that writes the code cache removes the files of the hook older tha
   assert.deepEqual(files(), planted);
 });
 
-test('a start that writes the code cache keeps the 64 newest caches, its own among them', {
+test('a start that writes the code cache keeps the 64 newest caches, its own among them, and the 1,024 newest lockfile memos', {
   skip: process.platform === 'win32',
 }, () => {
   const { cache, run, files } = setup();
@@ -94,14 +94,24 @@ test('a start that writes the code cache keeps the 64 newest caches, its own amo
     const hoursAgo = ago((i + 1) / 24);
     utimesSync(join(cache, name), hoursAgo, hoursAgo);
   });
-  // partial caches and memos do not count towards the cap
+  // partial caches and memos do not count towards the caches' cap
   const others = ['10000045-0badf00d-v20.0.0-x64.cache.99', 'lockfile-0123456789abcdef'];
   for (const name of others) plant(cache, name, 6);
+  // memos have a cap of their own: 1,030 more of them, a minute apart, and a partial one; the memo
+  // above, six days old, is then the oldest of 1,031
+  const memos = Array.from({ length: 1030 }, (_, i) => `lockfile-${(0x1000000000000000n + BigInt(i)).toString(16)}`);
+  memos.forEach((name, i) => {
+    plant(cache, name);
+    const minutesAgo = ago((i + 1) / 24 / 60);
+    utimesSync(join(cache, name), minutesAgo, minutesAgo);
+  });
+  plant(cache, `${memos.at(-1)!}.31`, 6);
   const before = files();
 
   run();
   const after = files();
   const [written] = added(before, after);
   assert.ok(written?.endsWith('.cache'));
-  assert.deepEqual(after, [...caches.slice(0, 63), ...others, written!].sort());
+  const kept = [...caches.slice(0, 63), others[0]!, ...memos.slice(0, 1024), `${memos.at(-1)!}.31`, written!];
+  assert.deepEqual(after, kept.sort());
 });
