@@ -49,9 +49,10 @@ interface Entry {
 
 /**
  * Removes the stale files of ours beside `written`, the cache just written, then the oldest whole
- * caches beyond MAX_CACHES and the oldest memos beyond MAX_MEMOS. `written` stays, and its modification time is the folder's "now" (no
- * clock is read: the hook may have replaced it). Never follows a link, never descends into a folder (Node's compile
- * cache of the CLI is `cli/`), never throws: what cannot be removed stays.
+ * caches beyond MAX_CACHES and the oldest memos beyond MAX_MEMOS. `written` stays, and its
+ * modification time is the folder's "now" (no clock is read: the hook may have replaced it). Never
+ * follows a link, never descends into a folder (Node's compile cache of the CLI is `cli/`), never
+ * throws: what cannot be removed stays.
  */
 export function pruneCodeCache(written: string): void {
   const dir = dirname(written);
