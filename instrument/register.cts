@@ -14,8 +14,9 @@
  * against the length of its source only, and would run the
  * bytecode of a same-length bundle from before a rebuild, which writes the file anew. A start that
  * writes a cache also prunes the folder (code-cache-prune.cts: files of ours unchanged for a week,
- * then the oldest caches beyond 64 and memos beyond 1,024); a start that reads one does no more. Nothing here loads
- * node:crypto: a program that never does would pay a quarter of Node's own start-up for it.
+ * then the oldest caches beyond 64 and memos beyond 1,024); a start that reads one does no more.
+ * Nothing here loads node:crypto: a program that never does would pay a quarter of Node's own
+ * start-up for it.
  *
  * Everything here runs before the program and takes Node's built-ins as they are then; the cache is
  * written after the hook patched them, with functions and values read at the top: nothing of it is
