@@ -50,7 +50,9 @@ export function codeCacheDir(): string | null {
  * `os.tmpdir()`, without loading node:os at every start, which `node -e 0` does not (150 µs): the
  * first of TMPDIR, TMP and TEMP that is set, else /tmp, without a trailing slash; on Windows TEMP,
  * TMP, else the system root's `temp`, without a trailing backslash unless it is a drive's root.
- * Node reads no variable in a setuid process: neither does this.
+ * Node reads none of them in a setuid or setgid process, and neither does this; on Linux Node also
+ * ignores them where the kernel marks the process secure (AT_SECURE: a binary given capabilities),
+ * which this cannot see: there it may pick another folder, which `ours` still checks.
  */
 function temporaryDirectory(): string {
   const env = process.env;

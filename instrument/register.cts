@@ -42,6 +42,13 @@ const CHECKSUM_BYTES = 8;
  * on the side at every start.
  */
 const CHECKSUM_STRIDE = 64;
+/**
+ * A cache with this many zero bytes in a row is never used: what a crash leaves of a block that
+ * never reached the disk (the file renamed into place before its data). The sampled checksum misses
+ * such a block where the words it samples there were zeros already; V8's own caches hold runs of at
+ * most 139 (Node 20 to 24). A native search, a few microseconds.
+ */
+const ZERO_BLOCK = Buffer.alloc(512);
 // Read before the hook patches the process family: a read after it would be recorded.
 const PID = process.pid;
 
@@ -49,14 +56,24 @@ const PID = process.pid;
 type Bundle = (url: string) => (first: boolean) => unknown;
 
 /**
- * Whether this file is the process's first preload: the first `--require` (Node runs every
- * `--require` before any `--import`), required by Node's preloading (the parent it makes for
- * them, whose children are the preloads in their order). Then nothing before the hook can have
- * imported a builtin as an ES module, and the hook listens to module loads, not resolutions
- * (deferred.ts). Loaded by register.js (`--import`), by another preload, or by the program, it
- * cannot tell.
+ * Whether nothing can have imported a builtin as an ES module before the hook: no CommonJS module
+ * was loaded before this file (a `--require` preload before it would be in the cache, and so would
+ * one that required an ES module), and the process has no ES module preloads at all (`--import`,
+ * `--loader`, which register.js is loaded by). Then the hook listens to module loads, not
+ * resolutions (deferred.ts). An ES module preload after it would be harmless, but telling after
+ * from before means parsing NODE_OPTIONS: any counts. (`module.parent` would tell Node's preloading
+ * apart, but reading it is deprecated: under --pending-deprecation the program would get a warning.)
  */
-const FIRST = module.parent?.id === 'internal/preload' && module.parent.children[0] === module;
+function firstPreload(): boolean {
+  const loaded = Object.keys(require.cache);
+  if (loaded.length !== 1 || loaded[0] !== __filename) return false;
+  const esmPreload = (option: string) =>
+    option.includes('--import') || option.includes('--loader') || option.includes('--experimental-loader');
+  return !esmPreload(process.env.NODE_OPTIONS ?? '') && !process.execArgv.some(esmPreload);
+}
+
+// Asked before this file requires anything itself (the pruning, tsc's modules).
+const FIRST = firstPreload();
 
 /** The bundle's text, and what tells this file apart from any other bundle.js that was ever there. */
 interface BundleFile {
@@ -84,7 +101,8 @@ function load(): void {
   if (bundle === null) {
     // tsc alone built dist/: its modules, one by one, as hook.ts imports them (require(esm))
     const require = process.getBuiltinModule('node:module').createRequire(__filename);
-    (require('./hook.js') as { start: (first: boolean) => unknown }).start(FIRST);
+    // not first: those modules import builtins as ES modules themselves, before the hook listens
+    (require('./hook.js') as { start: (first: boolean) => unknown }).start(false);
     return;
   }
   const cacheFile = cachePath(bundle.identity);
@@ -143,8 +161,8 @@ function cachePath(bundle: string): string | null {
 
 /**
  * The cache's V8 data, or undefined when there is none yet or it cannot be trusted: not a regular
- * file of ours (opened without following a link or waiting on a FIFO), or not the bytes its checksum
- * says. The next start then compiles and writes it again.
+ * file of ours (opened without following a link or waiting on a FIFO), not the bytes its checksum
+ * says, or holding a zeroed block. The next start then compiles and writes it again.
  */
 function readCache(file: string): Buffer | undefined {
   let fd: number;
@@ -160,7 +178,8 @@ function readCache(file: string): Buffer | undefined {
     for (let at = 0, read = -1; at < bytes.length && read !== 0; at += read)
       read = readSync(fd, bytes, at, bytes.length - at, at);
     const data = bytes.subarray(CHECKSUM_BYTES);
-    return checksum(data).equals(bytes.subarray(0, CHECKSUM_BYTES)) ? data : undefined;
+    if (!checksum(data).equals(bytes.subarray(0, CHECKSUM_BYTES))) return undefined;
+    return data.indexOf(ZERO_BLOCK) === -1 ? data : undefined;
   } catch {
     return undefined;
   } finally {
@@ -209,9 +228,10 @@ function fnv1a(text: string): string {
 
 /**
  * A checksum of a cache in CHECKSUM_BYTES: its length, and two FNV-style sums over a sample of its
- * words. A disk damages a block at a time, hundreds of bytes, which the sample cannot miss; summing
- * every word would cost a sixth of Node's own start-up in code that has not warmed up, and SHA-256
- * needs node:crypto.
+ * words. A disk damages a block at a time, hundreds of bytes, which the sample sees unless the
+ * damage left its sampled words as they were (a block zeroed where they were zeros: ZERO_BLOCK
+ * catches that); summing every word would cost a sixth of Node's own start-up in code that has not
+ * warmed up, and SHA-256 needs node:crypto.
  */
 function checksum(data: Buffer): Buffer {
   const aligned = data.byteOffset % 4 === 0 ? data : Buffer.from(data); // an Int32Array starts at a multiple of 4

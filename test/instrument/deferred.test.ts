@@ -34,14 +34,14 @@ const REACHES = {
   `,
 };
 
-test("as the first preload, the hook hears of builtins through module loads: every way to one installs its family, and a failed require's stack holds no hook", {
+test("loaded first, in a process without ES module preloads, the hook hears of builtins through module loads: every way to one installs its family, and a failed require's stack holds no hook", {
   skip: SKIP,
 }, () => {
   const dir = project(REACHES);
-  const plain = runPlain(['app.mjs'], { cwd: dir });
-  // Another preload after the hook's changes nothing: only one before it would (the next test).
-  const options = `--require="${PRELOAD}" --import=data:text/javascript,`;
-  const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: options } });
+  // The hook tells that it came first without anything Node deprecates (`module.parent`).
+  const strict = '--pending-deprecation --throw-deprecation';
+  const plain = runPlain(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: strict } });
+  const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--require="${PRELOAD}" ${strict}` } });
   assert.equal(plain.code, 0, plain.stderr);
   assert.match(plain.stdout, /^36 36 36\nstring number\nMODULE_NOT_FOUND .*\._resolveFilename.*\n$/);
   // Resolving through a hook would put Node's hook chain and the hook's own frames between the

@@ -230,6 +230,26 @@ test("the hook's code cache is written once, used after, replaced when unreadabl
     recorded(run());
     assert.notDeepEqual(readFileSync(path), bytes, `a cache changed in its ${where} block is replaced`);
   }
+  // What a crash leaves of a block that never reached the disk: zeros. Here one whose words the
+  // checksum samples (one in 256 bytes of the data, after the 8 bytes of the sum) were zeros already,
+  // so that the sum cannot see it.
+  const bytes = readFileSync(path);
+  const sampledZero = (at: number) => {
+    for (let word = Math.ceil((at - 8) / 256) * 256 + 8; word + 4 <= at + SECTOR; word += 256)
+      if (bytes.readInt32LE(word) !== 0) return false;
+    return true;
+  };
+  let at = 8;
+  while (
+    at + SECTOR <= bytes.length - 512 &&
+    !(sampledZero(at) && bytes.subarray(at, at + SECTOR).some((byte) => byte !== 0))
+  )
+    at += SECTOR;
+  assert.ok(at + SECTOR <= bytes.length - 512, 'a block whose sampled words are zeros, and others not');
+  bytes.fill(0, at, at + SECTOR);
+  writeFileSync(path, bytes);
+  recorded(run());
+  assert.notDeepEqual(readFileSync(path), bytes, 'a cache with a zeroed block is replaced');
 
   // V8 rejects a cache made under other flags: they get a file of their own.
   recorded(run({ NODE_OPTIONS: `--import="${register}" --stack-trace-limit=50` }));
