@@ -8,7 +8,14 @@ import { createPackageResolver } from '../tracer/stack.js';
 import { TraceWriter, type Sink } from '../tracer/writer.js';
 import { arm, disarm, type ChunkMirror } from '../tracer/mirror.js';
 import { MirroredWriter } from '../tracer/mirrored-writer.js';
-import { JSONStringify, SafeMap, String, StringStartsWith } from '../tracer/primordials.js';
+import {
+  ArrayIncludes,
+  ArrayIsArray,
+  JSONStringify,
+  SafeMap,
+  String,
+  StringStartsWith,
+} from '../tracer/primordials.js';
 import { HookError } from '../tracer/errors.js';
 import { decode, digestLockfile, VARS, type HookSettings } from '../tracer/settings.js';
 import { RUNTIME_CHANNEL, type RuntimeAsk } from './channel.js';
@@ -60,6 +67,17 @@ interface Family {
   readonly install: () => Handle;
   readonly modules?: readonly string[];
   readonly reads?: readonly Accessor[];
+}
+
+/**
+ * Node runs the preloads in its thread for asynchronous module loaders (`module.register`,
+ * `--loader`) too, and there Node 22 fails every resolution once a `module.registerHooks` hook is
+ * registered ("resolveSync() is not implemented"), which fails the program's imports with it (Node
+ * 24 runs both). In that thread the families install up front, as on Node 20.
+ */
+function inLoaderThread(): boolean {
+  const loaded = (process as { moduleLoadList?: unknown }).moduleLoadList;
+  return ArrayIsArray(loaded) && ArrayIncludes(loaded, 'NativeModule internal/modules/esm/worker');
 }
 
 /** The families, in the order they install where none waits. */
@@ -202,9 +220,10 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
     const step = installCounter(faults.installAt);
     const all = families(active, childrenOf({ lineage: claimed.lineage, settings, lockfile }), settings.root, mask);
     const waiting: Deferred[] = [];
+    const deferring = canDefer && !inLoaderThread();
     batched(() => {
       for (const { install, modules, reads } of all) {
-        if (canDefer && modules !== undefined) {
+        if (deferring && modules !== undefined) {
           waiting.push({ install, modules, reads });
           continue;
         }

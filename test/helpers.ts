@@ -22,6 +22,8 @@ process.on('warning', (warning) => {
 /** The repository root (tests run from dist/test). */
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const REGISTER = join(REPO, 'dist', 'instrument', 'register.js');
+/** The CommonJS preload `detdrift record` puts into NODE_OPTIONS (`--require`). */
+export const PRELOAD = join(REPO, 'dist', 'instrument', 'register.cjs');
 /** The bin users run: the CLI's bundle (scripts/bundle-cli.mjs), not tsc's modules. */
 export const CLI = join(REPO, 'dist', 'cli', 'bundle', 'main.js');
 export const FIXTURES = join(REPO, 'test', 'fixtures');

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { canDefer } from '../../instrument/deferred.js';
-import { eventsOf, project, REGISTER, runHooked, runPlain } from '../helpers.js';
+import { eventsOf, PRELOAD, project, runHooked, runPlain } from '../helpers.js';
 
-/** The CommonJS preload `detdrift record` puts into NODE_OPTIONS (`--require`). */
-const PRELOAD = join(dirname(REGISTER), 'register.cjs');
 const SKIP = !canDefer && 'families install up front where module.registerHooks is missing';
 
 /**
@@ -67,4 +64,24 @@ test("after a preload that imported a builtin as an ES module, the hook hears of
   assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, '36\n', '']);
   // Node loads node:crypto for ESM once, before the hook: only the program's import of it is heard.
   assert.equal(eventsOf(hooked.traces.get('0')!, 'crypto.randomUUID').length, 1);
+});
+
+test('an asynchronous module loader beside the hook (module.register from an --import, or --loader) runs, and the program is recorded', () => {
+  // Node runs the preloads in the loaders' own thread too, where on Node 22 a module.registerHooks
+  // hook fails every resolution, and the program's imports with it: there families install up front.
+  const dir = project({
+    'hooks.mjs':
+      'export async function resolve(s, c, next) { return next(s, c); }\nexport async function load(u, c, next) { return next(u, c); }\n',
+    'loader.mjs': "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
+    'app.mjs':
+      "import { randomUUID } from 'node:crypto';\nimport { b } from './b.mjs';\nconsole.log(randomUUID().length, b);\n",
+    'b.mjs': 'export const b = 1;\n',
+  });
+  for (const loader of ['--import=./loader.mjs', '--loader=./hooks.mjs --no-warnings']) {
+    const plain = runPlain(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: loader } });
+    const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--require="${PRELOAD}" ${loader}` } });
+    assert.deepEqual([plain.code, plain.stdout, plain.stderr], [0, '36 1\n', ''], loader);
+    assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, '36 1\n', ''], `${loader}: ${hooked.stderr}`);
+    assert.equal(eventsOf(hooked.traces.get('0')!, 'crypto.randomUUID').length, 1, loader);
+  }
 });
