@@ -42,7 +42,7 @@ test("loaded first, in a process without ES module preloads, the hook hears of b
   assert.equal(plain.code, 0, plain.stderr);
   assert.match(plain.stdout, /^36 36 36\nstring number\nMODULE_NOT_FOUND .*\._resolveFilename.*\n$/);
   // Resolving through a hook would put Node's hook chain and the hook's own frames between the
-  // program's require and Node's resolution (\`nextStep\`, \`resolveWithHooks\`, bundle.js).
+  // program's require and Node's resolution (`nextStep`, `resolveWithHooks`, bundle.js).
   assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, plain.stdout, '']);
   const trace = hooked.traces.get('0')!;
   assert.equal(eventsOf(trace, 'crypto.randomUUID').length, 3);
