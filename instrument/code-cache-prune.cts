@@ -32,11 +32,37 @@ const MAX_CACHES = 64;
  */
 const MAX_MEMOS = 1024;
 /**
- * The names this folder's writers give (register.cts, lockfile-memo.ts), each with the `.<pid>` of
- * a partial one: a cache (group 1) or a lockfile memo, partial when group 2 matched. Nothing else is
- * touched: DETDRIFT_CODE_CACHE may name a folder that holds other files too.
+ * What a name this folder's writers give (register.cts, lockfile-memo.ts) is: a cache
+ * (`<hex8>-<hex8>-v<node version>-<arch>.cache`) or a lockfile memo (`lockfile-<hex16>`), partial
+ * with the `.<pid>` of its writer; null for any other name: DETDRIFT_CODE_CACHE may name a folder
+ * that holds other files too. Read by hand: a regular expression's match would leave the program,
+ * which starts right after, a RegExp.lastMatch of the hook's.
  */
-const OUR_NAME = /^(?:([0-9a-f]{8}-[0-9a-f]{8}-v\d[\w.+-]*\.cache)|lockfile-[0-9a-f]{16})(\.\d+)?$/;
+function kindOf(name: string): { readonly cache: boolean; readonly partial: boolean } | null {
+  const dot = name.lastIndexOf('.');
+  const partial = dot > 0 && digits(name.slice(dot + 1));
+  const whole = partial ? name.slice(0, dot) : name;
+  if (whole.startsWith('lockfile-')) return hex(whole.slice(9), 16) ? { cache: false, partial } : null;
+  if (!whole.endsWith('.cache') || !hex(whole.slice(0, 8), 8) || whole[8] !== '-') return null;
+  if (!hex(whole.slice(9, 17), 8) || !whole.startsWith('-v', 17) || !digits(whole.charAt(19))) return null;
+  // then `[\w.+-]*` up to `.cache`: the rest of the version, and the architecture
+  for (const char of whole.slice(20, -'.cache'.length)) if (!wordish(char)) return null;
+  return { cache: true, partial };
+}
+
+function digits(text: string): boolean {
+  return text.length > 0 && [...text].every((char) => char >= '0' && char <= '9');
+}
+
+function hex(text: string, length: number): boolean {
+  return (
+    text.length === length && [...text].every((char) => (char >= '0' && char <= '9') || (char >= 'a' && char <= 'f'))
+  );
+}
+
+function wordish(char: string): boolean {
+  return digits(char) || (char >= 'a' && char <= 'z') || (char >= 'A' && char <= 'Z') || '_.+-'.includes(char);
+}
 
 interface Entry {
   readonly path: string;
@@ -62,23 +88,21 @@ export function pruneCodeCache(written: string): void {
     const entries: Entry[] = [];
     let now: number | undefined;
     for (const name of names) {
-      const match = OUR_NAME.exec(name);
-      if (match === null) continue;
+      const kind = kindOf(name);
+      if (kind === null) continue;
       // not path.join: it normalizes character by character, in code V8 has not compiled yet, about
       // 100,000 instructions a file (a fifth of the cost of pruning a folder of 800)
       const path = `${dir}${sep}${name}`;
       const stats = lstatSync(path, { throwIfNoEntry: false });
       if (stats === undefined || !ours(stats, false)) continue;
       if (name === kept) now = stats.mtimeMs;
-      else {
-        const whole = match[2] === undefined;
+      else
         entries.push({
           path,
           mtimeMs: stats.mtimeMs,
-          cache: whole && match[1] !== undefined,
-          memo: whole && match[1] === undefined,
+          cache: kind.cache && !kind.partial,
+          memo: !kind.cache && !kind.partial,
         });
-      }
     }
     // the cache just written is gone already: another start replaced it, and prunes in its turn
     if (now === undefined) return;

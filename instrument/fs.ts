@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Api } from '../tracer/apis.js';
 import { Tag } from '../tracer/format.js';
-import { ArgAt, Number, RegExpExec } from '../tracer/primordials.js';
+import { ArgAt, Number, StringStartsWith } from '../tracer/primordials.js';
 import {
   entryName,
   guard,
@@ -24,8 +24,29 @@ type Form = 'callback' | 'sync' | 'promise';
 // Node 20, 22 and 24 call stat, lstat, readdir (each form) and promises.opendir so, statSync from the
 // recursive watcher's event callbacks too: no form can skip the check, whose stack capture is most
 // of what a hooked statSync costs (about 2.5 µs on Node 20, 1 µs on Node 24).
-const NODE_FS_CALLER =
-  /^node:(?:fs$|repl$|internal\/(?:fs|modules|http2|repl|test_runner|watch_mode|main|source_map|debugger)\/)/;
+const NODE_FS_MODULES = ['node:fs', 'node:repl'];
+const NODE_FS_INTERNALS = [
+  'node:internal/fs/',
+  'node:internal/modules/',
+  'node:internal/http2/',
+  'node:internal/repl/',
+  'node:internal/test_runner/',
+  'node:internal/watch_mode/',
+  'node:internal/main/',
+  'node:internal/source_map/',
+  'node:internal/debugger/',
+];
+
+/**
+ * Whether `file` is Node's own fs use: node:fs and node:repl themselves, or the internals that list
+ * directories for Node (module loading, the test runner, watch mode...). Compared as strings: a
+ * regular expression's match would set the program's RegExp.lastMatch and the other statics.
+ */
+function nodeFsCaller(file: string): boolean {
+  for (let i = 0; i < NODE_FS_MODULES.length; i++) if (file === NODE_FS_MODULES[i]) return true;
+  for (let i = 0; i < NODE_FS_INTERNALS.length; i++) if (StringStartsWith(file, NODE_FS_INTERNALS[i]!)) return true;
+  return false;
+}
 
 /**
  * What the family's two halves share: the program's Dirs, which any form of `opendir` opens and
@@ -185,7 +206,7 @@ function handler(
 function fromProgram(recorder: Recorder, trap: Native): boolean {
   try {
     const file = callerFile(trap);
-    return file === null || RegExpExec(NODE_FS_CALLER, file) === null;
+    return file === null || !nodeFsCaller(file);
   } catch (error) {
     recorder.lostStacks(error); // a frozen Error: reported once; an unknown caller counts as the program
     return true;

@@ -5,7 +5,7 @@ import type { SourceDef } from '../tracer/format.js';
 import {
   ArgAt,
   JSONStringify,
-  RegExpExec,
+  StringCharCodeAt,
   StringIncludes,
   StringIndexOf,
   StringLastIndexOf,
@@ -19,12 +19,6 @@ import type { Recorder } from './recorder.js';
 /** A `sourceMappingURL` comment that holds the map itself, base64-encoded, as transformers write it. */
 const INLINE = 'sourceMappingURL=data:application/json;';
 const BASE64 = ';base64,';
-/**
- * The base64 run from its `lastIndex` on (sticky): a map's payload, scanned by the engine where a
- * loop over its characters took a Jest run about 2 ms. The hook's own object, run through the
- * saved `exec`.
- */
-const BASE64_RUN = /[A-Za-z0-9+/=]*/y;
 /** Node's own getter, read when the hook loads: whether a loader (tsx) turned Node's source maps on. */
 const sourceMapsEnabled = real.getOwnPropertyDescriptor(process, 'sourceMapsEnabled')?.get;
 
@@ -101,12 +95,25 @@ function inlineMap(code: string): string | null {
   const start = at + 'sourceMappingURL='.length;
   const comma = StringIndexOf(code, BASE64, start);
   if (comma < 0) return null;
-  BASE64_RUN.lastIndex = comma + BASE64.length;
-  const end = comma + BASE64.length + (RegExpExec(BASE64_RUN, code)?.[0]?.length ?? 0);
+  let end = comma + BASE64.length;
+  // A loop, not a regular expression: any match the hook runs sets the program's RegExp.lastMatch,
+  // RegExp.$1, RegExp.input and the rest of the legacy statics (primordials.ts, isDigits).
+  while (end < code.length && isBase64(StringCharCodeAt(code, end))) end++;
   const rest = StringSlice(code, end, end + 2);
   return end > comma + BASE64.length && (rest === '' || rest[0] === '\n' || rest[0] === '\r')
     ? StringSlice(code, start, end)
     : null;
+}
+
+function isBase64(char: number): boolean {
+  return (
+    (char >= 65 && char <= 90) ||
+    (char >= 97 && char <= 122) ||
+    (char >= 48 && char <= 57) ||
+    char === 43 ||
+    char === 47 ||
+    char === 61
+  );
 }
 
 /** The `filename` a `vm` call was given: a string, or an own data property of its options. */

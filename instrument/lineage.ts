@@ -9,6 +9,7 @@ import {
   StringEndsWith,
   StringIncludes,
   StringLastIndexOf,
+  StringReplaceAll,
   StringSlice,
   StringStartsWith,
 } from '../tracer/primordials.js';
@@ -107,10 +108,27 @@ function processName(spawn: string | null): string {
   if (process.env.NODE_TEST_CONTEXT === undefined || (given && StringIncludes(spawn, '.@'))) return spawn ?? '0';
   const runner = given ? StringSlice(spawn, 0, MathMax(0, StringLastIndexOf(spawn, '.'))) || '0' : (spawn ?? '0');
   const script = process.argv[1] ? relative(process.cwd(), process.argv[1]) : 'eval';
-  return `${runner}.@${script
-    .split(sep)
-    .join('+')
-    .replace(/[^\w+-]/g, '_')}`;
+  return `${runner}.@${fileSegment(StringReplaceAll(script, sep, '+'))}`;
+}
+
+/**
+ * `text` with every character but letters, digits, `_`, `+` and `-` made `_`. A loop: a regular
+ * expression's replacement would set the program's RegExp.lastMatch and the other statics.
+ */
+function fileSegment(text: string): string {
+  let segment = '';
+  for (let i = 0; i < text.length; i++) {
+    const code = StringCharCodeAt(text, i);
+    const kept =
+      (code >= 48 && code <= 57) ||
+      (code >= 65 && code <= 90) ||
+      (code >= 97 && code <= 122) ||
+      code === 95 ||
+      code === 43 ||
+      code === 45;
+    segment += kept ? text[i]! : '_';
+  }
+  return segment;
 }
 
 /**

@@ -8,10 +8,9 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { digestHex, digestString } from '../tracer/digest.js';
+import { isLowerHex } from '../tracer/primordials.js';
 import type { DigestMemo } from '../tracer/settings.js';
 import { codeCacheDir } from './code-cache-dir.cjs';
-
-const SHA256 = /^[0-9a-f]{64}$/;
 
 /**
  * The memo. Its folder is looked for when a lockfile is found, not before: a project without one
@@ -31,7 +30,7 @@ export function lockfileMemo(): DigestMemo {
       if (file === null) return null;
       try {
         const [kept, sha256] = readFileSync(file, 'utf8').split('\n');
-        return kept === identity && sha256 !== undefined && SHA256.test(sha256) ? sha256 : null;
+        return kept === identity && sha256 !== undefined && isLowerHex(sha256, 64) ? sha256 : null;
       } catch {
         return null; // none yet, or unreadable: digested again
       }

@@ -250,6 +250,32 @@ export function ArrayFilter<T>(list: readonly T[], test: (item: T) => boolean): 
   return kept;
 }
 
+/*
+ * Character tests for text the hook reads while the program runs or is about to: no regular
+ * expression, since every match sets the realm's legacy statics (RegExp.lastMatch, $1, input,
+ * leftContext...), which the program can read, whoever's the RegExp object was.
+ */
+
+/** Whether `text` is one or more decimal digits. */
+export function isDigits(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) {
+    const code = StringCharCodeAt(text, i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
+/** Whether `text` is `length` lowercase hexadecimal digits. */
+export function isLowerHex(text: string, length: number): boolean {
+  if (text.length !== length) return false;
+  for (let i = 0; i < length; i++) {
+    const code = StringCharCodeAt(text, i);
+    if ((code < 48 || code > 57) && (code < 97 || code > 102)) return false;
+  }
+  return true;
+}
+
 /** `text` with every `from` replaced by `to`, as `text.split(from).join(to)`. */
 export function StringReplaceAll(text: string, from: string, to: string): string {
   const parts = StringSplit(text, from);

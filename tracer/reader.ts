@@ -22,7 +22,7 @@ import {
 } from './format.js';
 import { Derivation } from './derive.js';
 import { ChunkCursor, type Cursor, presented } from './cursor.js';
-import { Utf8Decode } from './primordials.js';
+import { isDigits, Utf8Decode } from './primordials.js';
 import { headerProblem, toSiteDef } from './validate.js';
 
 /** An output's value: the digest of the bytes, their length, and a head (the text's start, a file's path). */
@@ -470,7 +470,7 @@ export class TraceReader {
     const magicEnd = bytes.indexOf(0x0a);
     const magic = Utf8Decode(bytes.subarray(0, magicEnd < 0 ? Math.min(length, 32) : magicEnd));
     const [name, version] = magic.split(' ');
-    if (name !== FORMAT_NAME || version === undefined || !/^\d+$/.test(version)) {
+    if (name !== FORMAT_NAME || version === undefined || !isDigits(version)) {
       throw new TraceError(
         'ERR_TRACE_FOREIGN',
         this.file,

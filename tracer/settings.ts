@@ -9,6 +9,7 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, type Stats } 
 import { isAbsolute, join, resolve } from 'node:path';
 import { HookError } from './errors.js';
 import { MODES, type Mode, type TraceHeader } from './format.js';
+import { isDigits } from './primordials.js';
 
 /** Every variable the hook reads, by what it sets. */
 export const VARS = Object.freeze({
@@ -180,8 +181,11 @@ export function decode(env: Env, cwd: string): HookSettings {
 
 function decodeSites(value: string | undefined): SiteSampling {
   if (!value) return DEFAULT_SITES;
-  const match = /^(\d+)\/(\d+)(?:\/(\d+))?$/.exec(value);
-  const every = Number(match?.[2]);
+  // split by hand, as the other settings: the hook decodes them before the program runs, and a
+  // regular expression's match would leave the program a RegExp.lastMatch of the hook's
+  const parts = value.split('/');
+  const match = (parts.length === 2 || parts.length === 3) && parts.every(isDigits) ? parts : null;
+  const every = Number(match?.[1]);
   if (!match || every < 1) {
     throw new HookError(
       'ERR_DETDRIFT_SITES',
@@ -189,19 +193,20 @@ function decodeSites(value: string | undefined): SiteSampling {
     );
   }
   // FIRST/EVERY alone keeps the meaning it had before the stride could double: a fixed stride.
-  return Object.freeze({ first: Number(match[1]), every, doubling: match[3] === undefined ? 0 : Number(match[3]) });
+  return Object.freeze({ first: Number(match[0]), every, doubling: match[2] === undefined ? 0 : Number(match[2]) });
 }
 
 function decodeStacksAt(value: string | undefined): StackAt[] {
   if (!value) return [];
   return value.split(',').map((entry) => {
-    const match = /^(.+):(\d+):(\d+)$/.exec(entry);
-    if (!match)
+    const [rest, ordinal] = lastField(entry);
+    const [lineage, api] = lastField(rest);
+    if (!lineage || !isDigits(api) || !isDigits(ordinal))
       throw new HookError(
         'ERR_DETDRIFT_STACKS_AT',
         `${VARS.stacksAt} has ${JSON.stringify(entry)}; expected LINEAGE:API:ORDINAL, e.g. 0:5:1234`,
       );
-    return { lineage: match[1]!, api: Number(match[2]), ordinal: Number(match[3]) };
+    return { lineage, api: Number(api), ordinal: Number(ordinal) };
   });
 }
 
@@ -213,13 +218,19 @@ function decodeLockfile(value: string | undefined): HookSettings['lockfile'] {
 
 function decodeLimit(value: string | undefined): HookSettings['replayLimit'] {
   if (!value) return null;
-  const match = /^(.+):(\d+)$/.exec(value);
-  if (!match)
+  const [lineage, count] = lastField(value);
+  if (!lineage || !isDigits(count))
     throw new HookError(
       'ERR_DETDRIFT_REPLAY',
       `${VARS.replayLimit} is ${JSON.stringify(value)}; expected LINEAGE:COUNT, e.g. 0:12`,
     );
-  return { lineage: match[1]!, count: Number(match[2]) };
+  return { lineage, count: Number(count) };
+}
+
+/** `text` split at its last `:`: what comes before (empty without one) and after. */
+function lastField(text: string): [string, string] {
+  const at = text.lastIndexOf(':');
+  return at < 0 ? ['', text] : [text.slice(0, at), text.slice(at + 1)];
 }
 
 /**

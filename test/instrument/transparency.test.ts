@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { project, REPO, runHooked, runPlain, type Run } from '../helpers.js';
+import { PRELOAD, project, REPO, runHooked, runPlain, type Run } from '../helpers.js';
 import { BEHAVIOURS, CONTEXT_ROWS, FAKE_TIMERS, MAIN_ROWS, probe } from '../transparency-probe.js';
 
 type Realm = 'main' | 'context' | 'worker';
@@ -91,4 +91,33 @@ test("fake timers come and go (sinon's every fake, node:test's mock timers and m
     'junction',
   );
   assertProbeSame(dir);
+});
+
+test("the program's RegExp statics are its own: at its start, after Node's fs use through the hook, after a stack names code with an inline map", () => {
+  // Any match the hook ran would set RegExp.lastMatch, $1, input and the rest for the program.
+  const statics =
+    'JSON.stringify([RegExp.lastMatch, RegExp.$1, RegExp.leftContext, RegExp.rightContext, RegExp.input])';
+  const dir = project({
+    'package-lock.json': '{"lockfileVersion":3}\n', // a start takes its digest from the memo: the second one here
+    'app.cjs': `
+      const fs = require('node:fs');
+      const path = require('node:path');
+      console.log(${statics});
+      /(b)c/.exec('abcd');
+      const tree = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'detdrift-statics-'));
+      fs.mkdirSync(path.join(tree, 'a'));
+      fs.writeFileSync(path.join(tree, 'a', 'f'), 'x');
+      fs.rmSync(tree, { recursive: true }); // Node's own listing, through the wrapped readdir
+      const map = Buffer.from('{"version":3,"sources":["gen.ts"],"mappings":"AAAA"}').toString('base64');
+      require('node:vm').runInThisContext(\`Math.random();\\n//# sourceMappingURL=data:application/json;base64,\${map}\\n\`, { filename: 'gen.js' });
+      console.log(${statics});
+    `,
+  });
+  const plain = runPlain(['app.cjs'], { cwd: dir });
+  assert.deepEqual([plain.code, plain.stderr], [0, '']);
+  assert.match(plain.stdout, /^\[.*\]\n\["bc","b","a","d","abcd"\]\n$/);
+  for (const env of [{}, {}, { NODE_OPTIONS: `--require="${PRELOAD}"` }]) {
+    const hooked = runHooked(['app.cjs'], { cwd: dir, env });
+    assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, plain.stdout, ''], JSON.stringify(env));
+  }
 });

@@ -130,3 +130,23 @@ test('a hooked program and the children it starts read only the DETDRIFT_* varia
     [],
   );
 });
+
+test('the sampling, stacks-at and replay-limit settings are read by hand, as their forms say, and refused otherwise', () => {
+  const read = (env: Record<string, string>) => decode({ DETDRIFT_MODE: 'observe', ...env }, CWD);
+  assert.deepEqual(read({ DETDRIFT_SITES: '64/256/64' }).sites, { first: 64, every: 256, doubling: 64 });
+  assert.deepEqual(read({ DETDRIFT_SITES: '1/2' }).sites, { first: 1, every: 2, doubling: 0 });
+  for (const sites of ['64', '64/', '/256', 'a/2', '1/0', '1/2/3/4', '1/2/', ' 1/2', '1/2/x', '-1/2'])
+    assert.throws(() => read({ DETDRIFT_SITES: sites }), { code: 'ERR_DETDRIFT_SITES' }, sites);
+  assert.deepEqual(read({ DETDRIFT_STACKS_AT: '0:5:1234,0.1.@a+b_mjs~2:7:1' }).stacksAt, [
+    { lineage: '0', api: 5, ordinal: 1234 },
+    { lineage: '0.1.@a+b_mjs~2', api: 7, ordinal: 1 },
+  ]);
+  assert.deepEqual(read({ DETDRIFT_STACKS_AT: 'a:b:5:6' }).stacksAt, [{ lineage: 'a:b', api: 5, ordinal: 6 }]);
+  for (const at of ['0:mathRandom', '0:5', ':5:6', '0:5:', '0::6', '0:5:6x'])
+    assert.throws(() => read({ DETDRIFT_STACKS_AT: at }), { code: 'ERR_DETDRIFT_STACKS_AT' }, at);
+  const replay = { DETDRIFT_MODE: 'replay', DETDRIFT_REPLAY: '/srv/traces' };
+  assert.deepEqual(read({ ...replay, DETDRIFT_REPLAY_LIMIT: '0.2:12' }).replayLimit, { lineage: '0.2', count: 12 });
+  assert.deepEqual(read({ ...replay, DETDRIFT_REPLAY_LIMIT: 'a:b:3' }).replayLimit, { lineage: 'a:b', count: 3 });
+  for (const limit of ['12', ':12', '0:', '0:x'])
+    assert.throws(() => read({ ...replay, DETDRIFT_REPLAY_LIMIT: limit }), { code: 'ERR_DETDRIFT_REPLAY' }, limit);
+});
