@@ -42,12 +42,14 @@ type Bundle = (url: string) => (first: boolean) => unknown;
  * Whether nothing can have imported a builtin as an ES module before the hook: no CommonJS module
  * was loaded before this file (a `--require` preload before it would be in the cache, and so would
  * one that required an ES module), and the process has no ES module preloads at all (`--import`,
- * `--loader`, which register.js is loaded by). Then the hook listens to module loads, not
+ * `--loader`), and it was not imported (register.js). Then the hook listens to module loads, not
  * resolutions (deferred.ts). An ES module preload after it would be harmless, but telling after
  * from before means parsing NODE_OPTIONS: any counts. (`module.parent` would tell Node's preloading
  * apart, but reading it is deprecated: under --pending-deprecation the program would get a warning.)
  */
 function firstPreload(): boolean {
+  // imported through register.js, by an --import or by the program's own ES module
+  if ((globalThis as Record<symbol, unknown>)[Symbol.for('detdrift.register.imported')] === true) return false;
   const loaded = Object.keys(require.cache);
   if (loaded.length !== 1 || loaded[0] !== __filename) return false;
   const esmPreload = (option: string) =>

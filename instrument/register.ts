@@ -8,4 +8,13 @@
  */
 import { createRequire } from 'node:module';
 
-createRequire(import.meta.url)('./register.cjs');
+// Marked while register.cjs runs, which then knows it was imported (by --import, or by a program's
+// own ES module after it imported builtins) and is no first preload: the families listen to module
+// resolutions, not loads (register.cts firstPreload). Nothing of the program's runs meanwhile.
+const IMPORTED = Symbol.for('detdrift.register.imported');
+(globalThis as Record<symbol, unknown>)[IMPORTED] = true;
+try {
+  createRequire(import.meta.url)('./register.cjs');
+} finally {
+  delete (globalThis as Record<symbol, unknown>)[IMPORTED];
+}

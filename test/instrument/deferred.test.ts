@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { canDefer } from '../../instrument/deferred.js';
-import { eventsOf, PRELOAD, project, runHooked, runPlain } from '../helpers.js';
+import { eventsOf, PRELOAD, project, REGISTER, runHooked, runPlain } from '../helpers.js';
 
 const SKIP = !canDefer && 'families install up front where module.registerHooks is missing';
 
@@ -64,6 +65,23 @@ test("after a preload that imported a builtin as an ES module, the hook hears of
   assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, '36\n', '']);
   // Node loads node:crypto for ESM once, before the hook: only the program's import of it is heard.
   assert.equal(eventsOf(hooked.traces.get('0')!, 'crypto.randomUUID').length, 1);
+});
+
+test("imported by the program's own ES module, after it imported a builtin, the hook hears of builtins through resolutions: the program's later import still installs its family", {
+  skip: SKIP,
+}, () => {
+  const dir = project({
+    'app.mjs': `
+      import { randomUUID } from 'node:crypto';
+      await import(${JSON.stringify(pathToFileURL(REGISTER).href)});
+      const again = await import('node:crypto');
+      console.log(again.randomUUID().length, randomUUID().length);
+    `,
+  });
+  const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: '' } });
+  assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, '36 36\n', '']);
+  // the program's own import of node:crypto after the hook started is heard; the one before it is not
+  assert.equal(eventsOf(hooked.traces.get('0')!, 'crypto.randomUUID').length, 2);
 });
 
 test('an asynchronous module loader beside the hook (module.register from an --import, or --loader) runs, and the program is recorded', () => {
