@@ -58,13 +58,17 @@ test("after a preload that imported a builtin as an ES module, the hook hears of
     // require(esm): a CommonJS preload whose ES module imports node:crypto before the hook starts
     'preload.cjs': "require('./uses-crypto.mjs');\n",
     'uses-crypto.mjs': "import { randomUUID } from 'node:crypto';\nexport const id = randomUUID;\n",
+    // an ES module preload that imports node:crypto, then requires the hook's CommonJS file itself
+    'esm-preload.mjs': `import 'node:crypto';\nimport { createRequire } from 'node:module';\ncreateRequire(import.meta.url)(${JSON.stringify(PRELOAD)});\n`,
     'app.mjs': "import { randomUUID } from 'node:crypto';\nconsole.log(randomUUID().length);\n",
   });
-  const options = `--require=./preload.cjs --require="${PRELOAD}"`;
-  const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: options } });
-  assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, '36\n', '']);
-  // Node loads node:crypto for ESM once, before the hook: only the program's import of it is heard.
-  assert.equal(eventsOf(hooked.traces.get('0')!, 'crypto.randomUUID').length, 1);
+  for (const preload of ['--require=./preload.cjs', '--import=./esm-preload.mjs']) {
+    const options = preload.startsWith('--require') ? `${preload} --require="${PRELOAD}"` : preload;
+    const hooked = runHooked(['app.mjs'], { cwd: dir, env: { NODE_OPTIONS: options } });
+    assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, '36\n', ''], preload);
+    // Node loads node:crypto for ESM once, before the hook: only the program's import of it is heard.
+    assert.equal(eventsOf(hooked.traces.get('0')!, 'crypto.randomUUID').length, 1, preload);
+  }
 });
 
 test("imported by the program's own ES module, after it imported a builtin, the hook hears of builtins through resolutions: the program's later import still installs its family", {
