@@ -95,7 +95,7 @@ await build({
  * @param {string} code
  */
 function asAscii(code) {
-  return code.replace(/[^\x00-\x7f]/g, '?');
+  return code.replace(/[\u0080-\uffff]/g, '?');
 }
 
 /**
