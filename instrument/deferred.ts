@@ -47,9 +47,9 @@ interface Listeners {
   /** an install that threw: the program goes on, since what set it off is the program's own `require` */
   readonly failed: (error: unknown) => void;
   /**
-   * Whether the hook came first, in a process without ES module preloads (register.cts
-   * firstPreload): then no ES module has imported a builtin yet, and loads are enough to listen to
-   * (see installDeferred).
+   * Whether the hook came first, was not imported, and the process has no ES module preloads
+   * (register.cts firstPreload): then no ES module has imported a builtin yet, and loads are
+   * enough to listen to (see installDeferred).
    */
   readonly first: boolean;
 }

@@ -147,9 +147,9 @@ type Sources = (lineage: string) => RecorderSources;
  * before it returns: a CommonJS preload (`--require`) has no later moment before the program runs.
  * Runs once per thread even when the hook is loaded twice (NODE_OPTIONS and an explicit --import):
  * the first to start answers on RUNTIME_CHANNEL (channel.ts). A failure here is reported on
- * stderr with its code, and the program runs on unrecorded. `first`: the hook came first, in a
- * process without ES module preloads (register.cts), so no ES module has imported a builtin before
- * it (deferred.ts).
+ * stderr with its code, and the program runs on unrecorded. `first`: the hook came first, was not
+ * imported, and the process has no ES module preloads (register.cts firstPreload), so no ES module
+ * has imported a builtin before it (deferred.ts).
  */
 export function start(first = false): Runtime | null {
   const running = channel(RUNTIME_CHANNEL);
