@@ -113,7 +113,8 @@ export class Recorder {
   private fed(api: number, site: number, replayer: Replayer): TraceValue | undefined {
     if (replayer.mismatch || this.busy) return undefined;
     try {
-      const value = replayer.take(api, this.contexts.currentKey(), this.siteKeys.get(site) ?? null);
+      const siteKey = site === 0 ? null : (this.siteKeys.get(site) ?? null);
+      const value = replayer.take(api, this.contexts.currentKey(), siteKey);
       const mismatch = replayer.mismatch as Mismatch | null;
       if (mismatch && this.on) {
         this.string(

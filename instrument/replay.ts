@@ -1,17 +1,12 @@
 import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
-import { Tag, TAG_MASK, type SiteDef } from '../tracer/format.js';
+import { Tag, TAG_MASK } from '../tracer/format.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
 import { siteKey } from '../tracer/stack.js';
+import type { SiteDef } from '../tracer/format.js';
 import { SafeMap } from './real.js';
 
-interface Recorded {
-  /** undefined for a digest: the recording kept only a digest of what the program got, nothing to feed */
-  readonly value: TraceValue | undefined;
-  /** `file:line:column` of the call site, when the recording took its stack */
-  readonly site: string | null;
-  /** the call's place among the replayable calls of the whole recorded run: pinned when below the limit */
-  readonly rank: number;
-}
+/** What a call past the limit gets: the real source's value, or the recorded one shifted so it surely differs. */
+export type Fresh = 'real' | 'shift';
 
 /** Why replay stopped feeding: the first call that did not match the recording. */
 export interface Mismatch {
@@ -21,22 +16,61 @@ export interface Mismatch {
 }
 
 /**
+ * One async context's recorded calls of one API: a chain through the replayer's columns, in call
+ * order. `next` is the call to take next, END past the last.
+ */
+interface Queue {
+  next: number;
+  /** the chain's last call while the recording is read */
+  last: number;
+}
+
+const END = -1;
+
+/** What the recording holds of a call's value. */
+enum Kind {
+  number = 0,
+  /** any other value: bytes, a bigint, hrtime's pair... */
+  other = 1,
+  digest = 2,
+}
+/** The recording's API ids whose family replay does not feed; -1 is one it feeds that this version lacks. */
+const NOT_REPLAYED = -2;
+
+/**
  * Feeds a recorded run's values back, call by call. A call is matched by its async context key,
  * its API and its ordinal among that context's calls of that API, and by its site when both runs
  * took the stack. The first call that does not match ends the feeding for good (the run then goes
  * on with fresh values) and is kept as the replay divergence. Calls ranked at or past `limit`
  * (bisection pins only the first k) get fresh values without ending anything.
+ *
+ * The recorded calls are kept in columns indexed by rank (a call's place among the replayable calls
+ * of the whole run), typed arrays outside the GC's heap: a recording of a million draws is a few
+ * arrays, not a million objects that every collection would copy again.
  */
-export type Fresh = 'real' | 'shift';
-
 export class Replayer {
   readonly mode: string;
   /** past the limit: the real source's values, or the recorded ones shifted so they surely differ */
   private readonly fresh: Fresh;
   mismatch: Mismatch | null = null;
-  private readonly queues = new SafeMap<string, Recorded[]>();
-  private readonly taken = new SafeMap<string, number>();
+  /** by context key, then by this run's API id */
+  private readonly queues = new SafeMap<string, Queue[]>();
+  /** by rank: what the recording holds of the call's value (Kind) */
+  private kinds: Uint8Array;
+  /** by rank: the value of a call whose value is a number */
+  private numbers: Float64Array;
+  /** by rank: the value of a call whose value is not a number */
+  private readonly others = new SafeMap<number, TraceValue>();
+  /** by rank: the recording's site id, 0 when it took no stack */
+  private sites: Int32Array;
+  /** by rank: the rank of the same queue's next call, END after its last */
+  private after: Int32Array;
+  /** the recording's site ids' `file:line:column`, null for a site with no frame */
+  private readonly siteKeys: (string | null)[] = [];
   private readonly limit: number;
+  /** take()'s last context and its queues: a context makes its calls in runs */
+  private lastContext: string | null = null;
+  private lastQueues: Queue[] | undefined;
 
   constructor(file: string, limit: number, fresh: Fresh = 'real') {
     this.limit = limit;
@@ -44,17 +78,58 @@ export class Replayer {
     const reader = TraceReader.open(file);
     try {
       this.mode = reader.header.mode;
+      // Room for as many calls as the file could hold numbers, so that the columns seldom grow (each
+      // growth copies them and touches fresh pages); a control-mode trace, whose values are derived, may hold more.
+      const calls = Math.max(MIN_CALLS, Math.ceil(reader.size / 8));
+      this.kinds = new Uint8Array(calls);
+      this.numbers = new Float64Array(calls);
+      this.sites = new Int32Array(calls);
+      this.after = new Int32Array(calls);
+      // The recording's API ids as this run numbers them, by name and form.
+      const apiIds = reader.header.apis.map((row) =>
+        REPLAYABLE_FAMILIES.has(row.family)
+          ? API_TABLE.findIndex(({ api, form }) => api === row.api && form === row.form)
+          : NOT_REPLAYED,
+      );
+      const contextQueues: Queue[][] = [];
       let rank = 0;
-      for (const event of reader.events()) {
-        if (!REPLAYABLE_FAMILIES.has(event.family)) continue;
-        const key = `${reader.contexts.get(event.ctx)?.key ?? 'root'}\u0000${event.api} ${event.form}`;
-        let queue = this.queues.get(key);
-        if (!queue) this.queues.set(key, (queue = []));
-        // A digest (a UUID or bytes, in a trace made without DETDRIFT_HOLD=bytes) is no value the
-        // program could be given: the call keeps its place and gets a fresh value.
-        const value = (event.tag & TAG_MASK) === Tag.digest ? undefined : event.value;
-        queue.push({ value, site: siteKey(reader.sites.get(event.site)), rank: rank++ });
-      }
+      reader.scan({
+        chunk() {},
+        event: ({ apiId, ctx, tag, site, value }) => {
+          const api = apiIds[apiId]!;
+          if (api === NOT_REPLAYED) return;
+          const at = rank++;
+          // a call of an API this version does not know keeps its place in the ranks, and is never taken
+          if (api === -1) return;
+          if (at === this.after.length) this.grow();
+          let byApi: Queue[] | undefined = contextQueues[ctx];
+          if (byApi === undefined) {
+            const key = reader.contexts.get(ctx)?.key ?? 'root';
+            byApi = this.queues.get(key);
+            if (byApi === undefined) this.queues.set(key, (byApi = []));
+            contextQueues[ctx] = byApi;
+          }
+          const queue = byApi[api];
+          if (queue === undefined) byApi[api] = { next: at, last: at };
+          else {
+            this.after[queue.last] = at;
+            queue.last = at;
+          }
+          this.after[at] = END;
+          this.sites[at] = site;
+          // a digest (a UUID or bytes, in a trace made without DETDRIFT_HOLD=bytes) is no value the
+          // program could be given: the call keeps its place and gets a fresh value
+          if ((tag & TAG_MASK) === Tag.digest) this.kinds[at] = Kind.digest;
+          else if (typeof value === 'number') {
+            this.kinds[at] = Kind.number;
+            this.numbers[at] = value;
+          } else {
+            this.kinds[at] = Kind.other;
+            this.others.set(at, value);
+          }
+        },
+      });
+      for (const [id, def] of reader.sites) this.siteKeys[id] = siteKey(def);
     } finally {
       reader.close();
     }
@@ -66,27 +141,55 @@ export class Replayer {
    */
   take(apiId: number, context: string, site: string | null): TraceValue | undefined {
     if (this.mismatch) return undefined;
-    const spec = API_TABLE[apiId]!;
-    const key = `${context}\u0000${spec.api} ${spec.form}`;
-    const ordinal = this.taken.get(key) ?? 0;
-    this.taken.set(key, ordinal + 1);
-    const recorded = this.queues.get(key)?.[ordinal];
-    if (!recorded) {
-      this.mismatch = { api: spec.api, expected: 'no such call in the recording', got: site ?? '(stack not taken)' };
+    if (context !== this.lastContext) {
+      this.lastContext = context;
+      this.lastQueues = this.queues.get(context);
+    }
+    const queue = this.lastQueues?.[apiId];
+    if (queue === undefined || queue.next === END) {
+      this.mismatch = {
+        api: API_TABLE[apiId]!.api,
+        expected: 'no such call in the recording',
+        got: site ?? '(stack not taken)',
+      };
       return undefined;
     }
-    if (site !== null && recorded.site !== null && site !== recorded.site) {
-      this.mismatch = { api: spec.api, expected: recorded.site, got: site };
+    const rank = queue.next;
+    queue.next = this.after[rank]!;
+    const recordedSite = this.siteKeys[this.sites[rank]!] ?? null;
+    if (site !== null && recordedSite !== null && site !== recordedSite) {
+      this.mismatch = { api: API_TABLE[apiId]!.api, expected: recordedSite, got: site };
       return undefined;
     }
-    if (recorded.rank < this.limit || recorded.value === undefined) return recorded.value;
-    return this.fresh === 'shift' ? shift(recorded.value) : undefined;
+    const value = this.valueAt(rank);
+    if (rank < this.limit || value === undefined) return value;
+    return this.fresh === 'shift' ? shift(value) : undefined;
   }
 
   /** The key `take` matches a site of this run by; a method so the recorder need not load this module. */
   siteKey(def: SiteDef): string | null {
     return siteKey(def);
   }
+
+  private valueAt(rank: number): TraceValue | undefined {
+    const kind = this.kinds[rank];
+    return kind === Kind.number ? this.numbers[rank] : kind === Kind.other ? this.others.get(rank) : undefined;
+  }
+
+  private grow(): void {
+    const size = this.after.length * 2;
+    this.kinds = grown(this.kinds, new Uint8Array(size));
+    this.numbers = grown(this.numbers, new Float64Array(size));
+    this.sites = grown(this.sites, new Int32Array(size));
+    this.after = grown(this.after, new Int32Array(size));
+  }
+}
+
+const MIN_CALLS = 1024;
+
+function grown<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
 
 /**

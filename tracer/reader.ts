@@ -82,8 +82,13 @@ export interface ChunkStart {
 /** What `TraceReader.scan` tells as it reads: where each chunk starts, and each event. */
 export interface EventSink {
   chunk(start: ChunkStart): void;
-  /** the api's row is `reader.header.apis[event.apiId]`; the sites and contexts it names are defined by now */
-  event(event: Readonly<DecodedEvent>): void;
+  /**
+   * The api's row is `reader.header.apis[event.apiId]`; the sites and contexts it names are defined
+   * by now. `true` stops the reading there (a search that found what it looked for): the ending
+   * then tells nothing of the rest.
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a sink that returns nothing (most do) reads on
+  event(event: Readonly<DecodedEvent>): boolean | void;
 }
 
 /**
@@ -144,7 +149,8 @@ export class TraceReader {
     problems: [],
   };
   private readonly fd: number;
-  private readonly size: number;
+  /** the file's size in bytes, as it was opened */
+  readonly size: number;
   private readonly dataStart: number;
   private readonly apis: readonly ApiRow[];
   private readonly framing: ChunkFile;
@@ -227,7 +233,7 @@ export class TraceReader {
       while (this.next(chunk)) {
         seq++;
         this.ending.complete = false;
-        sink.event(this.decoded);
+        if (sink.event(this.decoded) === true) return;
       }
       this.ending.events = seq;
     }
