@@ -50,9 +50,13 @@ export interface TimedRun {
  * Runs a command to its end and measures it whole: wall time, and the CPU time of all its
  * processes, from the shell's `times` (getrusage of the children it waited for, which holds every
  * descendant that was waited for in turn: a runner's worker processes, and its threads). Throws
- * unless it exits with status 0. A POSIX shell is needed (not Windows).
+ * unless it exits with `status` (0 unless given: `check` exits 1 on runs that diverge). A POSIX
+ * shell is needed (not Windows).
  */
-export function runTimed(command: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): TimedRun {
+export function runTimed(
+  command: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; status?: number },
+): TimedRun {
   const timesFile = join(mkdtempSync(join(tmpdir(), 'detdrift-bench-times-')), 'times');
   try {
     const started = performance.now();
@@ -67,7 +71,7 @@ export function runTimed(command: readonly string[], options: { cwd: string; env
       },
     );
     const wallMs = performance.now() - started;
-    if (child.status !== 0) {
+    if (child.status !== (options.status ?? 0)) {
       throw new Error(`${command.join(' ')} failed (${child.status}):\n${child.stdout}\n${child.stderr}`);
     }
     // `times` prints the shell's own user and system time, then its children's: `0m1.23s 0m0.45s`

@@ -23,35 +23,63 @@ export function sameOutputs(
   through: OutputPrefix | null = null,
   runners: readonly RunnerProfile[] = [],
 ): boolean {
-  const filesA = traceFiles(dirA);
-  const filesB = traceFiles(dirB);
-  if (through) {
-    const fileA = filesA.get(through.lineage);
-    const fileB = filesB.get(through.lineage);
-    if (fileA === undefined || fileB === undefined) return false;
-    const shown = outputsOf(fileA, runners, through.outputs);
-    return equal(shown, outputsOf(fileB, runners).slice(0, shown.length));
-  }
-  if (filesA.size !== filesB.size) return false;
-  for (const [lineage, fileA] of filesA) {
-    const fileB = filesB.get(lineage);
-    if (!fileB || !equal(outputsOf(fileA, runners), outputsOf(fileB, runners))) return false;
-  }
-  return true;
+  return sameOutputsAs(dirA, through, runners)(dirB);
 }
 
-/** A trace's outputs but the runners' own, among its first `before` outputs. */
-function outputsOf(file: string, runners: readonly RunnerProfile[], before = Infinity): string[] {
+/**
+ * sameOutputs against one run A, for many runs B (a bisection's probes, each a re-run of A): A's
+ * outputs are read once, at the first B that needs them, not again for every probe.
+ */
+export function sameOutputsAs(
+  dirA: string,
+  through: OutputPrefix | null = null,
+  runners: readonly RunnerProfile[] = [],
+): (dirB: string) => boolean {
+  const filesA = traceFiles(dirA);
+  const shownByA = new Map<string, string[]>();
+  const shown = (lineage: string, file: string) => {
+    let outputs = shownByA.get(lineage);
+    if (outputs === undefined) shownByA.set(lineage, (outputs = outputsOf(file, runners, through?.outputs)));
+    return outputs;
+  };
+  return (dirB) => {
+    const filesB = traceFiles(dirB);
+    if (through) {
+      const fileA = filesA.get(through.lineage);
+      const fileB = filesB.get(through.lineage);
+      if (fileA === undefined || fileB === undefined) return false;
+      const outputsA = shown(through.lineage, fileA);
+      return equal(outputsA, outputsOf(fileB, runners, Infinity, outputsA.length));
+    }
+    if (filesA.size !== filesB.size) return false;
+    for (const [lineage, fileA] of filesA) {
+      const fileB = filesB.get(lineage);
+      if (!fileB || !equal(shown(lineage, fileA), outputsOf(fileB, runners))) return false;
+    }
+    return true;
+  };
+}
+
+/** A trace's outputs but the runners' own, among its first `before` outputs; the first `keep` of them. */
+function outputsOf(file: string, runners: readonly RunnerProfile[], before = Infinity, keep = Infinity): string[] {
+  if (keep === 0) return [];
   const reader = TraceReader.open(file);
   try {
     const outputs: string[] = [];
+    const apis = reader.header.apis;
     let index = 0;
-    for (const event of reader.events()) {
-      if (event.family !== 'output') continue;
-      if (index++ >= before) break;
-      if (event.site === 0 || !isRunners(reader.sites.get(event.site), runners))
-        outputs.push(`${event.api}\u0000${JSON.stringify(event.value)}`);
-    }
+    // scan, not events(): a trace of a million calls and forty outputs makes no object per call
+    reader.scan({
+      chunk() {},
+      event({ apiId, site, value }) {
+        const { api, family } = apis[apiId]!;
+        if (family !== 'output') return false;
+        if (index++ >= before) return true;
+        if (site === 0 || !isRunners(reader.sites.get(site), runners))
+          outputs.push(`${api}\u0000${JSON.stringify(value)}`);
+        return outputs.length >= keep;
+      },
+    });
     return outputs;
   } finally {
     reader.close();

@@ -128,25 +128,37 @@ export function takenStack(dir: string, ask: StackAsk): StackOutcome {
   } catch (error) {
     return unreadable(error);
   }
-  try {
-    let ordinal = 0;
-    for (const event of reader.events()) {
-      if (event.family === 'meta' && typeof event.value === 'string') return parted(`replay met ${event.value}`);
-      if (event.api !== ask.api || event.form !== ask.form) continue;
-      const recorded = ask.sampled.get(ordinal);
-      const here = siteKey(reader.sites.get(event.site));
-      if (recorded !== undefined && here !== null && recorded !== here && ordinal < ask.ordinal)
-        return parted(`its call #${ordinal} is at ${here}, the recording's at ${recorded}`);
-      if (ordinal++ < ask.ordinal) continue;
-      if (!sameRecordedValue(ask.value, event.value)) {
-        return parted(`its call #${ask.ordinal} has another value than the recorded one`);
-      }
-      const frames = reader.sites.get(event.site)?.frames;
-      if (!frames || frames.length === 0)
-        return { ask, frames: null, reason: `the re-run took no stack at ${ask.api} call #${ask.ordinal}` };
-      return { ask, frames, reason: null };
+  /** What the re-run's call #`n` of the asked API tells, null when it is before the asked one and agrees. */
+  const atCall = (n: number, site: number, value: TraceValue): StackOutcome | null => {
+    const here = siteKey(reader.sites.get(site));
+    if (n < ask.ordinal) {
+      const recorded = ask.sampled.get(n);
+      return recorded !== undefined && here !== null && recorded !== here
+        ? parted(`its call #${n} is at ${here}, the recording's at ${recorded}`)
+        : null;
     }
-    return parted(`it made only ${ordinal} ${ask.api} calls`);
+    if (!sameRecordedValue(ask.value, value))
+      return parted(`its call #${ask.ordinal} has another value than the recorded one`);
+    const frames = reader.sites.get(site)?.frames;
+    if (!frames || frames.length === 0)
+      return { ask, frames: null, reason: `the re-run took no stack at ${ask.api} call #${ask.ordinal}` };
+    return { ask, frames, reason: null };
+  };
+  try {
+    const apis = reader.header.apis;
+    let calls = 0;
+    let outcome: StackOutcome | null = null;
+    // scan, not events(): the asked call can come after a million others, and no object is made for them
+    reader.scan({
+      chunk() {},
+      event({ apiId, site, value }) {
+        const { api, form, family } = apis[apiId]!;
+        if (family === 'meta' && typeof value === 'string') outcome = parted(`replay met ${value}`);
+        else if (api === ask.api && form === ask.form) outcome = atCall(calls++, site, value);
+        return outcome !== null;
+      },
+    });
+    return outcome ?? parted(`it made only ${calls} ${ask.api} calls`);
   } catch (error) {
     return unreadable(error);
   } finally {

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bisect, type BisectResult } from '../../diffing/bisect.js';
 import type { Comparison } from '../../diffing/compare.js';
-import { sameOutputs } from '../../diffing/outputs.js';
+import { sameOutputsAs } from '../../diffing/outputs.js';
 import { encode } from '../../tracer/settings.js';
 import type { CommandContext } from './options.js';
 import { DEFAULTS } from './defaults.js';
@@ -42,6 +42,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
   // Reproducing A means its outputs through the first that differed from B's; all of them when none did.
   const parted = focus.output?.a;
   const through = parted ? { lineage: focus.lineage, outputs: parted.index + 1 } : null;
+  const reproducesA = sameOutputsAs(setup.traceA, through, setup.comparison.runners);
   const work = makeWorkDir('replay');
   setup.progress.phase(`confirming by replay: bisecting over ${total} recorded values of process ${focus.lineage}`);
   try {
@@ -61,7 +62,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
         env,
       );
       stacks?.collect(out);
-      const same = sameOutputs(setup.traceA, out, through, setup.comparison.runners);
+      const same = reproducesA(out);
       rmSync(out, { recursive: true, force: true });
       return same;
     };

@@ -196,7 +196,9 @@ test('scan tells every event events() gives, without an object per event, and ev
     const scanned: unknown[] = [];
     reader.scan({
       chunk: (start) => chunks.push(start),
-      event: ({ apiId, tag, site, ctx, control, value }) => scanned.push([apiId, tag, site, ctx, control, value]),
+      event: ({ apiId, tag, site, ctx, control, value }) => {
+        scanned.push([apiId, tag, site, ctx, control, value]);
+      },
     });
     assert.deepEqual(
       scanned,
@@ -227,6 +229,21 @@ test('scan tells every event events() gives, without an object per event, and ev
       code: 'ERR_TRACE_CORRUPT',
     });
     assert.throws(() => reader.eventsAt({ ...chunks[0]!, offset: bytes.length }), { code: 'ERR_TRACE_CORRUPT' });
+
+    // A sink that found what it looked for stops the reading: nothing after that event is told.
+    const seen: number[] = [];
+    let told = 0;
+    reader.scan({
+      chunk: () => {
+        told++;
+      },
+      event: ({ apiId }) => seen.push(apiId) === 3,
+    });
+    assert.deepEqual(
+      seen,
+      events.slice(0, 3).map((event) => event.apiId),
+    );
+    assert.equal(told, 1, 'the chunks after it are not read');
   } finally {
     reader.close();
   }
