@@ -112,3 +112,27 @@ test('the first call the recording does not have ends the feeding: a call too ma
     /^Math\.random: the recording has app\.cjs:3:\d+, this run called it at app\.cjs:4:/,
   );
 });
+
+test("take() reads nothing the program can change: an accessor of the program's at Array.prototype[0] is never called, and sees no table of the hook's", () => {
+  const dir = project({
+    'app.cjs': [
+      'let reads = 0;',
+      'let reader = null;',
+      'const draws = [];',
+      "Object.defineProperty(Array.prototype, '0', {",
+      '  configurable: true,',
+      // a site key of the program's: a call the recording took no stack of would be checked against it
+      "  get() { reads++; reader = this; return 'elsewhere.js:1:1'; },",
+      "  set(value) { Object.defineProperty(this, '0', { value, writable: true, enumerable: true, configurable: true }); },",
+      '});',
+      'for (let i = 0; i < 10; i++) draws[draws.length] = Math.random();',
+      'delete Array.prototype[0];',
+      'console.log(JSON.stringify({ reads, reader: reader === null ? null : typeof reader, draws }));',
+    ].join('\n'),
+  });
+  // the recording takes the first call's stack only; the replay takes every call's
+  const recorded = runHookedOk(['app.cjs'], { cwd: dir, env: { DETDRIFT_SITES: '1/1000000/0' } });
+  const replayed = replayOf(dir, 'app.cjs', recorded.traceDir, { DETDRIFT_SITES: '1000/1/0' });
+  assert.deepEqual(JSON.parse(replayed.stdout), JSON.parse(recorded.stdout));
+  assert.deepEqual(eventsOf(replayed.traces.get('0')!, 'replay'), []);
+});
