@@ -65,7 +65,11 @@ export class Replayer {
   private sites: Int32Array;
   /** by rank: the rank of the same queue's next call, END after its last */
   private after: Int32Array;
-  /** the recording's site ids' `file:line:column`, null for a site with no frame */
+  /**
+   * the recording's site ids' `file:line:column`, null for a site with no frame, for 0 (no stack
+   * taken) and for an id whose definition was lost: dense, so that take() reads no hole, which
+   * would look the index up on the program's Array.prototype
+   */
   private readonly siteKeys: (string | null)[] = [];
   private readonly limit: number;
   /** take()'s last context and its queues: a context makes its calls in runs */
@@ -129,7 +133,9 @@ export class Replayer {
           }
         },
       });
-      for (const [id, def] of reader.sites) this.siteKeys[id] = siteKey(def);
+      let top = 0;
+      for (const id of reader.sites.keys()) top = Math.max(top, id);
+      for (let id = 0; id <= top; id++) this.siteKeys[id] = siteKey(reader.sites.get(id));
     } finally {
       reader.close();
     }
@@ -156,7 +162,8 @@ export class Replayer {
     }
     const rank = queue.next;
     queue.next = this.after[rank]!;
-    const recordedSite = this.siteKeys[this.sites[rank]!] ?? null;
+    const siteId = this.sites[rank]!;
+    const recordedSite = siteId < this.siteKeys.length ? this.siteKeys[siteId]! : null;
     if (site !== null && recordedSite !== null && site !== recordedSite) {
       this.mismatch = { api: API_TABLE[apiId]!.api, expected: recordedSite, got: site };
       return undefined;
