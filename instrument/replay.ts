@@ -3,6 +3,7 @@ import { Tag, TAG_MASK } from '../tracer/format.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
 import { siteKey } from '../tracer/stack.js';
 import type { SiteDef } from '../tracer/format.js';
+import { ObjectCreate } from '../tracer/primordials.js';
 import { SafeMap } from './real.js';
 
 /** What a call past the limit gets: the real source's value, or the recorded one shifted so it surely differs. */
@@ -26,6 +27,12 @@ interface Queue {
 }
 
 const END = -1;
+
+/**
+ * A context's queues by this run's API id: no prototype, so that take() asking for an API the
+ * context did not record finds nothing, not an index the program put on Array.prototype.
+ */
+type ByApi = { [apiId: number]: Queue | undefined };
 
 /** What the recording holds of a call's value. */
 enum Kind {
@@ -54,7 +61,7 @@ export class Replayer {
   private readonly fresh: Fresh;
   mismatch: Mismatch | null = null;
   /** by context key, then by this run's API id */
-  private readonly queues = new SafeMap<string, Queue[]>();
+  private readonly queues = new SafeMap<string, ByApi>();
   /** by rank: what the recording holds of the call's value (Kind) */
   private kinds: Uint8Array;
   /** by rank: the value of a call whose value is a number */
@@ -74,7 +81,7 @@ export class Replayer {
   private readonly limit: number;
   /** take()'s last context and its queues: a context makes its calls in runs */
   private lastContext: string | null = null;
-  private lastQueues: Queue[] | undefined;
+  private lastQueues: ByApi | undefined;
 
   constructor(file: string, limit: number, fresh: Fresh = 'real') {
     this.limit = limit;
@@ -95,7 +102,7 @@ export class Replayer {
           ? API_TABLE.findIndex(({ api, form }) => api === row.api && form === row.form)
           : NOT_REPLAYED,
       );
-      const contextQueues: Queue[][] = [];
+      const contextQueues: ByApi[] = [];
       let rank = 0;
       reader.scan({
         chunk() {},
@@ -106,11 +113,11 @@ export class Replayer {
           // a call of an API this version does not know keeps its place in the ranks, and is never taken
           if (api === -1) return;
           if (at === this.after.length) this.grow();
-          let byApi: Queue[] | undefined = contextQueues[ctx];
+          let byApi: ByApi | undefined = contextQueues[ctx];
           if (byApi === undefined) {
             const key = reader.contexts.get(ctx)?.key ?? 'root';
             byApi = this.queues.get(key);
-            if (byApi === undefined) this.queues.set(key, (byApi = []));
+            if (byApi === undefined) this.queues.set(key, (byApi = ObjectCreate(null) as ByApi));
             contextQueues[ctx] = byApi;
           }
           const queue = byApi[api];

@@ -136,3 +136,28 @@ test("take() reads nothing the program can change: an accessor of the program's 
   assert.deepEqual(JSON.parse(replayed.stdout), JSON.parse(recorded.stdout));
   assert.deepEqual(eventsOf(replayed.traces.get('0')!, 'replay'), []);
 });
+
+test("take() asking for an API the context did not record reads no index of the program's Array.prototype", () => {
+  const dir = project({
+    'app.cjs': [
+      // 9: Math.random's API id (tracer/apis.ts), where take() would look for the context's queue
+      'let reads = 0;',
+      "Object.defineProperty(Array.prototype, '9', {",
+      '  configurable: true,',
+      '  get() { reads++; return { next: 0, last: 0 }; },',
+      "  set(value) { Object.defineProperty(this, '9', { value, writable: true, enumerable: true, configurable: true }); },",
+      '});',
+      'const out = [Date.now()];',
+      'if (process.env.EXTRA) out[out.length] = Math.random();',
+      "delete Array.prototype['9'];",
+      'console.log(JSON.stringify({ reads }));',
+    ].join('\n'),
+  });
+  const recorded = runHookedOk(['app.cjs'], { cwd: dir });
+  const replayed = replayOf(dir, 'app.cjs', recorded.traceDir, { EXTRA: '1' });
+  assert.deepEqual(JSON.parse(replayed.stdout), { reads: 0 });
+  assert.match(
+    String(eventsOf(replayed.traces.get('0')!, 'replay')[0]?.value),
+    /^Math\.random: the recording has no such call/,
+  );
+});
