@@ -65,6 +65,7 @@ export function benchReplays(rounds: number): void {
       '--',
       ...program,
     ];
+    const confirmed = check();
     const variants = [
       ['the bare hook (observe)', hooked, { ...env, DETDRIFT_TRACE: join(dir, 'observed') }, 0],
       [
@@ -74,7 +75,7 @@ export function benchReplays(rounds: number): void {
         0,
       ],
       ['check --no-confirm', check('--no-confirm'), env, 1],
-      ['check', check(), env, 1],
+      ['check', confirmed, env, 1],
     ] as const;
     const wall = variants.map((): number[] => []);
     const cpu = variants.map((): number[] => []);
@@ -84,10 +85,13 @@ export function benchReplays(rounds: number): void {
         const run = runTimed(command, { cwd: REPO, env: variantEnv, status });
         wall[index]!.push(run.wallMs);
         cpu[index]!.push(run.cpuMs);
-        if (index === 3) reruns = (JSON.parse(run.stdout) as { confirmation: { runs: number } }).confirmation.runs;
+        if (command === confirmed)
+          reruns = (JSON.parse(run.stdout) as { confirmation: { runs: number } }).confirmation.runs;
         for (const trace of ['observed', 'replayed']) rmSync(join(dir, trace), { recursive: true, force: true });
       });
     }
+    if (reruns === 0)
+      throw new Error('check made no re-runs: the program did not diverge, there is nothing to measure');
     const [observeWall, replayWall, plainWall, confirmedWall] = wall.map(median) as [number, number, number, number];
     const [observeCpu, replayCpu, plainCpu, confirmedCpu] = cpu.map(median) as [number, number, number, number];
     const rerunWall = (confirmedWall - plainWall) / reruns;

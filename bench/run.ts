@@ -25,10 +25,8 @@ const { values } = parseArgs({
 });
 if (!values.only || values.only === 'record') benchRecord(Number(values.rounds), values.apis?.split(','));
 if (!values.only || values.only === 'diff') benchDiff(values.sizes.split(',').map(Number));
-if (!values.only || values.only === 'bisect') {
-  benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);
-  benchReplays(Number(values.rounds));
-}
+if (!values.only || values.only === 'bisect') benchBisect([10, 100, 1e3, 1e4, 1e5, 1e6]);
+if (!values.only || values.only === 'replays') benchReplays(Number(values.rounds));
 if (!values.only || values.only === 'scan') benchScan();
 if (!values.only || values.only === 'startup') benchStartup(Number(values.rounds));
 if (!values.only || values.only === 'html') benchHtml([1e4, 1e5, 1e6]);

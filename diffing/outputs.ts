@@ -28,7 +28,9 @@ export function sameOutputs(
 
 /**
  * sameOutputs against one run A, for many runs B (a bisection's probes, each a re-run of A): A's
- * outputs are read once, at the first B that needs them, not again for every probe.
+ * outputs are read once, at the first B that needs them, not again for every probe. With
+ * `through`, B is read only as far as it takes to show as many outputs as A did there: what B
+ * holds after them, damage included, is not looked at (and nothing at all when A showed none).
  */
 export function sameOutputsAs(
   dirA: string,

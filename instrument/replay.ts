@@ -1,9 +1,14 @@
 import { API_TABLE, REPLAYABLE_FAMILIES } from '../tracer/apis.js';
-import { Tag, TAG_MASK } from '../tracer/format.js';
+import { Tag, TAG_MASK, type SiteDef } from '../tracer/format.js';
+import {
+  ArrayIsArray,
+  FunctionHasInstance,
+  ObjectCreate,
+  TypedArrayLength,
+  Uint8Array,
+} from '../tracer/primordials.js';
 import { TraceReader, type TraceValue } from '../tracer/reader.js';
 import { siteKey } from '../tracer/stack.js';
-import type { SiteDef } from '../tracer/format.js';
-import { ObjectCreate } from '../tracer/primordials.js';
 import { SafeMap } from './real.js';
 
 /** What a call past the limit gets: the real source's value, or the recorded one shifted so it surely differs. */
@@ -41,8 +46,10 @@ enum Kind {
   other = 1,
   digest = 2,
 }
-/** The recording's API ids whose family replay does not feed; -1 is one it feeds that this version lacks. */
+/** A recording's API id whose family replay does not feed. */
 const NOT_REPLAYED = -2;
+/** A recording's API id in a family replay feeds, which this version does not have. */
+const UNKNOWN_API = -1;
 
 /**
  * Feeds a recorded run's values back, call by call. A call is matched by its async context key,
@@ -90,8 +97,9 @@ export class Replayer {
     try {
       this.mode = reader.header.mode;
       // Room for as many calls as the file could hold numbers, so that the columns seldom grow (each
-      // growth copies them and touches fresh pages); a control-mode trace, whose values are derived, may hold more.
-      const calls = Math.max(MIN_CALLS, Math.ceil(reader.size / 8));
+      // growth copies them and touches fresh pages), up to a million: a few large held values make a
+      // large file of few calls. A control-mode trace, whose values are derived, may hold more.
+      const calls = Math.min(MAX_FIRST_CALLS, Math.max(MIN_CALLS, Math.ceil(reader.size / 8)));
       this.kinds = new Uint8Array(calls);
       this.numbers = new Float64Array(calls);
       this.sites = new Int32Array(calls);
@@ -111,7 +119,7 @@ export class Replayer {
           if (api === NOT_REPLAYED) return;
           const at = rank++;
           // a call of an API this version does not know keeps its place in the ranks, and is never taken
-          if (api === -1) return;
+          if (api === UNKNOWN_API) return;
           if (at === this.after.length) this.grow();
           let byApi: ByApi | undefined = contextQueues[ctx];
           if (byApi === undefined) {
@@ -200,6 +208,8 @@ export class Replayer {
 }
 
 const MIN_CALLS = 1024;
+/** 17 MB of columns, untouched until used */
+const MAX_FIRST_CALLS = 1 << 20;
 
 function grown<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T): T {
   to.set(from);
@@ -214,7 +224,14 @@ function grown<T extends Float64Array | Int32Array | Uint8Array>(from: T, to: T)
 function shift(value: TraceValue): TraceValue | undefined {
   if (typeof value === 'number') return value >= 0 && value < 1 ? (value + 0.5) % 1 : value + 1e6;
   if (typeof value === 'bigint') return value + 1_000_000_000_000n;
-  if (value instanceof Uint8Array) return value.map((byte) => byte ^ 0xff);
-  if (Array.isArray(value) && typeof value[0] === 'number') return [(value[0] as number) + 1000, value[1] as number];
+  // the saved built-ins: this runs in the program's time, and its Uint8Array and Array.isArray may be its own
+  if (FunctionHasInstance(Uint8Array, value)) {
+    const bytes = value as Uint8Array;
+    const length = TypedArrayLength(bytes);
+    const flipped = new Uint8Array(length);
+    for (let i = 0; i < length; i++) flipped[i] = bytes[i]! ^ 0xff;
+    return flipped;
+  }
+  if (ArrayIsArray(value) && typeof value[0] === 'number') return [(value[0] as number) + 1000, value[1] as number];
   return undefined;
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Api } from '../../tracer/apis.js';
 import { eventsOf, project, runHookedOk } from '../helpers.js';
 
 // Replay mode end to end: a run recorded by the real hook, fed back by the real hook in a child
@@ -140,16 +141,16 @@ test("take() reads nothing the program can change: an accessor of the program's 
 test("take() asking for an API the context did not record reads no index of the program's Array.prototype", () => {
   const dir = project({
     'app.cjs': [
-      // 9: Math.random's API id (tracer/apis.ts), where take() would look for the context's queue
+      // Math.random's API id: where take() would look for the context's queue
       'let reads = 0;',
-      "Object.defineProperty(Array.prototype, '9', {",
+      `Object.defineProperty(Array.prototype, '${Api.mathRandom}', {`,
       '  configurable: true,',
       '  get() { reads++; return { next: 0, last: 0 }; },',
-      "  set(value) { Object.defineProperty(this, '9', { value, writable: true, enumerable: true, configurable: true }); },",
+      `  set(value) { Object.defineProperty(this, '${Api.mathRandom}', { value, writable: true, enumerable: true, configurable: true }); },`,
       '});',
       'const out = [Date.now()];',
       'if (process.env.EXTRA) out[out.length] = Math.random();',
-      "delete Array.prototype['9'];",
+      `delete Array.prototype['${Api.mathRandom}'];`,
       'console.log(JSON.stringify({ reads }));',
     ].join('\n'),
   });
@@ -160,4 +161,24 @@ test("take() asking for an API the context did not record reads no index of the 
     String(eventsOf(replayed.traces.get('0')!, 'replay')[0]?.value),
     /^Math\.random: the recording has no such call/,
   );
+});
+
+test("values past the limit are shifted with the hook's own built-ins: a program's Uint8Array[Symbol.hasInstance] and Array.isArray change nothing", () => {
+  const dir = project({
+    'app.cjs': [
+      "const { randomBytes } = require('node:crypto');",
+      'Object.defineProperty(Uint8Array, Symbol.hasInstance, { value: () => false, configurable: true });',
+      'Array.isArray = () => false;',
+      "console.log(JSON.stringify([randomBytes(4).toString('hex'), process.hrtime()]));",
+    ].join('\n'),
+  });
+  const recorded = runHookedOk(['app.cjs'], { cwd: dir, env: { DETDRIFT_HOLD: 'bytes' } });
+  const [bytes, [seconds, nanoseconds]] = JSON.parse(recorded.stdout) as [string, [number, number]];
+  // nothing pinned: every value is the recorded one shifted
+  const shifted = replayOf(dir, 'app.cjs', recorded.traceDir, {
+    DETDRIFT_REPLAY_LIMIT: '0:0',
+    DETDRIFT_REPLAY_FRESH: 'shift',
+  });
+  const flipped = Buffer.from(bytes, 'hex').map((byte) => byte ^ 0xff);
+  assert.deepEqual(JSON.parse(shifted.stdout), [Buffer.from(flipped).toString('hex'), [seconds + 1000, nanoseconds]]);
 });
