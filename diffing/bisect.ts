@@ -26,6 +26,13 @@ export interface BisectResult {
 export interface BisectOptions {
   /** the most re-runs to spend; a search over n values needs about log2(n) + 8 */
   readonly maxRuns: number;
+  /**
+   * Where the boundary is likely to be: the values to pin through the cause the comparison chose.
+   * Asked right after both ends, one fewer first: a right guess is confirmed in six to eight runs
+   * whatever the total; a wrong one costs one run (four when the boundary is above it) and narrows
+   * the search that follows.
+   */
+  readonly guess?: number | null;
   /** told after every run: how many so far, the k just tried */
   readonly onRun?: (runs: number, pinned: number, reproduced: boolean) => void;
 }
@@ -51,10 +58,16 @@ export async function bisect(
     options.onRun?.(runs, pinned, reproduced);
     return reproduced;
   };
+  /** Verdicts asked twice that agreed: the ends and the guess are not asked again at the boundary. */
+  const settled = new Map<number, boolean>();
   /** The verdict for `pinned`, asked twice: null when the two differ. */
   const twice = async (pinned: number): Promise<boolean | null> => {
+    const known = settled.get(pinned);
+    if (known !== undefined) return known;
     const first = await run(pinned);
-    return (await run(pinned)) === first ? first : null;
+    if ((await run(pinned)) !== first) return null;
+    settled.set(pinned, first);
+    return first;
   };
   const unstable = (pinned: number | null): BisectResult => ({ status: 'unstable', pinned, total, runs });
 
@@ -67,14 +80,28 @@ export async function bisect(
 
   let low = 0; // does not reproduce
   let high = total; // reproduces
+  const guess = options.guess;
+  if (guess !== undefined && guess !== null && guess >= 1 && guess <= total) {
+    // One fewer first, asked once: when that reproduces, the guess is wrong and the search goes on below it.
+    if (await run(guess - 1)) high = guess - 1;
+    else {
+      const below = await run(guess - 1);
+      if (below) return unstable(null);
+      settled.set(guess - 1, false);
+      const at = await twice(guess);
+      if (at === null) return unstable(null);
+      if (at) return { status: 'confirmed', pinned: guess, total, runs };
+      low = guess;
+    }
+  }
   while (high - low > 1) {
     if (runs >= options.maxRuns) return unstable(high);
     const middle = low + Math.floor((high - low) / 2);
     if (await run(middle)) high = middle;
     else low = middle;
   }
-  // Both ends were asked twice already; the boundary is asked twice more where the search asked once.
-  const stillHigh = high === total || (await twice(high)) === true;
-  const stillLow = low === 0 || (await twice(low)) === false;
+  // Every verdict the result rests on is asked twice: the boundary found by the search was asked once.
+  const stillHigh = (await twice(high)) === true;
+  const stillLow = (await twice(low)) === false;
   return stillHigh && stillLow ? { status: 'confirmed', pinned: high, total, runs } : unstable(high);
 }

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { bisect, type BisectResult } from '../../diffing/bisect.js';
 import type { Comparison } from '../../diffing/compare.js';
 import { sameOutputsAs } from '../../diffing/outputs.js';
+import { pinsThrough } from '../../diffing/stacks.js';
+import { REPLAYABLE_FAMILIES } from '../../tracer/apis.js';
 import { encode } from '../../tracer/settings.js';
 import type { CommandContext } from './options.js';
 import { DEFAULTS } from './defaults.js';
@@ -71,6 +73,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
       (await replayOnce(pinned, 'shift')) && (pinned === total || replayOnce(pinned, 'real'));
     const result = await bisect(total, reproduces, {
       maxRuns: DEFAULTS.maxReplayRuns,
+      guess: guessedPins(focus),
       onRun: (runs, pinned, reproduced) => {
         setup.logger.debug({ runs, pinned, reproduced }, 'replay probe');
         setup.progress.update(
@@ -84,6 +87,16 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The values to pin through the call the comparison blamed, when it blamed one of run A's recorded
+ * values: if it is right, pinning them reproduces A and pinning one fewer does not.
+ */
+function guessedPins(focus: NonNullable<Comparison['diverging']>): number | null {
+  const row = focus.cause?.side === 'a' ? focus.cause.row : null;
+  if (!row || !focus.a || !REPLAYABLE_FAMILIES.has(focus.a.calls.kind(row.index).spec.family)) return null;
+  return pinsThrough(focus.a, row.index);
 }
 
 /** The one-line shell command that replays run A's trace locally. */

@@ -29,3 +29,28 @@ test('a run whose reproduction is a coin toss (completion order, a race) is almo
   // four verdicts, each asked twice, must agree with themselves: 1/64 at most, about 1/256 mostly
   assert.ok(confirmed / searches < 1 / 64, `${confirmed} of ${searches} coin-toss searches were confirmed`);
 });
+
+test("a right guess (the comparison's cause) is confirmed in eight runs whatever the total; a wrong one still finds the boundary", async () => {
+  const boundary = 377_001;
+  const reproduces = async (pinned: number) => pinned >= boundary;
+  const plain = await bisect(1_000_000, reproduces, { maxRuns: 48 });
+  const right = await bisect(1_000_000, reproduces, { maxRuns: 48, guess: boundary });
+  assert.deepEqual([plain.status, plain.pinned], ['confirmed', boundary]);
+  assert.deepEqual([right.status, right.pinned, right.runs], ['confirmed', boundary, 8]);
+  for (const guess of [1, boundary - 1, boundary + 1, 999_999, 1_000_000]) {
+    const wrong = await bisect(1_000_000, reproduces, { maxRuns: 48, guess });
+    assert.deepEqual([wrong.status, wrong.pinned], ['confirmed', boundary], `guess ${guess}`);
+    assert.ok(wrong.runs <= plain.runs + 4, `guess ${guess}: ${wrong.runs} runs, ${plain.runs} without it`);
+  }
+});
+
+test('a coin toss is almost never confirmed at a guess either', async () => {
+  const searches = 2000;
+  let confirmed = 0;
+  for (let seed = 1; seed <= searches; seed++) {
+    const toss = coin(seed);
+    const result = await bisect(200, async () => toss(), { maxRuns: 48, guess: 120 });
+    if (result.status === 'confirmed') confirmed++;
+  }
+  assert.ok(confirmed / searches < 1 / 64, `${confirmed} of ${searches} coin-toss searches were confirmed`);
+});
