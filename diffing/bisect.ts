@@ -28,9 +28,9 @@ export interface BisectOptions {
   readonly maxRuns: number;
   /**
    * Where the boundary is likely to be: the values to pin through the cause the comparison chose.
-   * Asked right after both ends, one fewer first: a right guess is confirmed in six to eight runs
-   * whatever the total; a wrong one costs one run (four when the boundary is above it) and narrows
-   * the search that follows.
+   * Asked right after both ends, one fewer first: a right guess is confirmed in eight runs whatever
+   * the total (six at 1); a wrong one costs one or two runs when the boundary is below it, up to
+   * five when it is above, and narrows the search that follows.
    */
   readonly guess?: number | null;
   /** told after every run: how many so far, the k just tried */
@@ -82,14 +82,20 @@ export async function bisect(
   let high = total; // reproduces
   const guess = options.guess;
   if (guess !== undefined && guess !== null && guess >= 1 && guess <= total) {
-    // One fewer first, asked once: when that reproduces, the guess is wrong and the search goes on below it.
-    if (await run(guess - 1)) high = guess - 1;
+    // One fewer first, asked once (0 is settled already): when that reproduces, the guess is wrong
+    // and the search goes on below it.
+    const known = settled.get(guess - 1);
+    if (known === undefined && (await run(guess - 1))) high = guess - 1;
     else {
-      const below = await run(guess - 1);
-      if (below) return unstable(null);
-      settled.set(guess - 1, false);
+      if (known === undefined) {
+        if (await run(guess - 1)) return unstable(null);
+        settled.set(guess - 1, false);
+      }
+      // The guess's own verdict, asked afresh when it is the total's: a confirmation rests on four
+      // verdicts, and "pinning all reproduces" must not count as two of them.
+      if (guess === total) settled.delete(total);
       const at = await twice(guess);
-      if (at === null) return unstable(null);
+      if (at === null || (!at && guess === total)) return unstable(null);
       if (at) return { status: 'confirmed', pinned: guess, total, runs };
       low = guess;
     }

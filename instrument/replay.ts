@@ -46,6 +46,7 @@ enum Kind {
   other = 1,
   digest = 2,
 }
+
 /** A recording's API id whose family replay does not feed. */
 const NOT_REPLAYED = -2;
 /** A recording's API id in a family replay feeds, which this version does not have. */

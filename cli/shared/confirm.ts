@@ -94,7 +94,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
  * values: if it is right, pinning them reproduces A and pinning one fewer does not.
  */
 function guessedPins(focus: NonNullable<Comparison['diverging']>): number | null {
-  const row = focus.cause?.side === 'a' ? focus.cause.row : null;
+  const row = focus.cause?.kind === 'call' && focus.cause.side === 'a' ? focus.cause.row : null;
   if (!row || !focus.a || !REPLAYABLE_FAMILIES.has(focus.a.calls.kind(row.index).spec.family)) return null;
   return pinsThrough(focus.a, row.index);
 }

@@ -37,6 +37,8 @@ test("a right guess (the comparison's cause) is confirmed in eight runs whatever
   const right = await bisect(1_000_000, reproduces, { maxRuns: 48, guess: boundary });
   assert.deepEqual([plain.status, plain.pinned], ['confirmed', boundary]);
   assert.deepEqual([right.status, right.pinned, right.runs], ['confirmed', boundary, 8]);
+  const last = await bisect(1_000_000, async (pinned) => pinned === 1_000_000, { maxRuns: 48, guess: 1_000_000 });
+  assert.deepEqual([last.status, last.pinned, last.runs], ['confirmed', 1_000_000, 8], 'the last value: asked afresh');
   for (const guess of [1, boundary - 1, boundary + 1, 999_999, 1_000_000]) {
     const wrong = await bisect(1_000_000, reproduces, { maxRuns: 48, guess });
     assert.deepEqual([wrong.status, wrong.pinned], ['confirmed', boundary], `guess ${guess}`);
