@@ -71,6 +71,7 @@ export class ContextTracker {
   private nextId = 1;
   /** current()'s last answer, good while the execution resource's async id stays this one */
   private lastAsyncId = -1;
+  private lastId = 0;
   private lastNode: Node = this.root;
   /** The running resource's async id and node, as init last found them (parent()) */
   private parentAsyncId = -1;
@@ -266,23 +267,24 @@ export class ContextTracker {
 
   /** The trace id of the context the program runs in now; its definition is written on first use. */
   current(): number {
-    return this.idOf(this.currentNode());
-  }
-
-  /** The running context's key, as the trace names it and replay matches it. */
-  currentKey(): string {
-    return keyOf(this.currentNode());
-  }
-
-  /** The running context's node: Node's execution resource's, unless a reaction the promise hooks heard of runs. */
-  private currentNode(): Node {
     if (this.promiseHooksDue && this.inCallback === 0) this.toPromiseHooks();
     const asyncId = real.executionAsyncId();
-    if (this.reaction !== null && asyncId === this.reactionAsyncId) return this.reaction;
-    if (asyncId === this.lastAsyncId) return this.lastNode;
+    if (this.reaction !== null && asyncId === this.reactionAsyncId) return this.idOf(this.reaction);
+    if (asyncId === this.lastAsyncId) return this.lastId;
     this.lastNode = Slot.read(real.executionAsyncResource()) ?? this.root;
+    this.lastId = this.idOf(this.lastNode);
     this.lastAsyncId = asyncId;
-    return this.lastNode;
+    return this.lastId;
+  }
+
+  /**
+   * The running context's key, as the trace names it and replay matches it: current()'s node, so
+   * that it costs no lookup either (and defines the context a moment before the event that names it).
+   */
+  currentKey(): string {
+    this.current();
+    const reacting = this.reaction !== null && real.executionAsyncId() === this.reactionAsyncId;
+    return keyOf(reacting ? this.reaction! : this.lastNode);
   }
 
   /** The node's trace id; its definition is written when it is first asked for. */
