@@ -16,6 +16,12 @@ interface Node {
   key?: string;
   /** what the watcher keeps for this resource (a timer's scheduling call), if anything */
   watched?: unknown;
+  /**
+   * the test this context's work belongs to (instrument/tests.ts), null outside every test: a
+   * context is in its creator's scope, so a test's awaits and timers are its own, and a runner's
+   * callbacks made before the test began are not
+   */
+  scope: object | null;
 }
 
 /**
@@ -51,7 +57,16 @@ export interface ResourceWatch<T = unknown> {
  * and in a run of few promises, the async hook tracks promises.
  */
 export class ContextTracker {
-  private readonly root: Node = { high: 0, low: 0, type: 'root', children: 0, id: 0, key: 'root', watched: undefined };
+  private readonly root: Node = {
+    high: 0,
+    low: 0,
+    type: 'root',
+    children: 0,
+    id: 0,
+    key: 'root',
+    watched: undefined,
+    scope: null,
+  };
   private hook: AsyncHook;
   private readonly callbacks: HookCallbacks;
   private readonly promiseCallbacks: PromiseCallbacks;
@@ -100,6 +115,11 @@ export class ContextTracker {
   syncDraws = 0;
   /** the one watcher (instrument/timers.ts), set while its family is installed */
   watch: ResourceWatch | null = null;
+  /**
+   * asked at each new async resource while set: a test runner's adapter (runners/) looking for the
+   * runner's state, which appears while the runner's worker starts
+   */
+  probe: (() => void) | null = null;
 
   /**
    * `failed` hears of an error inside the async hook (the tracker's or its watcher's), which would
@@ -123,7 +143,16 @@ export class ContextTracker {
       let low = (parent.low ^ MathImul(ordinal + 0x7f4a7c15, 0x85ebca77)) >>> 0;
       high = fmix(high ^ low) >>> 0;
       low = fmix(low ^ high) >>> 0;
-      const node: Node = { high, low, type, children: 0, id: -1, key: undefined, watched: undefined };
+      const node: Node = {
+        high,
+        low,
+        type,
+        children: 0,
+        id: -1,
+        key: undefined,
+        watched: undefined,
+        scope: parent.scope,
+      };
       // Node hands a promise to init once; other resources can come again (a refreshed timer, a
       // reused HTTP parser), stamped the first time.
       const known = type === 'PROMISE' ? undefined : Slot.own(resource);
@@ -134,6 +163,7 @@ export class ContextTracker {
       // a resource other than a promise can be the one running (a timer refreshed in its own
       // callback): what it creates from now on is its new node's
       if (type !== 'PROMISE') this.parentAsyncId = -1;
+      if (this.probe !== null) this.probe();
     };
     // null prototypes: createHook reads every callback it knows of, and from a program's time on
     // (toPromiseHooks) an `Object.prototype.after` of the program's would be read too
@@ -285,6 +315,24 @@ export class ContextTracker {
     this.current();
     const reacting = this.reaction !== null && real.executionAsyncId() === this.reactionAsyncId;
     return keyOf(reacting ? this.reaction! : this.lastNode);
+  }
+
+  /** The scope of the context the program runs in now (Node.scope). */
+  scope(): object | null {
+    return this.running().scope;
+  }
+
+  /** Puts the running context, and every context it creates from now on, in `scope`. */
+  enterScope(scope: object | null): void {
+    this.running().scope = scope;
+  }
+
+  /** current()'s node, without giving it a trace id. */
+  private running(): Node {
+    const asyncId = real.executionAsyncId();
+    if (this.reaction !== null && asyncId === this.reactionAsyncId) return this.reaction;
+    if (asyncId === this.lastAsyncId) return this.lastNode;
+    return Slot.read(real.executionAsyncResource()) ?? this.root;
   }
 
   /** The node's trace id; its definition is written when it is first asked for. */

@@ -1,7 +1,37 @@
 import { CLOCK_STEP_NS, Stream, wallMs } from '../tracer/generator.js';
+import { SafeMap } from '../tracer/primordials.js';
 
 // The generators live in tracer/ so a trace reader can run them again; the hook's files take them from here.
 export { Stream, VIRTUAL_EPOCH_MS } from '../tracer/generator.js';
+
+/** What a family draws from: a Stream, or the stream of the scope the caller runs in. */
+export type Draws = Pick<Stream, 'next' | 'double' | 'fill' | 'int' | 'uuid'>;
+
+/**
+ * One set of generators and one virtual clock: the whole run's, or one test's (tests.ts). A test's
+ * streams are seeded by the seed, its name (file and full name) and the API, and its clock starts
+ * at the virtual epoch, so what a test draws depends on nothing that ran before it.
+ */
+export class Scope {
+  private readonly streams = new SafeMap<string, Stream>();
+  /** the virtual clock: nanoseconds since the virtual start */
+  nanoseconds = 0;
+
+  constructor(
+    private readonly seed: string,
+    /** '' for the run's own scope, whose streams are named by their API alone */
+    readonly name: string,
+  ) {}
+
+  stream(api: string): Stream {
+    let stream = this.streams.get(api);
+    if (stream === undefined) {
+      stream = new Stream(this.seed, this.name === '' ? api : `${this.name}\u0000${api}`);
+      this.streams.set(api, stream);
+    }
+    return stream;
+  }
+}
 
 /**
  * Control mode's sources: one generator stream per API (a new draw from `Math.random` does not
@@ -10,40 +40,99 @@ export { Stream, VIRTUAL_EPOCH_MS } from '../tracer/generator.js';
  * timer fires later than the clock has reached, so elapsed times around a timer look right.
  * A trace leaves out what this draws (tracer/derive.ts draws it again, one step per read): a jump
  * by `reach` is not drawn there, so the clock values after one are written out in full.
+ *
+ * Under a test runner each test has a Scope of its own: a call draws from the scope of the async
+ * context it runs in (`scopeOf`, the context tracker's), and the run's scope takes the rest (the
+ * runner's own calls, module loads). Until the first test begins, nothing is looked up.
  */
 export class Controller {
   readonly seed: string;
-  private readonly streams = new Map<string, Stream>();
-  private nanoseconds = 0;
+  private readonly own: Scope;
+  private scopeOf: (() => object | null) | null = null;
 
   constructor(seed: string) {
     this.seed = seed;
+    this.own = new Scope(seed, '');
   }
 
-  stream(api: string): Stream {
-    let stream = this.streams.get(api);
-    if (!stream) this.streams.set(api, (stream = new Stream(this.seed, api)));
-    return stream;
+  /** A fresh scope for the test named `name`: its streams and clock start anew. */
+  scope(name: string): Scope {
+    return new Scope(this.seed, name);
+  }
+
+  /** From now on each call draws from the scope its context is in (ContextTracker.scope). */
+  scoped(scopeOf: () => object | null): void {
+    this.scopeOf = scopeOf;
+  }
+
+  /** The stream of `api`: the run's, or, once tests begin, the one of the scope the caller runs in. */
+  stream(api: string): Draws {
+    return new ScopedDraws(this, api, this.own.stream(api));
+  }
+
+  /** Whether calls draw from their context's scope: once a test began. */
+  get scoping(): boolean {
+    return this.scopeOf !== null;
+  }
+
+  /** The scope the caller draws from. The tracker holds only Scopes (tests.ts), or null. */
+  current(): Scope {
+    return (this.scopeOf?.() as Scope | null | undefined) ?? this.own;
   }
 
   /** Reads the virtual clock (nanoseconds since the virtual start) and advances it. */
   tick(): number {
-    this.nanoseconds += CLOCK_STEP_NS;
-    return this.nanoseconds;
+    const scope = this.current();
+    scope.nanoseconds += CLOCK_STEP_NS;
+    return scope.nanoseconds;
   }
 
   /** The virtual time without advancing it, for scheduling. */
   peek(): number {
-    return this.nanoseconds;
+    return this.current().nanoseconds;
   }
 
   /** A timer due at `dueNs` fired: the clock never runs behind it. */
   reach(dueNs: number): void {
-    if (dueNs > this.nanoseconds) this.nanoseconds = dueNs;
+    const scope = this.current();
+    if (dueNs > scope.nanoseconds) scope.nanoseconds = dueNs;
   }
 
   /** The virtual wall clock in milliseconds, as Date.now gives. */
   static wallMs(nanoseconds: number): number {
     return wallMs(nanoseconds);
+  }
+}
+
+/** An API's stream in whichever scope the caller runs in; the run's own, looked up once, until tests begin. */
+class ScopedDraws implements Draws {
+  constructor(
+    private readonly controller: Controller,
+    private readonly api: string,
+    private readonly own: Stream,
+  ) {}
+
+  private get stream(): Stream {
+    return this.controller.scoping ? this.controller.current().stream(this.api) : this.own;
+  }
+
+  next(): number {
+    return this.stream.next();
+  }
+
+  double(): number {
+    return this.stream.double();
+  }
+
+  fill(bytes: Uint8Array): void {
+    this.stream.fill(bytes);
+  }
+
+  int(min: number, max: number): number {
+    return this.stream.int(min, max);
+  }
+
+  uuid(): string {
+    return this.stream.uuid();
   }
 }

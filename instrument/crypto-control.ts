@@ -1,4 +1,4 @@
-import type { Stream } from './control.js';
+import type { Draws } from './control.js';
 import type { Native } from './patch.js';
 import { real } from './real.js';
 import {
@@ -23,14 +23,14 @@ import {
  */
 export type Substitute = (target: Native, thisArg: unknown, args: unknown[]) => unknown;
 
-export function uuid(stream: Stream): Substitute {
+export function uuid(stream: Draws): Substitute {
   return (target, thisArg, args) => {
     real.apply(target, thisArg, args);
     return stream.uuid();
   };
 }
 
-export function randomBytes(stream: Stream): Substitute {
+export function randomBytes(stream: Draws): Substitute {
   return (target, thisArg, args) => {
     const callback = ArgAt(args, 1);
     if (typeof callback !== 'function') return fillAll(stream, real.apply(target, thisArg, args) as Uint8Array);
@@ -42,7 +42,7 @@ export function randomBytes(stream: Stream): Substitute {
 }
 
 /** getRandomValues and randomFillSync: the region Node filled, refilled from the stream. */
-export function fillSync(stream: Stream): Substitute {
+export function fillSync(stream: Draws): Substitute {
   return (target, thisArg, args) => {
     const result = real.apply(target, thisArg, args);
     stream.fill(
@@ -56,7 +56,7 @@ export function fillSync(stream: Stream): Substitute {
   };
 }
 
-export function randomFill(stream: Stream): Substitute {
+export function randomFill(stream: Draws): Substitute {
   return (target, thisArg, args) => {
     let at = 0;
     while (at < args.length && typeof args[at] !== 'function') at++;
@@ -78,7 +78,7 @@ export function randomFill(stream: Stream): Substitute {
   };
 }
 
-export function randomInt(stream: Stream): Substitute {
+export function randomInt(stream: Draws): Substitute {
   return (target, thisArg, args) => {
     const minGiven = typeof ArgAt(args, 1) === 'number';
     const min = minGiven ? (args[0] as number) : 0;
@@ -110,13 +110,13 @@ function afterFill(callback: Native, drawn: () => Uint8Array | undefined): Nativ
   };
 }
 
-function draw(stream: Stream, length: number): Uint8Array {
+function draw(stream: Draws, length: number): Uint8Array {
   const bytes = new Uint8Array(length);
   stream.fill(bytes);
   return bytes;
 }
 
-function fillAll<T extends ArrayBufferView>(stream: Stream, view: T): T {
+function fillAll<T extends ArrayBufferView>(stream: Draws, view: T): T {
   stream.fill(region(view, undefined, undefined));
   return view;
 }

@@ -13,7 +13,7 @@ import {
 } from '../tracer/primordials.js';
 import { family, wrapPlain, type Call, type Native, type Patcher } from './patch.js';
 import { builtin, callerFile, dataValue, real } from './real.js';
-import type { Stream } from './control.js';
+import type { Draws } from './control.js';
 import * as substitutes from './crypto-control.js';
 import type { Substitute } from './crypto-control.js';
 import type { Recorder } from './recorder.js';
@@ -36,7 +36,7 @@ export const install = family<Recorder>('crypto', (patcher, recorder) => {
   const cryptoModule = builtin<typeof cryptoTypes>('node:crypto');
   const control = recorder.controller;
   flags = control ? CONTROLLED : 0;
-  const substitute = (api: string, make: (stream: Stream) => Substitute) =>
+  const substitute = (api: string, make: (stream: Draws) => Substitute) =>
     control ? make(control.stream(api)) : undefined;
   const uuid = substitute('crypto.randomUUID', substitutes.uuid);
   patcher.method(cryptoModule, 'randomUUID', observe(recorder, digestOf(Api.randomUUID), uuid));

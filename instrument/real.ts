@@ -39,6 +39,7 @@ export const real = Object.freeze({
   setPrototypeOf,
   getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
   getPrototypeOf: Reflect.getPrototypeOf,
+  get: Reflect.get,
   captureStackTrace: Error.captureStackTrace,
   // V8 reads stackTraceLimit from the realm's own Error; node's prepareStackTrace callback asks
   // globalThis.Error first, then this one (captureFrames checks they are the same)

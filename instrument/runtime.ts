@@ -32,6 +32,8 @@ import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
+import { isVitestWorker, watchVitest } from './runners/vitest.js';
+import { Tests } from './tests.js';
 import { Controller } from './control.js';
 import { canDefer, installDeferred, type Accessor, type Deferred } from './deferred.js';
 import { Perturber } from './perturb.js';
@@ -81,7 +83,7 @@ function inLoaderThread(): boolean {
 }
 
 /** The families, in the order they install where none waits. */
-function families(recorder: Recorder, children: Children, root: string, mask: RootMask): Family[] {
+function families(recorder: Recorder, tests: Tests, children: Children, root: string, mask: RootMask): Family[] {
   const files = fileWrites({ recorder, root, mask });
   const dirs = fsState(recorder);
   // The promise halves wait for `node:fs/promises`, which `fs.promises` loads on its first read:
@@ -113,6 +115,7 @@ function families(recorder: Recorder, children: Children, root: string, mask: Ro
     { install: () => installOutput({ recorder, root, mask }) },
     { install: () => installFiles(files), modules: ['fs'] },
     { install: () => installFilePromises(files), modules: ['fs/promises'], reads: promises },
+    ...(isVitestWorker(process.argv[1]) ? [{ install: () => watchVitest(recorder, tests) }] : []),
   ];
 }
 
@@ -132,6 +135,8 @@ function spawnsAtStart(): boolean {
 
 export interface Runtime {
   readonly recorder: Recorder;
+  /** where a test runner's tests begin and end (runners/ tell it) */
+  readonly tests: Tests;
   /** `detdrift.checkpoint(label, value)` from the program */
   checkpoint(label: string, value: unknown): void;
   readonly lineage: string;
@@ -188,6 +193,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
   const handles: Handle[] = [];
   let recorder: Recorder | null = null;
   let mask: RootMask | null = null;
+  let tests: Tests | null = null;
   try {
     const given = sources(claimed.lineage);
     // The CLI computes the digest once per run; a bare hook, once per traced tree (children.ts passes it on).
@@ -217,8 +223,15 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
     );
     recorder = active;
     mask = new RootMask(settings.root);
+    tests = new Tests(active, settings.root, mask);
     const step = installCounter(faults.installAt);
-    const all = families(active, childrenOf({ lineage: claimed.lineage, settings, lockfile }), settings.root, mask);
+    const all = families(
+      active,
+      tests,
+      childrenOf({ lineage: claimed.lineage, settings, lockfile }),
+      settings.root,
+      mask,
+    );
     const waiting: Deferred[] = [];
     const deferring = canDefer && !inLoaderThread();
     batched(() => {
@@ -251,6 +264,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
   }
   return {
     recorder,
+    tests: tests!,
     lineage: claimed.lineage,
     file: claimed.file,
     checkpoint: (label, value) => recordCheckpoint(recorder, mask, label, value),

@@ -74,6 +74,11 @@ const SPECS = [
   { key: 'fileWrite', api: 'fs.writeFile', form: 'write', family: 'output' },
   { key: 'checkpoint', api: 'checkpoint', form: 'call', family: 'output' },
   { key: 'exit', api: 'process.exit', form: 'exit', family: 'output' },
+  // A test runner's test (instrument/tests.ts): its start (`file\0full name`), what the runner
+  // attributes to it (its console output), and its outcome (`pass`, `skip`, `fail\n<messages>`).
+  { key: 'testStart', api: 'test', form: 'start', family: 'output' },
+  { key: 'testOutput', api: 'test', form: 'output', family: 'output' },
+  { key: 'testEnd', api: 'test', form: 'end', family: 'output' },
 
   { key: 'replayMismatch', api: 'replay', form: 'mismatch', family: 'meta' },
 ] as const satisfies readonly ApiSpec[];

@@ -1,0 +1,62 @@
+import { relative, sep } from 'node:path';
+import { Api } from '../tracer/apis.js';
+import { StringReplaceAll, StringStartsWith } from '../tracer/primordials.js';
+import type { Recorder } from './recorder.js';
+import type { RootMask } from './root-mask.js';
+
+/**
+ * Where a test runner's tests begin and end, as the runner's adapter (runners/) tells it: each is
+ * an event in the trace (`test` start, output, end), and in control mode a scope of its own
+ * (control.ts Scope). A test's scope is put on the async context its runner runs it in, at its
+ * start, so everything the test does from there (its hooks, its awaits, its timers) draws from it,
+ * and nothing the runner does elsewhere (its RPC, its reporting timers, another file's module
+ * loads) does. The runner's calls in the test's own context around the test body (its duration
+ * reads) are the same in every run, so they move the test's clock alike.
+ */
+export class Tests {
+  private active: string | null = null;
+
+  constructor(
+    private readonly recorder: Recorder,
+    private readonly root: string,
+    private readonly mask: RootMask,
+  ) {}
+
+  /** The test named `name` (the runner's full name) in `file` (an absolute path) begins here. */
+  begin(file: string, name: string): void {
+    const key = `${this.projectPath(file)}\u0000${name}`;
+    if (this.active !== null) this.end('interrupted');
+    this.active = key;
+    const recorder = this.recorder;
+    const controller = recorder.controller;
+    if (controller !== null) {
+      if (!controller.scoping) controller.scoped(() => recorder.contexts.scope());
+      recorder.contexts.enterScope(controller.scope(key));
+    }
+    recorder.string(Api.testStart, 0, key);
+  }
+
+  /** What the runner attributes to the running test: its console output, as the runner formatted it. */
+  output(text: string): void {
+    if (this.active === null) return;
+    this.recorder.chunk(Api.testOutput, 0, this.mask.text(text), this.mask.text(text));
+  }
+
+  /** The running test ended with `outcome` (`pass`, `skip`, `fail\n<messages>`). */
+  end(outcome: string): void {
+    if (this.active === null) return;
+    this.active = null;
+    this.recorder.string(Api.testEnd, 0, this.mask.text(outcome));
+    if (this.recorder.controller !== null) this.recorder.contexts.enterScope(null);
+  }
+
+  get running(): boolean {
+    return this.active !== null;
+  }
+
+  /** `file` relative to the project, with `/`: both runs of a bump name it alike. */
+  private projectPath(file: string): string {
+    const inside = StringStartsWith(file, this.root + sep) ? relative(this.root, file) : file;
+    return sep === '/' ? inside : StringReplaceAll(inside, sep, '/');
+  }
+}
