@@ -8,15 +8,26 @@ import { findCause, type Cause } from './cause.js';
 import { CallIdentities, type SourceRoots } from './identity.js';
 import { keptCalls, keptOutputs, type IgnoreRules, type TakenStacks } from './ignore.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
-import { Interner, loadTrace, noRows, type LoadedTrace } from './load.js';
+import { Interner, loadTrace, noRows, type LoadedTrace, type Rows } from './load.js';
 import type { RowKind } from './rows.js';
 import { activeRunners, type RunnerProfile } from './runners.js';
 import { viewTrace } from './view.js';
 import { pairView } from '../platforms/index.js';
+import { inWindow, pairTests, testProcesses, type TestIdentity, type TestPair, type TestWindow } from './tests.js';
 
-/** One process (by lineage) in both runs. */
+/** A test compared: which, the process it ran in in each run (null: not run), and how it ended. */
+export interface TestCompared extends TestIdentity {
+  readonly lineages: { readonly a: string | null; readonly b: string | null };
+  readonly outcomes: { readonly a: string | null; readonly b: string | null };
+  /** where its events are in each run's trace of that process */
+  readonly windows: { readonly a: TestWindow | null; readonly b: TestWindow | null };
+}
+
+/** One process (by lineage) in both runs, or one test of a test runner's. */
 export interface ProcessComparison {
   readonly lineage: string;
+  /** the test compared, whose events these are (the traces are seen through its window); null for a whole process */
+  readonly test: TestCompared | null;
   readonly a: LoadedTrace | null;
   readonly b: LoadedTrace | null;
   readonly alignment: Alignment | null;
@@ -31,8 +42,10 @@ export interface Comparison {
   /** the dependency trees differ (lockfile digests do), so new calls are blamed before values */
   readonly codeChanged: boolean;
   readonly processes: readonly ProcessComparison[];
-  /** the first diverging process in lineage order, the one the report is about */
+  /** the first diverging test (by file), else the first diverging process in lineage order: what the report is about */
   readonly diverging: ProcessComparison | null;
+  /** under a test runner: how many tests were compared, and how many differ; null for a plain program */
+  readonly tests: { readonly compared: number; readonly differing: number } | null;
   readonly interner: Interner;
   /** the traces were compared through platforms/ views: paths, line endings and host identity normalized */
   readonly normalized: boolean;
@@ -125,9 +138,18 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const traces = loaded.flatMap(([, a, b]) => [a, b].filter((trace) => trace !== null));
   const runners = activeRunners(options.ignore?.runners, traces);
   const identities = new CallIdentities();
-  const processes = loaded.map(([lineage, a, b]) =>
-    compareProcess(lineage, a, b, codeChanged, options, runners, identities),
-  );
+  const kept = new KeptRows(options.ignore, runners, options.taken);
+  const compareOne = (lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, test: TestCompared | null) =>
+    compareProcess(lineage, a, b, codeChanged, options, kept, identities, test);
+  // Under a test runner the unit is the test: each test's outcome and output, wherever it ran; the
+  // rest of a process that ran tests is the runner's (its module loads, its reporting).
+  const pairs = pairTests(loaded, interner);
+  const tested = pairs ? testProcesses(pairs) : new Set<string>();
+  const tests = (pairs ?? []).map((pair) => compareTest(pair, loaded, compareOne));
+  const processes = [
+    ...tests,
+    ...loaded.filter(([lineage]) => !tested.has(lineage)).map(([lineage, a, b]) => compareOne(lineage, a, b, null)),
+  ];
   const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
   const verdict = diverging ? 'diverge' : 'agree';
   const notes = [
@@ -136,7 +158,31 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   ];
   // Stable: each trace's problems stay in file order.
   const problems = notes.sort((x, y) => compareLineage(x.lineage, y.lineage) || x.side.localeCompare(y.side));
-  return { verdict, codeChanged, processes, diverging, interner, normalized, runners, problems };
+  const testCounts = pairs
+    ? { compared: tests.length, differing: tests.filter((test) => test.verdict === 'diverge').length }
+    : null;
+  return { verdict, codeChanged, processes, diverging, tests: testCounts, interner, normalized, runners, problems };
+}
+
+/** One test of both runs, each seen through its window in the process it ran in. */
+function compareTest(
+  pair: TestPair,
+  loaded: readonly (readonly [string, LoadedTrace | null, LoadedTrace | null])[],
+  compareOne: (lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, test: TestCompared) => ProcessComparison,
+): ProcessComparison {
+  const trace = (lineage: string | undefined, side: 1 | 2) =>
+    loaded.find((entry) => entry[0] === lineage)?.[side] ?? null;
+  const a = pair.a && trace(pair.a.lineage, 1);
+  const b = pair.b && trace(pair.b.lineage, 2);
+  const { file, name, occurrence } = pair;
+  return compareOne((pair.a ?? pair.b)!.lineage, a, b, {
+    file,
+    name,
+    occurrence,
+    lineages: { a: pair.a?.lineage ?? null, b: pair.b?.lineage ?? null },
+    outcomes: { a: pair.a?.outcome ?? null, b: pair.b?.outcome ?? null },
+    windows: { a: pair.a, b: pair.b },
+  });
 }
 
 function notesOf(lineage: string, side: 'a' | 'b', trace: LoadedTrace | null): TraceNote[] {
@@ -160,27 +206,61 @@ function compareProcess(
   b: LoadedTrace | null,
   codeChanged: boolean,
   options: CompareOptions,
-  runners: readonly RunnerProfile[],
+  kept: KeptRows,
   identities: CallIdentities,
+  test: TestCompared | null,
 ): ProcessComparison {
   // A process only one run started is compared with one that never ran: all it did is missing from the other.
   const left = a ?? absent(b!);
   const right = b ?? absent(a!);
-  const { ignore, taken, sources } = options;
+  const { sources } = options;
   const identify =
     sources &&
     ((side: 'a' | 'b', kind: RowKind) =>
       identities.of((side === 'a' ? left : right).sites.get(kind.site), sources[side]));
-  const alignment = align(
-    keptCalls(left, ignore, runners, taken?.get(takenKey('a', lineage))),
-    keptCalls(right, ignore, runners, taken?.get(takenKey('b', lineage))),
-    identify,
-  );
-  const shown = (trace: LoadedTrace): LoadedTrace => ({ ...trace, outputs: keptOutputs(trace, runners) });
-  const output = firstOutputDivergence(shown(left), shown(right));
-  const first = firstDivergence(alignment, output, left, right);
+  const rowsOf = (side: 'a' | 'b', trace: LoadedTrace) => {
+    const window = test?.windows[side];
+    const rows = kept.of(side, window?.lineage ?? lineage, trace);
+    if (!window) return rows;
+    return { calls: inWindow(rows.calls, window.calls), outputs: inWindow(rows.outputs, window.outputs) };
+  };
+  const rowsA = rowsOf('a', left);
+  const rowsB = rowsOf('b', right);
+  const alignment = align(rowsA.calls, rowsB.calls, identify);
+  const output = firstOutputDivergence({ ...left, outputs: rowsA.outputs }, { ...right, outputs: rowsB.outputs });
+  // A test is judged by what it showed (its outcome, its output): the runner's own calls in its
+  // context (a throttled report, a timeout) may come and go around it.
+  const judged = test === null || !a || !b || output !== null;
+  const first = judged ? firstDivergence(alignment, output, left, right) : null;
   const cause = first ? findCause(alignment, first, output, codeChanged, left, right, options.changed) : null;
-  return { lineage, a, b, alignment, output, first, cause, verdict: first ? 'diverge' : 'agree' };
+  return { lineage, test, a, b, alignment, output, first, cause, verdict: first ? 'diverge' : 'agree' };
+}
+
+/**
+ * The calls and outputs of each trace that a comparison keeps (the config's `ignore`, the runners'
+ * own), found once per trace: every test of a process is compared through them.
+ */
+class KeptRows {
+  private readonly found = new Map<LoadedTrace, { readonly calls: Rows; readonly outputs: Rows }>();
+
+  constructor(
+    private readonly ignore: IgnoreRules | undefined,
+    private readonly runners: readonly RunnerProfile[],
+    private readonly taken: ReadonlyMap<string, TakenStacks> | undefined,
+  ) {}
+
+  of(side: 'a' | 'b', lineage: string, trace: LoadedTrace): { readonly calls: Rows; readonly outputs: Rows } {
+    let rows = this.found.get(trace);
+    if (rows === undefined) {
+      const taken = this.taken?.get(takenKey(side, lineage));
+      rows = {
+        calls: keptCalls(trace, this.ignore, this.runners, taken),
+        outputs: keptOutputs(trace, this.runners),
+      };
+      this.found.set(trace, rows);
+    }
+    return rows;
+  }
 }
 
 function absent(other: LoadedTrace): LoadedTrace {

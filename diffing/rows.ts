@@ -155,6 +155,43 @@ export class Rows implements Iterable<Row> {
     return this.table.sameValue(this.index(position), other.table, other.index(otherPosition));
   }
 
+  /** The interned text of a row whose value is text (its Interner id), read from the columns. */
+  internedId(position: number): number {
+    return this.table.parts.columns.get(this.index(position), Word.lo);
+  }
+
+  /** The rows whose trace index is in [from, to): a span of the trace, as these rows have it. */
+  within(from: number, to: number): Rows {
+    return this.slice(this.firstAtLeast(from), this.firstAtLeast(to));
+  }
+
+  /** The first position whose trace index is at least `index` (rows keep trace order). */
+  private firstAtLeast(index: number): number {
+    let low = 0;
+    let high = this.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.index(middle) < index) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** The rows at positions [from, to). */
+  slice(from: number, to: number): Rows {
+    const positions = new Int32Array(Math.max(0, to - from));
+    const kinds = new Set<RowKind>();
+    for (let position = from; position < to; position++) {
+      positions[position - from] = this.index(position);
+      kinds.add(this.kind(position));
+    }
+    return new Rows(
+      this.table,
+      positions,
+      this.kinds.filter((kind) => kinds.has(kind)),
+    );
+  }
+
   /** Outputs only: how many calls the trace made before the output at `position`. */
   callsBefore(position: number): number {
     return this.table.parts.columns.get(this.index(position), Word.callsBefore);

@@ -77,8 +77,15 @@ export class Controller {
 
   /** The scope the caller draws from. The tracker holds only Scopes (tests.ts), or null. */
   current(): Scope {
+    if (this.outside > 0) return this.own;
     return (this.scopeOf?.() as Scope | null | undefined) ?? this.own;
   }
+
+  /**
+   * Above 0 while the runner's own work runs inside a test's context (tests.ts `outside`: Vitest's
+   * RPC, whose message ids are random draws): it draws from the run's scope.
+   */
+  outside = 0;
 
   /** Reads the virtual clock (nanoseconds since the virtual start) and advances it. */
   tick(): number {

@@ -55,6 +55,7 @@ const patch = family<{ recorder: Recorder; realms: Patched[] }>('vm', (patcher, 
     seen.add(context);
     try {
       realms[realms.length] = patchRealm(recorder, context);
+      recorder.realmMade?.(context);
     } catch (error) {
       // the program's createContext has done its work: what failed is ours, and stays ours
       recorder.fail('ERR_DETDRIFT_PATCH', error);

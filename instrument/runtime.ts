@@ -32,7 +32,7 @@ import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
-import { isVitestWorker, watchVitest } from './runners/vitest.js';
+import { mayBeVitestWorker, watchVitest } from './runners/vitest.js';
 import { Tests } from './tests.js';
 import { Controller } from './control.js';
 import { canDefer, installDeferred, type Accessor, type Deferred } from './deferred.js';
@@ -49,7 +49,7 @@ import {
 } from './faults.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, installToStringMask, type Handle } from './patch.js';
-import { messageOf, real, readJsonFile } from './real.js';
+import { loadedThreads, messageOf, real, readJsonFile } from './real.js';
 import { Recorder, type RecorderSources } from './recorder.js';
 import type { SitePolicy } from './schedule.js';
 import { fileSink } from './sink.js';
@@ -115,7 +115,9 @@ function families(recorder: Recorder, tests: Tests, children: Children, root: st
     { install: () => installOutput({ recorder, root, mask }) },
     { install: () => installFiles(files), modules: ['fs'] },
     { install: () => installFilePromises(files), modules: ['fs/promises'], reads: promises },
-    ...(isVitestWorker(process.argv[1]) ? [{ install: () => watchVitest(recorder, tests) }] : []),
+    ...(mayBeVitestWorker(process.argv[1], loadedThreads()?.isMainThread ?? true)
+      ? [{ install: () => watchVitest(recorder, tests) }]
+      : []),
   ];
 }
 

@@ -50,6 +50,18 @@ export class Tests {
     if (this.recorder.controller !== null) this.recorder.contexts.enterScope(null);
   }
 
+  /** Runs the runner's own `work`, called from inside a test, with the run's streams and clock. */
+  outside<T>(work: () => T): T {
+    const controller = this.recorder.controller;
+    if (controller === null) return work();
+    controller.outside++;
+    try {
+      return work();
+    } finally {
+      controller.outside--;
+    }
+  }
+
   get running(): boolean {
     return this.active !== null;
   }

@@ -29,6 +29,8 @@ import type {
   Report,
   RunNames,
   SeedView,
+  TestsView,
+  TestView,
   ValueView,
 } from './types.js';
 
@@ -41,6 +43,31 @@ export interface TerminalOptions {
 /** picocolors' functions, each a no-op without colours. */
 type Paint = ReturnType<typeof pc.createColors>;
 
+/** `12 tests compared` or `12 tests compared, 2 differ`. */
+function describeTests({ compared, differing }: TestsView): string {
+  return `${compared} test${compared === 1 ? '' : 's'} compared${differing > 0 ? `, ${differing} differ` : ''}`;
+}
+
+/** The first test that differs, and what differs in it; then the rest of the report is about its calls. */
+function renderTest(tests: TestsView, test: TestView, names: RunNames, paint: Paint): string[] {
+  const label = `${test.file} › ${test.name}${test.occurrence > 1 ? ` (run ${test.occurrence})` : ''}`;
+  const out = [`${paint.bold('first differing test')}  ${label}  (${describeTests(tests)})`];
+  const ended = (outcome: string | null) =>
+    outcome === null ? 'did not end' : clip(outcome.replace(/\n/g, ' | '), 100);
+  if (test.differs === 'missing') {
+    const ran = test.process.a === null ? names.b : names.a;
+    out.push(`  it ran in ${ran} only (process ${test.process.a ?? test.process.b})`);
+  } else if (test.differs === 'outcome') {
+    out.push(`  ${names.a}: ${ended(test.outcome.a)}`, `  ${names.b}: ${ended(test.outcome.b)}`);
+  } else if (test.differs === 'output') {
+    out.push(`  it printed something else (outcome in both runs: ${ended(test.outcome.a)})`);
+  } else {
+    out.push(`  it drew other values (outcome and output the same: ${ended(test.outcome.a)})`);
+  }
+  out.push(`  ran in process ${test.process.a ?? '-'} (${names.a}) and ${test.process.b ?? '-'} (${names.b})`);
+  return out;
+}
+
 /** The report for a person at a terminal: the verdict, the cause with its code frame, the two stacks side by side. */
 export function renderTerminal(report: Report, options: TerminalOptions): string {
   const paint = pc.createColors(options.color);
@@ -50,9 +77,11 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   const names = runNames(report);
   if (report.verdict === 'agree') {
     out.push(paint.green('detdrift: the runs agree'));
-    out.push(
-      `  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`,
-    );
+    if (report.tests) out.push(`  ${describeTests(report.tests)}: each test's outcome and output are the same`);
+    else
+      out.push(
+        `  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`,
+      );
     if (report.ordering) out.push(`  note: ${describeOrdering(report.ordering)}; the outputs did not depend on it`);
     if (report.perturbation) out.push(...renderPerturbation(report.perturbation, names, paint));
     if (report.seeds) out.push('', ...renderSeeds(report.seeds, paint));
@@ -60,10 +89,12 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     return out.join('\n') + '\n';
   }
   const process = report.firstDivergence?.process ?? '?';
+  const test = report.tests?.first ?? null;
   out.push(
     paint.red(`detdrift: the runs diverge`) +
-      ` (process ${process}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`,
+      ` (${test ? 'test' : `process ${process}`}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`,
   );
+  if (report.tests && test) out.push(...renderTest(report.tests, test, names, paint));
   out.push('');
   if (report.seeds) out.push(...renderSeeds(report.seeds, paint), '');
   if (report.bump) out.push(...renderBump(report.bump, paint), '');
@@ -97,7 +128,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     for (const attempt of report.attempts!) out.push(`  run ${attempt.run}: ${attempt.cause ?? 'agrees'}`);
   }
   const others = report.differences.processes.filter(
-    (entry) => entry.verdict === 'diverge' && entry.process !== process,
+    (entry) => entry.verdict === 'diverge' && entry.process !== process && !test,
   );
   if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
   out.push(...renderTraceProblems(report, names, paint));

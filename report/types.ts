@@ -319,9 +319,34 @@ export interface RunNames {
   readonly b: string;
 }
 
+/** Under a test runner: the tests compared one by one, and the first whose outcome or output differs. */
+export interface TestsView {
+  readonly compared: number;
+  readonly differing: number;
+  /** the first differing test, by file: the one the report is about; null when every test agrees */
+  readonly first: TestView | null;
+}
+
+export interface TestView {
+  /** the test file, project-relative */
+  readonly file: string;
+  /** its name under its suites, as the runner shows it */
+  readonly name: string;
+  /** 1, or which run of a retried or repeated test */
+  readonly occurrence: number;
+  /** the process it ran in, in each run; null where that run did not run it */
+  readonly process: { readonly a: string | null; readonly b: string | null };
+  /** how it ended in each run: `pass`, `skip`, `fail` and the messages; null where it did not end */
+  readonly outcome: { readonly a: string | null; readonly b: string | null };
+  /** what differs: it ran in one run only, its outcome, what it printed, or only the values it drew */
+  readonly differs: 'missing' | 'outcome' | 'output' | 'calls';
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly verdict: 'agree' | 'diverge';
+  /** under a test runner: the tests compared, and the first that differs; null (or absent) for a plain program */
+  readonly tests?: TestsView | null;
   readonly runs: { readonly a: RunView | null; readonly b: RunView | null };
   /** the names the renderers show the runs by; null (or absent): base and head for a bump, else run A and run B */
   readonly runNames?: RunNames | null;

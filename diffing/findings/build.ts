@@ -22,6 +22,7 @@ import {
   type RunView,
   type SeedView,
   type ShardView,
+  type TestsView,
 } from '../../report/types.js';
 import { bumpSection, causeView, withBump } from './cause-view.js';
 import { counts, siteLabel, uncontrolledValues } from './counts.js';
@@ -97,6 +98,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
   return {
     schema: REPORT_SCHEMA,
     verdict: comparison.verdict,
+    tests: testsView(comparison),
     runs: { a: runView(focus?.a ?? null), b: runView(focus?.b ?? null) },
     runNames: options.runNames ?? null,
     firstDivergence: divergence(focus?.first ?? null),
@@ -146,6 +148,23 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
       uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
     },
   };
+}
+
+/** The tests compared, and the first that differs with what differs in it. */
+function testsView({ tests, diverging }: Comparison): TestsView | null {
+  if (!tests) return null;
+  const test = diverging?.test;
+  if (!test) return { ...tests, first: null };
+  const { file, name, occurrence, lineages, outcomes } = test;
+  const differs =
+    lineages.a === null || lineages.b === null
+      ? 'missing'
+      : outcomes.a !== outcomes.b
+        ? 'outcome'
+        : diverging.output
+          ? 'output'
+          : 'calls';
+  return { ...tests, first: { file, name, occurrence, process: lineages, outcome: outcomes, differs } };
 }
 
 /** Run A's I/O, timer and fs calls nearest the first output divergence, nearest first (the earlier of two as near). */

@@ -1,5 +1,5 @@
 import { sep } from 'node:path';
-import { ArrayIsArray, JSONStringify, Proxy, String, StringEndsWith } from '../../tracer/primordials.js';
+import { ArrayIsArray, JSONStringify, Proxy, SafeMap, String, StringEndsWith } from '../../tracer/primordials.js';
 import type { Handle } from '../patch.js';
 import { real } from '../real.js';
 import type { Recorder } from '../recorder.js';
@@ -20,9 +20,19 @@ const WORKER_ENTRIES = ['tinypool/dist/entry/process.js', 'tinypool/dist/entry/w
 
 const STATE = '__vitest_worker__';
 
-/** Whether this thread is one of Vitest's workers: its main script is a tinypool entry. */
-export function isVitestWorker(script: string | undefined): boolean {
-  return script !== undefined && WORKER_ENTRIES.some((entry) => StringEndsWith(script, entry));
+/**
+ * Whether this thread may be one of Vitest's workers: its main script is a tinypool entry. A worker
+ * thread's `process.argv` gets its script only after the preloads ran: there it is asked again at
+ * the first probe (watchVitest).
+ */
+export function mayBeVitestWorker(script: string | undefined, mainThread: boolean): boolean {
+  return !mainThread || isVitestWorker(script);
+}
+
+function isVitestWorker(script: unknown): boolean {
+  if (typeof script !== 'string') return false;
+  for (let i = 0; i < WORKER_ENTRIES.length; i++) if (StringEndsWith(script, WORKER_ENTRIES[i]!)) return true;
+  return false;
 }
 
 interface Task {
@@ -45,9 +55,19 @@ interface ConsoleLog {
  */
 export function watchVitest(recorder: Recorder, tests: Tests): Handle {
   const contexts = recorder.contexts;
+  // `vmThreads` provides the state to the vm context it runs the file in: the newest one is looked at too
+  let realm: object | null = null;
+  recorder.realmMade = (context) => void (realm = context);
   let seen: unknown;
+  let checked = false;
   contexts.probe = () => {
-    const state = (globalThis as Record<string, unknown>)[STATE];
+    if (!checked) {
+      const script = process.argv[1];
+      if (script === undefined) return; // a worker's preloads still run
+      checked = true;
+      if (!isVitestWorker(script)) return void (contexts.probe = null);
+    }
+    const state = (globalThis as Record<string, unknown>)[STATE] ?? (realm as Record<string, unknown> | null)?.[STATE];
     if (state === seen || state === null || typeof state !== 'object') return;
     seen = state;
     instrument(state as Record<string, unknown>, tests);
@@ -55,6 +75,7 @@ export function watchVitest(recorder: Recorder, tests: Tests): Handle {
   return {
     uninstall() {
       contexts.probe = null;
+      recorder.realmMade = null;
     },
   };
 }
@@ -80,15 +101,25 @@ function instrument(state: Record<string, unknown>, tests: Tests): void {
   });
   const rpc = state.rpc;
   if (rpc === null || typeof rpc !== 'object') return;
-  const log = (target: object) => (entry: ConsoleLog) => {
+  // Each RPC message draws an id (Math.random): the runner's, wherever it is sent from.
+  const methods = new SafeMap<PropertyKey, unknown>();
+  const method = (target: object, key: PropertyKey) => {
+    let wrapped = methods.get(key);
+    if (wrapped === undefined) {
+      wrapped = (...args: unknown[]) => {
+        if (key === 'onUserConsoleLog') consoleLog(args[0] as ConsoleLog);
+        return tests.outside(() => real.apply(real.get(target, key) as (...args: unknown[]) => unknown, target, args));
+      };
+      methods.set(key, wrapped);
+    }
+    return wrapped;
+  };
+  const consoleLog = (entry: ConsoleLog) => {
     if (running !== null && entry?.taskId === running.id) tests.output(String(entry.content));
-    return real.apply((target as { onUserConsoleLog: (entry: ConsoleLog) => unknown }).onUserConsoleLog, target, [
-      entry,
-    ]);
   };
   state.rpc = new Proxy(rpc, {
     __proto__: null,
-    get: (target, key) => (key === 'onUserConsoleLog' ? log(target) : real.get(target, key)),
+    get: (target, key) => (typeof real.get(target, key) === 'function' ? method(target, key) : real.get(target, key)),
   } as ProxyHandler<object>);
 }
 
