@@ -60,6 +60,8 @@ export const real = Object.freeze({
   mkdirSync: fs.mkdirSync,
   // the trace directory, listed when a process's name is taken many times (lineage.ts)
   readdirSync: fs.readdirSync,
+  // a launcher's main script, reached through the link that named it on PATH (launcher.ts)
+  realpathSync: fs.realpathSync,
   unlinkSync: fs.unlinkSync,
   executionAsyncId: asyncHooks.executionAsyncId,
   executionAsyncResource: asyncHooks.executionAsyncResource,

@@ -8,7 +8,10 @@ import { displayPath, listTraceFiles } from '../shared/traces.js';
 export function summarize(dir: string, cwd: string): string {
   const traces = listTraceFiles(dir);
   if (traces.length === 0) {
-    return `detdrift: no trace written to ${displayPath(dir, cwd)}: was the command a Node.js process that keeps NODE_OPTIONS?\n`;
+    return (
+      `detdrift: no trace written to ${displayPath(dir, cwd)}: was the command a Node.js process that keeps NODE_OPTIONS? ` +
+      '(npm, npx, pnpm and yarn are launchers: only the Node.js processes they start are traced)\n'
+    );
   }
   return traces.map(({ file }) => `detdrift: ${displayPath(file, cwd)}: ${readEnding(file)}\n`).join('');
 }
