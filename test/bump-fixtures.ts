@@ -72,12 +72,23 @@ function sideFiles(side: Side, format: FixtureFormat, layout: Layout): Record<st
 /** How materialize.cjs lays node_modules out: as npm does, or as pnpm does. */
 export type Layout = 'npm' | 'pnpm';
 
-/** A repository whose HEAD~1 is `base` and HEAD is `head`, the head checkout installed. */
-export function repository(format: FixtureFormat, app: string, base: Side, head: Side, layout: Layout = 'npm'): string {
+/**
+ * A repository whose HEAD~1 is `base` and HEAD is `head`, the head checkout installed; `files` are
+ * the project's own, the same in both.
+ */
+export function repository(
+  format: FixtureFormat,
+  app: string,
+  base: Side,
+  head: Side,
+  layout: Layout = 'npm',
+  files: Readonly<Record<string, string>> = {},
+): string {
   const dir = project({
     'app.js': app,
     'materialize.cjs': MATERIALIZE,
     '.gitignore': 'node_modules\n',
+    ...files,
     ...sideFiles(base, format, layout),
   });
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });

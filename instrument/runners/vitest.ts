@@ -126,7 +126,7 @@ function instrument(state: Record<string, unknown>, tests: Tests): void {
 /** The test's name under its suites, as Vitest shows it (`suite > test`), without the file. */
 function fullName(task: Task): string {
   let name = String(task.name);
-  for (let suite = task.suite; suite?.suite !== undefined; suite = suite.suite) {
+  for (let suite = task.suite; suite !== undefined && suite !== null && suite !== task.file; suite = suite.suite) {
     if (suite.name) name = `${String(suite.name)} > ${name}`;
   }
   return name;

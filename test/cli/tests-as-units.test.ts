@@ -1,0 +1,159 @@
+/**
+ * Tests as the unit, under Vitest 3 run as users type it (the bin, `npx vitest run`, `npm test`,
+ * `pnpm test`), from a cold cache: in control mode each test's values are its own, so the runs
+ * agree however Vitest hands files to its workers and whatever its own RPC draws; in observe mode
+ * a test whose printed output depends on a dependency's Math.random is named, and the dependency's
+ * line blamed; a bump that changes only a dependency's comments reads unchanged.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { direct, repository } from '../bump-fixtures.js';
+import { appWith, lines, reportOf } from '../cli-fixtures.js';
+import { CLI, REPO, runPlain } from '../helpers.js';
+import { launcherEnv } from '../launcher-fixtures.js';
+
+/** The dependency every test uses: a stamp of the clock and two draws, and a ranking by Math.random. */
+const DEP = lines(
+  "const { randomUUID } = require('node:crypto');",
+  'exports.stamp = (label) => `${label}:${Date.now()}:${randomUUID().slice(0, 8)}:${Math.floor(Math.random() * 1000)}`;',
+  "exports.rank = (items) => items.map((x) => [x, Math.random()]).sort((a, b) => a[1] - b[1]).map((p) => p[0]).join(',');",
+);
+const DEP_COMMENTED = lines('// 1.0.1: comments only', DEP.replace('exports.rank', '/* ranks items */ exports.rank'));
+
+/** A test file whose tests read the clock in a hook and in the body, await a timer, and print what they drew. */
+function suite(name: string): string {
+  return lines(
+    "import { beforeEach, describe, expect, test } from 'vitest';",
+    "import dep from 'dep';",
+    'let base;',
+    'beforeEach(() => {',
+    '  base = Date.now();',
+    '});',
+    `describe('${name}', () => {`,
+    '  for (const n of [1, 2, 3]) {',
+    "    test('case ' + n, async () => {",
+    `      const stamp = dep.stamp('${name}' + n);`,
+    '      await new Promise((resolve) => setTimeout(resolve, 2));',
+    "      console.log('result', stamp, performance.now(), base, dep.rank(['x', 'y', 'z']));",
+    `      expect(stamp.startsWith('${name}')).toBe(true);`,
+    '    });',
+    '  }',
+    '});',
+  );
+}
+
+const RANKING = lines(
+  "import { test } from 'vitest';",
+  "import dep from 'dep';",
+  "test('ranking', () => {",
+  "  console.log('ranking', dep.rank(['w', 'x', 'y', 'z']));",
+  '});',
+);
+
+const SUITE = {
+  'test/a.test.mjs': suite('a'),
+  'test/b.test.mjs': suite('b'),
+  'test/c.test.mjs': suite('c'),
+  'test/ranking.test.mjs': RANKING,
+  '.npmrc': 'update-notifier=false\noffline=true\nfund=false\naudit=false\n',
+};
+
+/** Vitest linked in, with its bin where npx and npm's scripts find it. */
+function linkVitest(dir: string): void {
+  symlinkSync(join(REPO, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'junction');
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync('../vitest/vitest.mjs', join(dir, 'node_modules', '.bin', 'vitest'));
+}
+
+function suiteProject(): string {
+  const dir = appWith(SUITE, { name: 'dep', version: '1.0.0', files: { 'index.js': DEP } });
+  const manifest = { name: 'fixture-app', version: '1.0.0', private: true, scripts: { test: 'vitest run' } };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, dependencies: { dep: '1.0.0' } }));
+  linkVitest(dir);
+  return dir;
+}
+
+const env = launcherEnv();
+const detdrift = (dir: string, ...args: string[]) => runPlain([CLI, ...args], { cwd: dir, env });
+/** Vitest's results cache (durations, which decide the order of files): a fresh checkout has none. */
+const coldCache = (dir: string) => rmSync(join(dir, 'node_modules', '.vite'), { recursive: true, force: true });
+
+const COMMANDS: Readonly<Record<string, readonly string[]>> = {
+  bin: [process.execPath, 'node_modules/vitest/vitest.mjs', 'run'],
+  npx: ['npx', 'vitest', 'run'],
+  'npm test': ['npm', 'test'],
+  'pnpm test': ['pnpm', 'test'],
+};
+
+for (const [how, command] of Object.entries(COMMANDS)) {
+  test(`vitest through ${how}, control mode, cold cache: ten runs agree test by test`, () => {
+    const dir = suiteProject();
+    coldCache(dir);
+    const run = detdrift(dir, 'check', '--mode', 'control', '--seed', '42', '--runs', '10', '--json', '--', ...command);
+    const report = reportOf(run, 0);
+    assert.equal(report.verdict, 'agree');
+    assert.deepEqual(report.tests, { compared: 10, differing: 0, first: null });
+  });
+}
+
+test('vitest, observe mode: the test whose printed ranking draws is named, and the draw in dep blamed', () => {
+  const dir = suiteProject();
+  const run = detdrift(dir, 'check', '--seed', '42', '--no-confirm', '--json', '--', 'npx', 'vitest', 'run');
+  const report = reportOf(run, 1);
+  assert.equal(report.verdict, 'diverge');
+  const first = report.tests?.first;
+  assert.ok(first, 'a differing test');
+  // Every test prints a stamp of the clock: the first by file is a's first, and its output differs.
+  assert.deepEqual([first.file, first.name, first.differs], ['test/a.test.mjs', 'a > case 1', 'output']);
+  assert.equal(report.tests?.compared, 10);
+  assert.equal(report.cause?.package, 'dep@1.0.0');
+  assert.equal(report.cause?.site?.file, 'dep@1.0.0/index.js');
+
+  const ranking = reportOf(
+    detdrift(dir, 'check', '--seed', '42', '--no-confirm', '--json', '--', 'npx', 'vitest', 'run', 'ranking'),
+    1,
+  );
+  assert.deepEqual([ranking.tests?.first?.file, ranking.tests?.first?.name], ['test/ranking.test.mjs', 'ranking']);
+  assert.equal(ranking.cause?.api, 'Math.random');
+  assert.equal(`${ranking.cause?.site?.file}:${ranking.cause?.site?.line}`, 'dep@1.0.0/index.js:3');
+  assert.equal(ranking.cause?.firstPartySite?.file, 'test/ranking.test.mjs');
+});
+
+test('vitest: a bump that changes only comments of the dependency every test uses reads unchanged', () => {
+  const side = (version: string, source: string) => ({
+    tree: direct('dep', version),
+    packages: { [`dep@${version}`]: source },
+  });
+  const dir = repository('npm-v3', '', side('1.0.0', DEP), side('1.0.1', DEP_COMMENTED), 'npm', {
+    ...SUITE,
+    'install.cjs': lines(
+      "require('./materialize.cjs');",
+      "const { join } = require('node:path');",
+      `require('node:fs').symlinkSync(${JSON.stringify(join(REPO, 'node_modules', 'vitest'))}, join('node_modules', 'vitest'), 'junction');`,
+    ),
+  });
+  execFileSync(process.execPath, ['install.cjs'], { cwd: dir });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const run = detdrift(
+      dir,
+      'bump',
+      '--base',
+      'HEAD~1',
+      '--seed',
+      '7',
+      '--install',
+      `${process.execPath} install.cjs`,
+      '--json',
+      '--',
+      process.execPath,
+      'node_modules/vitest/vitest.mjs',
+      'run',
+    );
+    const report = reportOf(run, 0);
+    assert.equal(report.verdict, 'agree', `attempt ${attempt + 1}`);
+    assert.equal(report.tests?.compared, 10);
+  }
+});
