@@ -32,6 +32,9 @@ import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
+import { watchJest } from './runners/jest.js';
+import { attachMocha } from './runners/mocha.js';
+import { watchNodeTest } from './runners/node-test.js';
 import { isVitestWorker, watchVitest } from './runners/vitest.js';
 import { Tests } from './tests.js';
 import { Controller } from './control.js';
@@ -89,6 +92,8 @@ function families(recorder: Recorder, tests: Tests, children: Children, root: st
   // The promise halves wait for `node:fs/promises`, which `fs.promises` loads on its first read:
   // most programs load `node:fs`, few its promises (an ESM facade of `node:fs` reads them all).
   const promises: Accessor[] = [[fs, 'promises']];
+  // Vitest's vm pools make contexts too: its own adapter reads its state
+  const jest = isVitestWorker(process.argv[1]) ? null : watchJest(recorder, tests);
   return [
     { install: () => installToStringMask(undefined) },
     { install: () => installLifecycle(recorder) },
@@ -110,12 +115,13 @@ function families(recorder: Recorder, tests: Tests, children: Children, root: st
     { install: () => installFs(dirs), modules: ['fs', 'fs/promises'] },
     { install: () => installFsPromises(dirs), modules: ['fs/promises'], reads: promises },
     { install: () => installProcess(recorder), modules: ['os'] },
-    { install: () => installRealms(recorder) },
+    { install: () => installRealms(recorder, jest === null ? null : jest.realm) },
     { install: () => installGenerated(recorder) },
     { install: () => installOutput({ recorder, root, mask }) },
     { install: () => installFiles(files), modules: ['fs'] },
     { install: () => installFilePromises(files), modules: ['fs/promises'], reads: promises },
-    ...(isVitestWorker(process.argv[1]) ? [{ install: () => watchVitest(recorder, tests) }] : []),
+    ...(jest === null ? [{ install: () => watchVitest(recorder, tests) }] : [{ install: () => jest }]),
+    { install: () => watchNodeTest(recorder, tests) },
   ];
 }
 
@@ -137,6 +143,8 @@ export interface Runtime {
   readonly recorder: Recorder;
   /** where a test runner's tests begin and end (runners/ tell it) */
   readonly tests: Tests;
+  /** a runner's object handed over by the file the runner loads (runners/mocha-setup.ts) */
+  attachRunner(name: 'mocha', runner: unknown): void;
   /** `detdrift.checkpoint(label, value)` from the program */
   checkpoint(label: string, value: unknown): void;
   readonly lineage: string;
@@ -267,6 +275,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
     tests: tests!,
     lineage: claimed.lineage,
     file: claimed.file,
+    attachRunner: (_name, runner) => attachMocha(tests!, runner),
     checkpoint: (label, value) => recordCheckpoint(recorder, mask, label, value),
     stop() {
       for (const handle of handles.reverse()) handle.uninstall();

@@ -4,6 +4,7 @@ import type { Handle } from '../patch.js';
 import { real } from '../real.js';
 import type { Recorder } from '../recorder.js';
 import type { Tests } from '../tests.js';
+import { addProbe } from './probe.js';
 
 /**
  * Vitest 3 runs test files in tinypool's workers (child processes for `forks`, threads for
@@ -44,19 +45,13 @@ interface ConsoleLog {
  * from the context tracker's probe: the state appears while the worker loads, long before a test.
  */
 export function watchVitest(recorder: Recorder, tests: Tests): Handle {
-  const contexts = recorder.contexts;
   let seen: unknown;
-  contexts.probe = () => {
+  return addProbe(recorder.contexts, () => {
     const state = (globalThis as Record<string, unknown>)[STATE];
     if (state === seen || state === null || typeof state !== 'object') return;
     seen = state;
     instrument(state as Record<string, unknown>, tests);
-  };
-  return {
-    uninstall() {
-      contexts.probe = null;
-    },
-  };
+  });
 }
 
 function instrument(state: Record<string, unknown>, tests: Tests): void {
