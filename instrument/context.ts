@@ -117,9 +117,10 @@ export class ContextTracker {
   watch: ResourceWatch | null = null;
   /**
    * asked at each new async resource while set: a test runner's adapter (runners/) looking for the
-   * runner's state, which appears while the runner's worker starts
+   * runner's state, which appears while the runner's worker starts, or for the runner's own
+   * resources (node:test's tests); runners/probe.ts chains several
    */
-  probe: (() => void) | null = null;
+  probe: ((type: string, resource: object) => void) | null = null;
 
   /**
    * `failed` hears of an error inside the async hook (the tracker's or its watcher's), which would
@@ -163,7 +164,7 @@ export class ContextTracker {
       // a resource other than a promise can be the one running (a timer refreshed in its own
       // callback): what it creates from now on is its new node's
       if (type !== 'PROMISE') this.parentAsyncId = -1;
-      if (this.probe !== null) this.probe();
+      if (this.probe !== null) this.probe(type, resource);
     };
     // null prototypes: createHook reads every callback it knows of, and from a program's time on
     // (toPromiseHooks) an `Object.prototype.after` of the program's would be read too

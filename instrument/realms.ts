@@ -32,9 +32,9 @@ interface Patched {
  * `Script#runInNewContext`, which call Node's createContext directly: those two get a context made
  * and patched first, which Node's createContext then hands back as it is.
  */
-export function install(recorder: Recorder): Handle {
+export function install(recorder: Recorder, made: ((global: object) => void) | null = null): Handle {
   const realms: Patched[] = [];
-  const handle = patch({ recorder, realms });
+  const handle = patch({ recorder, realms, made });
   return {
     uninstall() {
       handle.uninstall();
@@ -48,54 +48,59 @@ export function install(recorder: Recorder): Handle {
   };
 }
 
-const patch = family<{ recorder: Recorder; realms: Patched[] }>('vm', (patcher, { recorder, realms }) => {
-  const seen = new SafeWeakSet<object>();
-  const enter = (context: unknown): void => {
-    if (typeof context !== 'object' || context === null || seen.has(context)) return;
-    seen.add(context);
-    try {
-      realms[realms.length] = patchRealm(recorder, context);
-      recorder.realmMade?.(context);
-    } catch (error) {
-      // the program's createContext has done its work: what failed is ours, and stays ours
-      recorder.fail('ERR_DETDRIFT_PATCH', error);
-    }
-  };
-  // runInNewContext's context options, as Node's getContextOptions reads them; Node validates them.
-  const contextified = (sandbox: unknown, options: unknown): unknown => {
-    if (typeof sandbox === 'object' && sandbox !== null && isContext(sandbox)) return sandbox;
-    const given = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
-    const context = createContext(sandbox as vm.Context, {
-      name: given.contextName as string,
-      origin: given.contextOrigin as string,
-      codeGeneration: given.contextCodeGeneration as vm.CreateContextOptions['codeGeneration'],
-      microtaskMode: given.microtaskMode as 'afterEvaluate',
-    });
-    enter(context);
-    return context;
-  };
-  patcher.method(vm, 'createContext', {
-    apply(target, thisArg, args) {
-      const context = real.apply(target, thisArg, args);
+/** `made` hears of each context's global once it is patched (runners/jest.ts looks there for Jest's state). */
+const patch = family<{ recorder: Recorder; realms: Patched[]; made: ((global: object) => void) | null }>(
+  'vm',
+  (patcher, { recorder, realms, made }) => {
+    const seen = new SafeWeakSet<object>();
+    const enter = (context: unknown): void => {
+      if (typeof context !== 'object' || context === null || seen.has(context)) return;
+      seen.add(context);
+      try {
+        const patched = patchRealm(recorder, context);
+        realms[realms.length] = patched;
+        if (made !== null) made(real.apply(deref, patched.global, []) as object);
+      } catch (error) {
+        // the program's createContext has done its work: what failed is ours, and stays ours
+        recorder.fail('ERR_DETDRIFT_PATCH', error);
+      }
+    };
+    // runInNewContext's context options, as Node's getContextOptions reads them; Node validates them.
+    const contextified = (sandbox: unknown, options: unknown): unknown => {
+      if (typeof sandbox === 'object' && sandbox !== null && isContext(sandbox)) return sandbox;
+      const given = (typeof options === 'object' && options !== null ? options : {}) as Record<string, unknown>;
+      const context = createContext(sandbox as vm.Context, {
+        name: given.contextName as string,
+        origin: given.contextOrigin as string,
+        codeGeneration: given.contextCodeGeneration as vm.CreateContextOptions['codeGeneration'],
+        microtaskMode: given.microtaskMode as 'afterEvaluate',
+      });
       enter(context);
       return context;
-    },
-  });
-  patcher.method(vm, 'runInNewContext', {
-    apply(target, thisArg, args) {
-      const copy = ArrayCopy(args);
-      copy[1] = contextified(ArgAt(args, 1), typeof ArgAt(args, 2) === 'string' ? undefined : ArgAt(args, 2));
-      return real.apply(target, thisArg, copy);
-    },
-  });
-  patcher.method(vm.Script.prototype, 'runInNewContext', {
-    apply(target, thisArg, args) {
-      const copy = ArrayCopy(args);
-      copy[0] = contextified(ArgAt(args, 0), ArgAt(args, 1));
-      return real.apply(target, thisArg, copy);
-    },
-  });
-});
+    };
+    patcher.method(vm, 'createContext', {
+      apply(target, thisArg, args) {
+        const context = real.apply(target, thisArg, args);
+        enter(context);
+        return context;
+      },
+    });
+    patcher.method(vm, 'runInNewContext', {
+      apply(target, thisArg, args) {
+        const copy = ArrayCopy(args);
+        copy[1] = contextified(ArgAt(args, 1), typeof ArgAt(args, 2) === 'string' ? undefined : ArgAt(args, 2));
+        return real.apply(target, thisArg, copy);
+      },
+    });
+    patcher.method(vm.Script.prototype, 'runInNewContext', {
+      apply(target, thisArg, args) {
+        const copy = ArrayCopy(args);
+        copy[0] = contextified(ArgAt(args, 0), ArgAt(args, 1));
+        return real.apply(target, thisArg, copy);
+      },
+    });
+  },
+);
 
 /**
  * Patches the intrinsics of the context whose contextified object is `context`, skipping any the

@@ -62,8 +62,6 @@ export class Recorder {
   private readonly newContexts: NewContexts;
   /** the async contexts events run in; crypto.ts marks its synchronous draws on it */
   readonly contexts: ContextTracker;
-  /** hears of each `vm` context the program makes, once realms.ts patched it (runners/vitest.ts) */
-  realmMade: ((context: object) => void) | null = null;
   private readonly siteIds = new SiteIds();
   /** code the program compiled that a source map in memory goes with (generated.ts) */
   readonly generated = new GeneratedCode();

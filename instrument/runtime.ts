@@ -32,6 +32,9 @@ import { install as installProcess } from './process.js';
 import { install as installRandom } from './random.js';
 import { install as installRealms } from './realms.js';
 import { install as installTimers } from './timers.js';
+import { watchJest } from './runners/jest.js';
+import { attachMocha } from './runners/mocha.js';
+import { watchNodeTest } from './runners/node-test.js';
 import { mayBeVitestWorker, watchVitest } from './runners/vitest.js';
 import { Tests } from './tests.js';
 import { Controller } from './control.js';
@@ -47,7 +50,6 @@ import {
   readFaults,
   type Faults,
 } from './faults.js';
-import { isLauncher } from './launcher.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, installToStringMask, type Handle } from './patch.js';
 import { loadedThreads, messageOf, real, readJsonFile } from './real.js';
@@ -90,6 +92,15 @@ function families(recorder: Recorder, tests: Tests, children: Children, root: st
   // The promise halves wait for `node:fs/promises`, which `fs.promises` loads on its first read:
   // most programs load `node:fs`, few its promises (an ESM facade of `node:fs` reads them all).
   const promises: Accessor[] = [[fs, 'promises']];
+  // A worker thread learns its script after the preloads: there Vitest's adapter asks later.
+  const vitest = mayBeVitestWorker(process.argv[1], loadedThreads()?.isMainThread ?? true)
+    ? watchVitest(recorder, tests)
+    : null;
+  const jest = watchJest(recorder, tests);
+  const realm = (global: object) => {
+    jest.realm(global);
+    vitest?.realm(global);
+  };
   return [
     { install: () => installToStringMask(undefined) },
     { install: () => installLifecycle(recorder) },
@@ -111,14 +122,14 @@ function families(recorder: Recorder, tests: Tests, children: Children, root: st
     { install: () => installFs(dirs), modules: ['fs', 'fs/promises'] },
     { install: () => installFsPromises(dirs), modules: ['fs/promises'], reads: promises },
     { install: () => installProcess(recorder), modules: ['os'] },
-    { install: () => installRealms(recorder) },
+    { install: () => installRealms(recorder, realm) },
     { install: () => installGenerated(recorder) },
     { install: () => installOutput({ recorder, root, mask }) },
     { install: () => installFiles(files), modules: ['fs'] },
     { install: () => installFilePromises(files), modules: ['fs/promises'], reads: promises },
-    ...(mayBeVitestWorker(process.argv[1], loadedThreads()?.isMainThread ?? true)
-      ? [{ install: () => watchVitest(recorder, tests) }]
-      : []),
+    { install: () => jest },
+    ...(vitest === null ? [] : [{ install: () => vitest }]),
+    { install: () => watchNodeTest(recorder, tests) },
   ];
 }
 
@@ -140,6 +151,8 @@ export interface Runtime {
   readonly recorder: Recorder;
   /** where a test runner's tests begin and end (runners/ tell it) */
   readonly tests: Tests;
+  /** a runner's object handed over by the file the runner loads (runners/mocha-setup.ts) */
+  attachRunner(name: 'mocha', runner: unknown): void;
   /** `detdrift.checkpoint(label, value)` from the program */
   checkpoint(label: string, value: unknown): void;
   readonly lineage: string;
@@ -155,8 +168,7 @@ type Sources = (lineage: string) => RecorderSources;
  * before it returns: a CommonJS preload (`--require`) has no later moment before the program runs.
  * Runs once per thread even when the hook is loaded twice (NODE_OPTIONS and an explicit --import):
  * the first to start answers on RUNTIME_CHANNEL (channel.ts). A failure here is reported on
- * stderr with its code, and the program runs on unrecorded. A package manager's process (a
- * launcher) starts nothing and answers null. `first`: the hook came first, was not
+ * stderr with its code, and the program runs on unrecorded. `first`: the hook came first, was not
  * imported, and the process has no ES module preloads (register.cts firstPreload), so no ES module
  * has imported a builtin before it (deferred.ts).
  */
@@ -169,8 +181,6 @@ export function start(first = false): Runtime | null {
   }
   let started: Runtime | null = null;
   subscribe(RUNTIME_CHANNEL, (ask) => ((ask as RuntimeAsk<Runtime>).runtime = started));
-  // npm, npx, pnpm, yarn: nothing recorded, nothing patched, the hook passed on as it came (launcher.ts)
-  if (isLauncher(process.argv[1])) return null;
   try {
     const settings = decode(process.env, process.cwd());
     started = open(settings, loadSources(settings), readFaults(process.env), first);
@@ -273,6 +283,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
     tests: tests!,
     lineage: claimed.lineage,
     file: claimed.file,
+    attachRunner: (_name, runner) => attachMocha(tests!, runner),
     checkpoint: (label, value) => recordCheckpoint(recorder, mask, label, value),
     stop() {
       for (const handle of handles.reverse()) handle.uninstall();

@@ -15,6 +15,8 @@ import type { RootMask } from './root-mask.js';
  */
 export class Tests {
   private active: string | null = null;
+  /** the running test's scope in control mode, for enter() */
+  private scope: object | null = null;
 
   constructor(
     private readonly recorder: Recorder,
@@ -22,8 +24,13 @@ export class Tests {
     private readonly mask: RootMask,
   ) {}
 
-  /** The test named `name` (the runner's full name) in `file` (an absolute path) begins here. */
-  begin(file: string, name: string): void {
+  /**
+   * The test named `name` (the runner's full name) in `file` (an absolute path) begins. `here`: the
+   * running context is the ancestor of the test's hooks and body, and takes its scope; a runner
+   * whose hooks and body run in contexts made before the test began (node:test) says false, and
+   * calls enter() in each of them instead.
+   */
+  begin(file: string, name: string, here = true): void {
     const key = `${this.projectPath(file)}\u0000${name}`;
     if (this.active !== null) this.end('interrupted');
     this.active = key;
@@ -31,9 +38,15 @@ export class Tests {
     const controller = recorder.controller;
     if (controller !== null) {
       if (!controller.scoping) controller.scoped(() => recorder.contexts.scope());
-      recorder.contexts.enterScope(controller.scope(key));
+      this.scope = controller.scope(key);
+      if (here) recorder.contexts.enterScope(this.scope);
     }
     recorder.string(Api.testStart, 0, key);
+  }
+
+  /** Puts the running context, and what it creates from now on, in the running test's scope (if any). */
+  enter(): void {
+    if (this.scope !== null) this.recorder.contexts.enterScope(this.scope);
   }
 
   /** What the runner attributes to the running test: its console output, as the runner formatted it. */
@@ -46,6 +59,7 @@ export class Tests {
   end(outcome: string): void {
     if (this.active === null) return;
     this.active = null;
+    this.scope = null;
     this.recorder.string(Api.testEnd, 0, this.mask.text(outcome));
     if (this.recorder.controller !== null) this.recorder.contexts.enterScope(null);
   }

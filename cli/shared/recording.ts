@@ -12,6 +12,7 @@ import { interruption, throwIfInterrupted } from './interrupt.js';
 import type { CommandContext } from './options.js';
 import { REGISTER } from './package.js';
 import { findProject, type Project } from './project.js';
+import { withRunnerArgs } from './runner-args.js';
 
 /** What one run needs. */
 export interface Recording {
@@ -40,8 +41,10 @@ export async function recordRun(
   extraEnv: Readonly<Record<string, string | undefined>> = {},
 ): Promise<RecordedRun> {
   const env = traceEnvironment(options, findProject(options.cwd), extraEnv);
-  const [file, ...args] = options.command as [string, ...string[]];
-  logger.debug({ command: options.command, env: pickOwn(env) }, 'recording');
+  const runner = withRunnerArgs(options.command, options.cwd);
+  const [file, ...args] = runner.command as [string, ...string[]];
+  if (runner.added.length > 0) logger.debug({ added: runner.added }, "added the test runner's arguments");
+  logger.debug({ command: runner.command, env: pickOwn(env) }, 'recording');
   const subprocess = execa(file, args, {
     cwd: options.cwd,
     env,

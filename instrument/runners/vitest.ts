@@ -4,6 +4,7 @@ import type { Handle } from '../patch.js';
 import { real } from '../real.js';
 import type { Recorder } from '../recorder.js';
 import type { Tests } from '../tests.js';
+import { addProbe } from './probe.js';
 
 /**
  * Vitest 3 runs test files in tinypool's workers (child processes for `forks`, threads for
@@ -49,34 +50,36 @@ interface ConsoleLog {
   readonly taskId?: unknown;
 }
 
+export interface VitestWatch extends Handle {
+  /** A `vm` context was made (the vmThreads pool provides its state to the one it runs a file in). */
+  realm(global: object): void;
+}
+
 /**
  * Watches for each worker state Vitest provides (one per test file where files share a worker),
  * from the context tracker's probe: the state appears while the worker loads, long before a test.
  */
-export function watchVitest(recorder: Recorder, tests: Tests): Handle {
-  const contexts = recorder.contexts;
-  // `vmThreads` provides the state to the vm context it runs the file in: the newest one is looked at too
-  let realm: object | null = null;
-  recorder.realmMade = (context) => void (realm = context);
+export function watchVitest(recorder: Recorder, tests: Tests): VitestWatch {
+  let realm: Record<string, unknown> | null = null;
   let seen: unknown;
   let checked = false;
-  contexts.probe = () => {
+  const handle = addProbe(recorder.contexts, () => {
     if (!checked) {
       const script = process.argv[1];
       if (script === undefined) return; // a worker's preloads still run
       checked = true;
-      if (!isVitestWorker(script)) return void (contexts.probe = null);
+      if (!isVitestWorker(script)) return void handle.uninstall();
     }
-    const state = (globalThis as Record<string, unknown>)[STATE] ?? (realm as Record<string, unknown> | null)?.[STATE];
+    const state = (globalThis as Record<string, unknown>)[STATE] ?? realm?.[STATE];
     if (state === seen || state === null || typeof state !== 'object') return;
     seen = state;
     instrument(state as Record<string, unknown>, tests);
-  };
+  });
   return {
-    uninstall() {
-      contexts.probe = null;
-      recorder.realmMade = null;
+    realm(global) {
+      realm = global as Record<string, unknown>;
     },
+    uninstall: handle.uninstall,
   };
 }
 
