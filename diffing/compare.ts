@@ -10,7 +10,7 @@ import { keptCalls, keptOutputs, type IgnoreRules, type TakenStacks } from './ig
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
 import { Interner, loadTrace, noRows, type LoadedTrace, type Rows } from './load.js';
 import type { RowKind } from './rows.js';
-import { activeRunners, type RunnerProfile } from './runners.js';
+import { activeRunners, runnersProcess, type RunnerProfile } from './runners.js';
 import { viewTrace } from './view.js';
 import { pairView } from '../platforms/index.js';
 import { inWindow, pairTests, testProcesses, type TestIdentity, type TestPair, type TestWindow } from './tests.js';
@@ -139,16 +139,24 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const runners = activeRunners(options.ignore?.runners, traces);
   const identities = new CallIdentities();
   const kept = new KeptRows(options.ignore, runners, options.taken);
-  const compareOne = (lineage: string, a: LoadedTrace | null, b: LoadedTrace | null, test: TestCompared | null) =>
-    compareProcess(lineage, a, b, codeChanged, options, kept, identities, test);
+  const compareOne = (
+    lineage: string,
+    a: LoadedTrace | null,
+    b: LoadedTrace | null,
+    test: TestCompared | null,
+    calls = true,
+  ) => compareProcess(lineage, a, b, codeChanged, options, kept, identities, test, calls);
   // Under a test runner the unit is the test: each test's outcome and output, wherever it ran; the
   // rest of a process that ran tests is the runner's (its module loads, its reporting).
-  const pairs = pairTests(loaded, interner);
+  // `runners: "off"` compares the runner's work too: whole processes, as for a plain program.
+  const pairs = options.ignore?.runners === 'off' ? null : pairTests(loaded, interner);
   const tested = pairs ? testProcesses(pairs) : new Set<string>();
   const tests = (pairs ?? []).map((pair) => compareTest(pair, loaded, compareOne));
   const processes = [
     ...tests,
-    ...loaded.filter(([lineage]) => !tested.has(lineage)).map(([lineage, a, b]) => compareOne(lineage, a, b, null)),
+    ...loaded
+      .filter(([lineage]) => !tested.has(lineage))
+      .map(([lineage, a, b]) => compareOne(lineage, a, b, null, !pairs || !isRunners(a, b, runners))),
   ];
   const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
   const verdict = diverging ? 'diverge' : 'agree';
@@ -162,6 +170,15 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
     ? { compared: tests.length, differing: tests.filter((test) => test.verdict === 'diverge').length }
     : null;
   return { verdict, codeChanged, processes, diverging, tests: testCounts, interner, normalized, runners, problems };
+}
+
+/**
+ * A process of the runner's own (its main process, a worker that ran no test): where tests are
+ * compared, only what it showed is, its exit status above all; its calls (finding test files,
+ * caching, reporting) are the runner's, and differ between a bump's trees.
+ */
+function isRunners(a: LoadedTrace | null, b: LoadedTrace | null, runners: readonly RunnerProfile[]): boolean {
+  return [a, b].some((trace) => trace !== null && runnersProcess(trace, runners));
 }
 
 /** One test of both runs, each seen through its window in the process it ran in. */
@@ -209,6 +226,8 @@ function compareProcess(
   kept: KeptRows,
   identities: CallIdentities,
   test: TestCompared | null,
+  /** false for a runner's own process where tests are compared: its outputs only */
+  calls = true,
 ): ProcessComparison {
   // A process only one run started is compared with one that never ran: all it did is missing from the other.
   const left = a ?? absent(b!);
@@ -221,6 +240,7 @@ function compareProcess(
   const rowsOf = (side: 'a' | 'b', trace: LoadedTrace) => {
     const window = test?.windows[side];
     const rows = kept.of(side, window?.lineage ?? lineage, trace);
+    if (!calls) return { calls: rows.calls.slice(0, 0), outputs: rows.outputs };
     if (!window) return rows;
     return { calls: inWindow(rows.calls, window.calls), outputs: inWindow(rows.outputs, window.outputs) };
   };

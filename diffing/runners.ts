@@ -81,6 +81,11 @@ export function activeRunners(
   return RUNNERS.filter((profile) => traces.some((trace) => shows(profile, trace)));
 }
 
+/** Whether the trace shows one of `profiles` at work in its process: the process is the runner's. */
+export function runnersProcess(trace: LoadedTrace, profiles: readonly RunnerProfile[]): boolean {
+  return profiles.some((profile) => shows(profile, trace));
+}
+
 function shows(profile: RunnerProfile, trace: LoadedTrace): boolean {
   if (profile.internal) return trace.header.lineage.includes('.@');
   const markers = new Set(profile.markers);

@@ -50,6 +50,7 @@ import {
   readFaults,
   type Faults,
 } from './faults.js';
+import { isLauncher } from './launcher.js';
 import { claimTraceFile, type Claimed } from './lineage.js';
 import { batched, installToStringMask, type Handle } from './patch.js';
 import { loadedThreads, messageOf, real, readJsonFile } from './real.js';
@@ -168,7 +169,8 @@ type Sources = (lineage: string) => RecorderSources;
  * before it returns: a CommonJS preload (`--require`) has no later moment before the program runs.
  * Runs once per thread even when the hook is loaded twice (NODE_OPTIONS and an explicit --import):
  * the first to start answers on RUNTIME_CHANNEL (channel.ts). A failure here is reported on
- * stderr with its code, and the program runs on unrecorded. `first`: the hook came first, was not
+ * stderr with its code, and the program runs on unrecorded. A package manager's process (a
+ * launcher) starts nothing and answers null. `first`: the hook came first, was not
  * imported, and the process has no ES module preloads (register.cts firstPreload), so no ES module
  * has imported a builtin before it (deferred.ts).
  */
@@ -181,6 +183,8 @@ export function start(first = false): Runtime | null {
   }
   let started: Runtime | null = null;
   subscribe(RUNTIME_CHANNEL, (ask) => ((ask as RuntimeAsk<Runtime>).runtime = started));
+  // npm, npx, pnpm, yarn: nothing recorded, nothing patched, the hook passed on as it came (launcher.ts)
+  if (isLauncher(process.argv[1])) return null;
   try {
     const settings = decode(process.env, process.cwd());
     started = open(settings, loadSources(settings), readFaults(process.env), first);

@@ -7,6 +7,7 @@ import type { Divergence } from '../localize.js';
 import type { Attribution } from '../attribute.js';
 import { OriginalFrames } from '../source-maps/original.js';
 import { callKey, type StackOutcome } from '../stacks.js';
+import { compareLineage } from '../../tracer/lineage.js';
 import { runNames } from '../../report/text.js';
 import {
   REPORT_SCHEMA,
@@ -137,17 +138,35 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
       message,
     })),
     differences: {
-      processes: comparison.processes.map((process) => ({
-        process: process.lineage,
-        verdict: process.verdict,
-        inA: process.a !== null,
-        inB: process.b !== null,
-      })),
+      processes: processList(comparison),
       perApi: counts(focus, (kind) => names[kind.api]!, Infinity),
       perSite: counts(focus, (kind, trace) => siteLabel(kind, trace, originals), MAX_SITES),
       uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
     },
   };
+}
+
+/**
+ * Each process of either run, in lineage order, and whether it diverges: a process that ran tests
+ * diverges when one of its tests does (in the run that ran it there).
+ */
+function processList({ processes }: Comparison): Report['differences']['processes'] {
+  const found = new Map<string, { verdict: 'agree' | 'diverge'; inA: boolean; inB: boolean }>();
+  const add = (lineage: string, verdict: 'agree' | 'diverge', inA: boolean, inB: boolean) => {
+    const entry = found.get(lineage) ?? { verdict: 'agree', inA: false, inB: false };
+    found.set(lineage, {
+      verdict: entry.verdict === 'diverge' ? 'diverge' : verdict,
+      inA: entry.inA || inA,
+      inB: entry.inB || inB,
+    });
+  };
+  for (const process of processes) {
+    const { test } = process;
+    if (!test) add(process.lineage, process.verdict, process.a !== null, process.b !== null);
+    if (test?.lineages.a) add(test.lineages.a, process.verdict, true, false);
+    if (test?.lineages.b) add(test.lineages.b, process.verdict, false, true);
+  }
+  return [...found].sort(([x], [y]) => compareLineage(x, y)).map(([process, entry]) => ({ process, ...entry }));
 }
 
 /** The tests compared, and the first that differs with what differs in it. */

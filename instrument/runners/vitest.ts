@@ -63,13 +63,15 @@ export function watchVitest(recorder: Recorder, tests: Tests): VitestWatch {
   let realm: Record<string, unknown> | null = null;
   let seen: unknown;
   let checked = false;
+  let vitest = true;
   const handle = addProbe(recorder.contexts, () => {
     if (!checked) {
       const script = process.argv[1];
       if (script === undefined) return; // a worker's preloads still run
       checked = true;
-      if (!isVitestWorker(script)) return void handle.uninstall();
+      vitest = isVitestWorker(script);
     }
+    if (!vitest) return;
     const state = (globalThis as Record<string, unknown>)[STATE] ?? realm?.[STATE];
     if (state === seen || state === null || typeof state !== 'object') return;
     seen = state;
