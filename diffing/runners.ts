@@ -25,6 +25,11 @@ export interface RunnerProfile {
   readonly transforms: readonly string[];
   /** Node's own code is the runner: a stack of Node's internals alone (no frame kept) is its */
   readonly internal: boolean;
+  /**
+   * what it keeps on disk between runs that a first run fills and a second reads (a cold first run
+   * can run the program in another order): null when nothing
+   */
+  readonly cache: string | null;
 }
 
 /**
@@ -42,6 +47,7 @@ const RUNNERS: readonly RunnerProfile[] = Object.freeze([
     // babel-jest's Babel (its config files' stat times) and ts-jest's TypeScript (its caches)
     transforms: ['babel-jest', '@babel/*', 'gensync', 'ts-jest', 'typescript'],
     internal: false,
+    cache: 'haste map, transform cache and test durations (file order, in band or not)',
   },
   {
     name: 'vitest',
@@ -49,10 +55,11 @@ const RUNNERS: readonly RunnerProfile[] = Object.freeze([
     packages: ['vitest', '@vitest/*', 'vite', 'vite-node', 'tinypool'],
     transforms: [],
     internal: false,
+    cache: 'results cache (test durations: file order) and dependency optimizer',
   },
-  { name: 'mocha', markers: ['mocha'], packages: ['mocha'], transforms: [], internal: false },
+  { name: 'mocha', markers: ['mocha'], packages: ['mocha'], transforms: [], internal: false, cache: null },
   // node --test starts each file in a child the hook names `<parent>.@<file>` (instrument/lineage.ts).
-  { name: 'node:test', markers: [], packages: [], transforms: [], internal: true },
+  { name: 'node:test', markers: [], packages: [], transforms: [], internal: true, cache: null },
   // The TypeScript loaders: their transform caches (file times, a first run that compiles and a
   // second that reads what the first wrote) are their own.
   {
@@ -61,6 +68,7 @@ const RUNNERS: readonly RunnerProfile[] = Object.freeze([
     packages: ['tsx', 'esbuild'],
     transforms: ['tsx', 'esbuild', 'get-tsconfig'],
     internal: false,
+    cache: 'transform cache',
   },
   {
     name: 'ts-node',
@@ -68,25 +76,34 @@ const RUNNERS: readonly RunnerProfile[] = Object.freeze([
     packages: ['ts-node', 'typescript'],
     transforms: ['ts-node', 'typescript', 'v8-compile-cache-lib', '@cspotcode/*'],
     internal: false,
+    cache: 'compile cache',
   },
 ]);
+
+/** What a trace shows of the runner that ran it: its process's name, and its stacks. */
+type RunnerEvidence = Pick<LoadedTrace, 'header' | 'sites'>;
 
 /** The profiles a setting selects, given the traces compared (every process of both runs). */
 export function activeRunners(
   setting: RunnerSetting | undefined,
-  traces: readonly LoadedTrace[],
+  traces: readonly RunnerEvidence[],
 ): readonly RunnerProfile[] {
   if (setting === 'off') return [];
   if (setting !== undefined && setting !== 'auto') return RUNNERS.filter((profile) => setting.includes(profile.name));
   return RUNNERS.filter((profile) => traces.some((trace) => shows(profile, trace)));
 }
 
+/** The runners and loaders of RUNNER_NAMES that keep a cache between runs (RunnerProfile.cache). */
+export const CACHING_RUNNERS: readonly RunnerName[] = RUNNERS.filter((profile) => profile.cache).map(
+  (profile) => profile.name,
+);
+
 /** Whether the trace shows one of `profiles` at work in its process: the process is the runner's. */
-export function runnersProcess(trace: LoadedTrace, profiles: readonly RunnerProfile[]): boolean {
+export function runnersProcess(trace: RunnerEvidence, profiles: readonly RunnerProfile[]): boolean {
   return profiles.some((profile) => shows(profile, trace));
 }
 
-function shows(profile: RunnerProfile, trace: LoadedTrace): boolean {
+function shows(profile: RunnerProfile, trace: RunnerEvidence): boolean {
   if (profile.internal) return trace.header.lineage.includes('.@');
   const markers = new Set(profile.markers);
   for (const site of trace.sites.values()) {

@@ -13,6 +13,7 @@ import type {
   OrderingView,
   Report,
   RunNames,
+  WarmupView,
 } from './types.js';
 import { RUN_NAMES } from './text.js';
 
@@ -43,6 +44,19 @@ export function describeContexts(contexts: readonly string[], name = (context: s
   const [x = '?', y = '?'] = contexts;
   if (x !== 'root' && y !== 'root') return `async callbacks ${name(x)} and ${name(y)}`;
   return `${describeContext(x, name)} and ${describeContext(y, name)}`;
+}
+
+/**
+ * `a first run, not compared, filled the caches of jest (named by the command)`: the warm-up run of a
+ * check or a bump, and why it was made. `name` formats a runner's name for the renderer's syntax.
+ */
+export function describeWarmup(warmup: WarmupView, name = (runner: string) => runner): string {
+  const whose = warmup.runners.length > 0 ? ` of ${warmup.runners.map(name).join(' and ')}` : '';
+  const why = { command: 'named by the command', traces: "seen in the run's stacks", option: '--warmup on' }[
+    warmup.found
+  ];
+  const trees = warmup.trees ? ` in ${warmup.trees.join(' and ')}` : '';
+  return `a first run${trees}, not compared, filled the caches${whose} (${why})`;
 }
 
 /** `text` opening a sentence: its first letter capitalized. */

@@ -18,6 +18,7 @@ import {
   describeOrdering,
   describeFrame,
   describeStackNote,
+  describeWarmup,
   sameFrame,
   siteUnknown,
 } from './describe.js';
@@ -92,6 +93,7 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
     out.push(
       `${capitalized(names.a)}: ${code(a.mode)} mode, seed ${a.seed === null ? 'none' : code(a.seed)}, Node ${code(a.node)} on ${code(`${a.platform}-${a.arch}`)}`,
     );
+  if (report.warmup) out.push(`Warm-up: ${describeWarmup(report.warmup, (runner) => code(runner))}.`);
   if (report.seeds) out.push(...seeds(report.seeds, limits));
   if (report.bump) out.push(...bump(report.bump, limits));
   if (report.perturbation) out.push(...perturbation(report.perturbation, names));

@@ -12,6 +12,7 @@ import {
   describeFrame,
   describeOrdering,
   describeStackNote,
+  describeWarmup,
   siteUnknown,
 } from './describe.js';
 import { clip, describeValue, runNames } from './text.js';
@@ -83,6 +84,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
         `  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`,
       );
     if (report.ordering) out.push(`  note: ${describeOrdering(report.ordering)}; the outputs did not depend on it`);
+    if (report.warmup) out.push(`  warm-up: ${describeWarmup(report.warmup)}`);
     if (report.perturbation) out.push(...renderPerturbation(report.perturbation, names, paint));
     if (report.seeds) out.push('', ...renderSeeds(report.seeds, paint));
     out.push(...renderTraceProblems(report, names, paint));
@@ -95,6 +97,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
       ` (${test ? 'test' : `process ${process}`}${a ? `, ${a.mode} mode, seed ${a.seed ?? 'none'}` : ''})`,
   );
   if (report.tests && test) out.push(...renderTest(report.tests, test, names, paint));
+  if (report.warmup) out.push(`  warm-up: ${describeWarmup(report.warmup)}`);
   out.push('');
   if (report.seeds) out.push(...renderSeeds(report.seeds, paint), '');
   if (report.bump) out.push(...renderBump(report.bump, paint), '');

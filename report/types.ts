@@ -286,6 +286,21 @@ export interface SeedView {
   readonly shard?: number | null;
 }
 
+/**
+ * `check`, `bump`: a first run made only to fill the caches of a runner or loader (Jest's haste map
+ * and transform cache, Vitest's results cache, tsx's and ts-node's compile caches), then left out of
+ * the comparison: a cold cache in the first run and a warm one in the second is no difference of the
+ * program's.
+ */
+export interface WarmupView {
+  /** the runners and loaders with a cache that the run was for (`jest`, `tsx`); empty for `--warmup on` alone */
+  readonly runners: readonly string[];
+  /** how they were found: `command` (it names them), `traces` (the first run's stacks), `option` (`--warmup on`) */
+  readonly found: 'command' | 'traces' | 'option';
+  /** `bump`: the dependency trees that had one (`base`, `head`), each in its own checkout; absent for `check` */
+  readonly trees?: readonly ('base' | 'head')[];
+}
+
 /** `--shard I/N`: the share of the seed list a report checked (cli/shared/seeds.ts cuts it). */
 export interface ShardView {
   /** which share, from 1 */
@@ -388,6 +403,8 @@ export interface Report {
   readonly shard?: ShardView | null;
   /** the two runs' calls around the first divergence, aligned; null (or absent) when the runs agree */
   readonly timeline?: TimelineView | null;
+  /** `check`, `bump`: the warm-up run made before the compared runs, and why; null (or absent) when none was */
+  readonly warmup?: WarmupView | null;
   /** what was wrong with the traces compared, in process order (absent in older reports) */
   readonly traceProblems?: readonly TraceProblemView[];
   readonly differences: {

@@ -1,12 +1,12 @@
 /** `detdrift bump`'s options: the two refs, the seeds to try, how to install, and how to report. */
 import type { ShardView } from '../../report/types.js';
 import type { Mode } from '../../tracer/format.js';
-import { DEFAULTS } from '../shared/defaults.js';
+import { DEFAULTS, type WarmupSetting } from '../shared/defaults.js';
 import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
 import { common, LOG, pathOption, usage } from '../shared/options.js';
 import type { ReportTarget } from '../shared/report-options.js';
 import { JSON_REPORT, REPORT, validateReports } from '../shared/report-options.js';
-import { SEEDS, validateMode, validateSeeds, validateShard } from '../shared/run-options.js';
+import { SEEDS, validateMode, validateSeeds, validateShard, validateWarmup, WARMUP } from '../shared/run-options.js';
 
 export const command: Command<BumpOptions> = {
   usage: 'detdrift bump --base REF [options] -- CMD...',
@@ -37,6 +37,7 @@ export const command: Command<BumpOptions> = {
       help: 'control (the seed decides entropy, a virtual clock: does the same seed still run the same?) or observe (the real ones)',
       default: DEFAULTS.bumpMode,
     },
+    ...WARMUP,
     install: {
       type: 'string',
       value: 'CMD',
@@ -68,6 +69,11 @@ export interface BumpOptions extends CommonOptions {
   readonly shard: ShardView | null;
   /** control by default (DEFAULTS.bumpMode); observe records the real clocks and entropy */
   readonly mode: Mode;
+  /**
+   * `--warmup`: whether each tree's first run is a warm-up, left out (`auto`: when a runner or loader
+   * with a cache is named or seen), each in its own checkout with its own caches
+   */
+  readonly warmup: WarmupSetting;
   /** the install command for a worktree; null: by lockfile (npm ci, pnpm install, yarn install) */
   readonly install: readonly string[] | null;
   readonly command: readonly string[];
@@ -95,6 +101,7 @@ function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
     seeds: Object.freeze(seeds),
     shard,
     mode: validateMode(raw.values.mode, DEFAULTS.bumpMode),
+    warmup: validateWarmup(raw.values.warmup),
     install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
     command: Object.freeze([...raw.command]),
     json: raw.values.json === true,

@@ -5,7 +5,7 @@ import { compare, type Comparison } from '../../diffing/compare.js';
 import { installsOf, versionIn } from '../../diffing/locate.js';
 import { diffLockfiles, type LockfileChange, type Lockfile } from '../../diffing/lockfile/index.js';
 import { diffScans, scanDirectory, type ScanDiff } from '../../diffing/scan/index.js';
-import type { BumpVerdict, SeedView } from '../../report/types.js';
+import type { BumpVerdict, SeedView, WarmupView } from '../../report/types.js';
 import type { Frame } from '../../tracer/format.js';
 import type { CommandContext } from '../shared/options.js';
 import { CliError, ExitStatus } from '../shared/errors.js';
@@ -23,6 +23,7 @@ import { describeShare, seedList, seedView } from '../shared/seeds.js';
 import { checkoutWorktree, installCommand, type Worktree } from './worktree.js';
 import { makeWorkDir } from '../shared/workdir.js';
 import { stopOnInterrupt } from '../shared/interrupt.js';
+import { warmupAfter } from '../shared/warmup.js';
 
 /**
  * `detdrift bump --base REF -- CMD`: runs CMD with the same seed on the base's dependency tree (a
@@ -79,6 +80,23 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       await recordRun({ out, mode: options.mode, seed, command: options.command, cwd: where(root) }, 'pipe', logger);
       return out;
     };
+    // Each tree has its own checkout, and so its own caches: the first run of each may be a warm-up, recorded again.
+    const warmups: { tree: 'base' | 'head'; warmup: Omit<WarmupView, 'trees'> }[] = [];
+    const recordFirst = async (
+      tree: 'base' | 'head',
+      prefix: string,
+      root: string,
+      seed: string | null,
+      cold: boolean,
+    ) => {
+      const name = `${prefix}-${tree}-1`;
+      const out = await recordAt(name, root, seed);
+      const warmup = cold ? warmupAfter(options.warmup, options.command, where(root), out) : null;
+      if (!warmup) return out;
+      warmups.push({ tree, warmup });
+      progress.update(`${tree}'s first run was a warm-up; recording it again`);
+      return recordAt(name, root, seed);
+    };
     // Each seed: base and head twice. The report is about the first seed the bump changed.
     let found: {
       seed: string | null;
@@ -88,16 +106,18 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
     } | null = null;
     if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
     const checked: SeedView[] = [];
-    for (const seed of options.seeds) {
+    for (const [index, seed] of options.seeds.entries()) {
+      // Only the first seed's runs can find a tree's caches cold.
+      const cold = index === 0;
       progress.phase(
         `seed ${seed ?? 'none'}: recording ${options.command.join(' ')} on base and head, twice each (${options.mode} mode)`,
       );
       const prefix = `seed-${seed ?? 'none'}`;
       const base = baseRoot
-        ? [await recordAt(`${prefix}-base-1`, baseRoot, seed), await recordAt(`${prefix}-base-2`, baseRoot, seed)]
+        ? [await recordFirst('base', prefix, baseRoot, seed, cold), await recordAt(`${prefix}-base-2`, baseRoot, seed)]
         : [];
       const head = [
-        await recordAt(`${prefix}-head-1`, headRoot, seed),
+        await recordFirst('head', prefix, headRoot, seed, cold),
         await recordAt(`${prefix}-head-2`, headRoot, seed),
       ];
       progress.clear();
@@ -143,12 +163,25 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       stacks: stacks.list(),
       seeds: seedList(options.seeds, checked, options.shard),
       shard: options.shard,
+      warmup: joinWarmups(warmups),
     });
     return verdict === 'unchanged' && status === ExitStatus.ok ? ExitStatus.ok : ExitStatus.divergence;
   } finally {
     for (const worktree of trees) await worktree.remove();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The report's warm-up: the runners either tree warmed, and which trees had one. */
+function joinWarmups(
+  warmups: readonly { tree: 'base' | 'head'; warmup: Omit<WarmupView, 'trees'> }[],
+): WarmupView | null {
+  if (warmups.length === 0) return null;
+  return {
+    runners: [...new Set(warmups.flatMap(({ warmup }) => warmup.runners))],
+    found: warmups[0]!.warmup.found,
+    trees: warmups.map(({ tree }) => tree),
+  };
 }
 
 /** Head against base, and each against itself: what the bump did to the seed's run. */

@@ -4,13 +4,22 @@ import type { ShardView } from '../../report/types.js';
 import type { Mode } from '../../tracer/format.js';
 import { CONFIG_FILE, comparingConfig } from '../shared/config.js';
 import type { IgnoreRules } from '../shared/config-schema.js';
-import { DEFAULTS } from '../shared/defaults.js';
+import { DEFAULTS, type WarmupSetting } from '../shared/defaults.js';
 import { CliError } from '../shared/errors.js';
 import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
 import { common, LOG, pathOption, usage } from '../shared/options.js';
 import type { ReportTarget } from '../shared/report-options.js';
 import { JSON_REPORT, NO_CONFIRM, REPORT, validateConfirm, validateReports } from '../shared/report-options.js';
-import { MODE, SEED, SEEDS, validateMode, validateSeeds, validateShard } from '../shared/run-options.js';
+import {
+  MODE,
+  SEED,
+  SEEDS,
+  validateMode,
+  validateSeeds,
+  validateShard,
+  validateWarmup,
+  WARMUP,
+} from '../shared/run-options.js';
 
 export const command: Command<CheckOptions> = {
   usage: 'detdrift check [options] -- CMD...',
@@ -24,6 +33,7 @@ export const command: Command<CheckOptions> = {
       default: String(DEFAULTS.runs),
     },
     ...MODE,
+    ...WARMUP,
     perturb: {
       type: 'string',
       value: '[DIM,...]',
@@ -66,6 +76,12 @@ export interface CheckOptions extends CommonOptions {
   readonly configWarnings: readonly string[];
   /** at least 2: each later run is compared with the first */
   readonly runs: number;
+  /**
+   * `--warmup`: whether the first run is a warm-up, left out, when a runner or loader with a cache
+   * (Jest, Vitest, tsx, ts-node) is at work: `auto` when the command names one or the run shows one,
+   * `on` always, `off` never. Only the first seed's runs start cold. Not with `--perturb`.
+   */
+  readonly warmup: WarmupSetting;
   /** absolute: where the runs' traces go (`run-1`, `run-2`, ...) and stay; null: a temporary directory */
   readonly out: string | null;
   /** keep the temporary traces and say where they are */
@@ -109,6 +125,7 @@ function normalizeCheck(raw: RawInvocation, cwd: string): CheckOptions {
     seeds: Object.freeze(seeds),
     shard,
     runs: validateRuns(raw.values.runs),
+    warmup: validateWarmup(raw.values.warmup),
     out: pathOption(raw.values.out, cwd),
     keep: raw.values.keep === true,
     json: raw.values.json === true,

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { confirmedCause } from '../../diffing/cause.js';
 import { compare, type CompareOptions, type Comparison } from '../../diffing/compare.js';
@@ -10,7 +10,7 @@ import { Progress } from '../shared/progress.js';
 import { findRoot } from '../shared/project.js';
 import { recordRun } from '../shared/recording.js';
 import { displayPath } from '../shared/traces.js';
-import type { AttemptView, FailureView, SeedView } from '../../report/types.js';
+import type { AttemptView, FailureView, SeedView, WarmupView } from '../../report/types.js';
 import { emitReport } from '../shared/output.js';
 import { ExitStatus } from '../shared/errors.js';
 import { stopOnInterrupt } from '../shared/interrupt.js';
@@ -19,6 +19,8 @@ import { briefCause, describeShare, seedList, seedView } from '../shared/seeds.j
 import { runPerturbed } from './perturb.js';
 import { CauseStacks, settleUnsampled, type Rerunnable } from '../shared/stacks.js';
 import { makeWorkDir } from '../shared/workdir.js';
+import { describeWarmup } from '../../report/describe.js';
+import { WARMUP_DIR, warmupAfter } from '../shared/warmup.js';
 
 /**
  * `detdrift check --seed N -- CMD`: runs CMD `--runs` times with the same seed, compares each
@@ -38,11 +40,15 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
     // The seeds are checked in turn: the report is about the first that diverges, or the last.
     if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
     let checked: Checked | null = null;
+    let firstWarmup: WarmupView | null = null;
     const seeds: SeedView[] = [];
-    for (const seed of options.seeds) {
+    for (const [index, seed] of options.seeds.entries()) {
       // A shard's traces are always by seed, so that every shard's artifact has one layout.
       const dir = options.seeds.length === 1 && !options.shard ? base : join(base, `seed-${seed ?? 'none'}`);
-      checked = await recordAndCompare({ ...options, seed }, dir, progress, logger);
+      // Only the first seed's first run can find the caches cold: it warms them for every later one.
+      const seeded = { ...options, seed, warmup: index === 0 ? options.warmup : 'off' } as const;
+      checked = await recordAndCompare(seeded, dir, progress, logger);
+      firstWarmup ??= checked.warmup;
       seeds.push(seedView(seed, checked.comparison));
       if (checked.comparison.verdict === 'diverge') break;
     }
@@ -77,6 +83,7 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
       failure,
       seeds: seedList(options.seeds, seeds, options.shard),
       shard: options.shard,
+      warmup: firstWarmup,
     });
     if (options.out === null && options.keep) progress.phase(`traces kept in ${base}`);
     // Runs that agree in failing every time are no check: CI must not read them as a pass.
@@ -97,6 +104,8 @@ interface Checked {
   readonly attempts: readonly AttemptView[];
   /** the runs' statuses and the first failing run's stderr, when the command failed in any */
   readonly failure: FailureView | null;
+  /** the first run, when it was a warm-up (moved to `warmup/`, left out), and why */
+  readonly warmup: WarmupView | null;
 }
 
 /** Records `--runs` runs of one seed into `base` (`run-1`, `run-2`, ...) and compares each later one with the first. */
@@ -110,18 +119,25 @@ async function recordAndCompare(
     `recording ${options.runs} runs of ${options.command.join(' ')} (${options.mode} mode, seed ${options.seed ?? 'none'})`,
   );
   const hold = encode(options.confirm ? { hold: true } : {});
-  const dirs: string[] = [];
-  const statuses: number[] = [];
-  let stderr: string[] | null = null;
-  for (let index = 1; index <= options.runs; index++) {
+  const record = async (index: number) => {
     progress.update(`run ${index} of ${options.runs}`);
     const out = join(base, `run-${index}`);
     prepareOutDir(out);
-    const result = await recordRun({ ...options, out }, 'pipe', logger, hold);
-    statuses.push(result.status);
-    if (result.status !== 0) stderr ??= stderrExcerpt(result.stderr);
-    dirs.push(out);
+    return { out, ...(await recordRun({ ...options, out }, 'pipe', logger, hold)) };
+  };
+  const runs = [await record(1)];
+  const warmup = warmupAfter(options.warmup, options.command, options.cwd, runs[0]!.out);
+  if (warmup) {
+    // The run filled the caches: it is set aside, and the compared runs start again at run 1.
+    progress.phase(`run 1 was a warm-up: ${describeWarmup(warmup)}`);
+    moveAside(runs[0]!.out, join(base, WARMUP_DIR));
+    runs[0] = await record(1);
   }
+  for (let index = 2; index <= options.runs; index++) runs.push(await record(index));
+  const dirs = runs.map((run) => run.out);
+  const statuses = runs.map((run) => run.status);
+  const failed = runs.find((run) => run.status !== 0);
+  const stderr = failed ? stderrExcerpt(failed.stderr) : null;
   progress.clear();
   let comparison: Comparison | null = null;
   let against = dirs[0]!;
@@ -150,7 +166,15 @@ async function recordAndCompare(
     comparison: comparison!,
     attempts,
     failure: stderr === null ? null : { statuses, stderr },
+    warmup,
   };
+}
+
+/** Moves a warm-up's traces to `to` (a trace directory of an earlier check is replaced). */
+function moveAside(from: string, to: string): void {
+  prepareOutDir(to);
+  rmSync(to, { recursive: true });
+  renameSync(from, to);
 }
 
 /** How much of a failing run's stderr the report keeps. */

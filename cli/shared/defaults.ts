@@ -21,6 +21,11 @@ export const DEFAULTS = Object.freeze({
   json: false,
   /** check: how many times the command runs with the same seed */
   runs: 2,
+  /**
+   * check, bump: a warm-up run first when a runner or loader with a cache (Jest, Vitest, tsx, ts-node)
+   * is named by the command or seen in the first run's stacks
+   */
+  warmup: 'auto' as WarmupSetting,
   /** check: keep the recorded traces (they are deleted after use otherwise) */
   keep: false,
   /** check, diff: confirm the cause by replay bisection */
@@ -40,6 +45,10 @@ export const DEFAULTS = Object.freeze({
   /** report: the format `detdrift report` renders when `--format` is not given */
   reportFormat: 'terminal' as ReportFormat,
 });
+
+/** `--warmup`: `auto` when a caching runner is named or seen, `on` always, `off` never (cli/shared/warmup.ts). */
+export const WARMUP_SETTINGS = ['auto', 'on', 'off'] as const;
+export type WarmupSetting = (typeof WARMUP_SETTINGS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

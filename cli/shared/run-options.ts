@@ -1,10 +1,11 @@
 /**
  * The options of the commands that run a program under the hook: the seed it gets (`--seed`), a
- * list of them and this job's share of it (`--seeds`, `--shard`), and the mode (`--mode`).
+ * list of them and this job's share of it (`--seeds`, `--shard`), the mode (`--mode`), and whether
+ * a first run warms a runner's caches (`--warmup`).
  */
 import type { ShardView } from '../../report/types.js';
 import { MODES, type Mode } from '../../tracer/format.js';
-import { DEFAULTS, RECORDABLE_MODES } from './defaults.js';
+import { DEFAULTS, RECORDABLE_MODES, WARMUP_SETTINGS, type WarmupSetting } from './defaults.js';
 import { CliError } from './errors.js';
 import { type OptionSpecs, type RawInvocation, usage } from './options.js';
 import { expandSeeds, parseShard, SEED_TEXT, shareOf } from './seeds.js';
@@ -41,6 +42,16 @@ export const MODE: OptionSpecs = {
   },
 };
 
+/** check, bump */
+export const WARMUP: OptionSpecs = {
+  warmup: {
+    type: 'string',
+    value: 'WHEN',
+    help: 'auto (a first run, not compared, fills the caches of jest, vitest, tsx or ts-node when the command names one or the run shows one), on (always), off (never)',
+    default: DEFAULTS.warmup,
+  },
+};
+
 // Each validator names the option, the value it got and the values it allows.
 
 export function validateMode(value: unknown, fallback: Mode = DEFAULTS.mode): Mode {
@@ -57,6 +68,15 @@ export function validateMode(value: unknown, fallback: Mode = DEFAULTS.mode): Mo
   throw new CliError(
     'ERR_OPTION_VALUE',
     `--mode got ${JSON.stringify(value)}; allowed: ${RECORDABLE_MODES.join(', ')}${planned}`,
+  );
+}
+
+export function validateWarmup(value: unknown): WarmupSetting {
+  if (value === undefined) return DEFAULTS.warmup;
+  if (WARMUP_SETTINGS.includes(value as WarmupSetting)) return value as WarmupSetting;
+  throw new CliError(
+    'ERR_OPTION_VALUE',
+    `--warmup got ${JSON.stringify(value)}; allowed: ${WARMUP_SETTINGS.join(', ')}`,
   );
 }
 

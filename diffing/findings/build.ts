@@ -24,6 +24,7 @@ import {
   type SeedView,
   type ShardView,
   type TestsView,
+  type WarmupView,
 } from '../../report/types.js';
 import { bumpSection, causeView, withBump } from './cause-view.js';
 import { counts, siteLabel, uncontrolledValues } from './counts.js';
@@ -54,6 +55,8 @@ export interface BuildOptions {
   /** `check`, `bump`: the seeds checked in turn, and the shard of the seed list they are */
   readonly seeds?: readonly SeedView[] | null;
   readonly shard?: ShardView | null;
+  /** `check`, `bump`: the warm-up run that filled a runner's caches before the compared runs */
+  readonly warmup?: WarmupView | null;
   /**
    * what the report calls its runs when neither run A and run B nor a bump's base and head fit (the demo's
    * are base and head)
@@ -129,6 +132,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     seeds: options.seeds ?? null,
     shard: options.shard ?? null,
     timeline: focus ? buildTimeline(focus, (row, side) => view(row, side)!) : null,
+    warmup: options.warmup ?? null,
     traceProblems: comparison.problems.map(({ lineage, side, file, code, from, to, message }) => ({
       process: lineage,
       run: side,
