@@ -1,12 +1,12 @@
 import { createHook, type AsyncHook, type HookCallbacks } from 'node:async_hooks';
-import { digestHex, fmix } from '../tracer/digest.js';
+import { digestHex, digestString, fmix } from '../tracer/digest.js';
 import { MathImul } from '../tracer/primordials.js';
 import { builtin, real } from './real.js';
 
 interface Node {
-  /** the context's key: 64 bits, mixed from the parent's key and this context's ordinal */
-  readonly high: number;
-  readonly low: number;
+  /** the context's key: 64 bits, mixed from the parent's key and this context's ordinal (or a test's name) */
+  high: number;
+  low: number;
   readonly type: string;
   /** how many contexts this one created so far: the next child's ordinal */
   children: number;
@@ -326,6 +326,19 @@ export class ContextTracker {
   /** Puts the running context, and every context it creates from now on, in `scope`. */
   enterScope(scope: object | null): void {
     this.running().scope = scope;
+  }
+
+  /**
+   * Names what the running context creates from now on after `name` (a test's), as if it were a
+   * root: their keys no longer depend on what the process did before. The running context keeps
+   * the id and key it was defined with.
+   */
+  rename(name: string): void {
+    const node = this.running();
+    const { high, low } = digestString(name);
+    node.high = high >>> 0;
+    node.low = low >>> 0;
+    node.children = 0;
   }
 
   /** current()'s node, without giving it a trace id. */

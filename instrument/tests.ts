@@ -1,6 +1,6 @@
 import { relative, sep } from 'node:path';
 import { Api } from '../tracer/apis.js';
-import { StringReplaceAll, StringStartsWith } from '../tracer/primordials.js';
+import { SafeMap, StringReplaceAll, StringStartsWith } from '../tracer/primordials.js';
 import type { Recorder } from './recorder.js';
 import type { RootMask } from './root-mask.js';
 
@@ -17,6 +17,9 @@ export class Tests {
   private active: string | null = null;
   /** the running test's scope in control mode, for enter() */
   private scope: object | null = null;
+
+  /** how many times each test began in this process (a retried test begins again) */
+  private readonly seen = new SafeMap<string, number>();
 
   constructor(
     private readonly recorder: Recorder,
@@ -36,6 +39,11 @@ export class Tests {
     this.active = key;
     const recorder = this.recorder;
     const controller = recorder.controller;
+    // The contexts the test makes are named from its name, not from what the process ran before:
+    // a test that runs after other files, or in another worker, names its awaits and timers alike.
+    const seen = (this.seen.get(key) ?? 0) + 1;
+    this.seen.set(key, seen);
+    if (here) recorder.contexts.rename(`${key}\u0000${seen}`);
     if (controller !== null) {
       if (!controller.scoping) controller.scoped(() => recorder.contexts.scope());
       this.scope = controller.scope(key);

@@ -18,6 +18,7 @@ import { addProbe } from './probe.js';
  * `afterEach` hook's. Nothing needs adding to the command: this works in `node --test`'s children,
  * under `--experimental-test-isolation=none` and in `node file.test.js` alike. Node attributes no
  * console output to a test: the stdout writes between a test's start and end are its output.
+ * Control mode only (see watchNodeTest).
  */
 interface TestLike {
   readonly name?: unknown;
@@ -34,6 +35,11 @@ interface TestLike {
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 export function watchNodeTest(recorder: Recorder, tests: Tests): Handle {
+  // Each method given would be a frame of the hook's in a failing test's stack, which the program
+  // prints: in observe mode nothing is given, and node --test's children (one per file, named by
+  // it) are compared whole, as the runner's output filters allow. In control mode the scopes
+  // need the boundaries, and the frames are the same in every run.
+  if (recorder.controller === null) return { uninstall() {} };
   const script = process.argv[1];
   let running: TestLike | null = null;
   const begun = (test: TestLike) => {

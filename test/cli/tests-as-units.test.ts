@@ -1,9 +1,9 @@
 /**
- * Tests as the unit, under Vitest 3 run as users type it (the bin, `npx vitest run`, `npm test`,
+ * Tests as the unit, under Vitest 3 and Jest 30 run as users type them (the bin, `npx`, `npm test`,
  * `pnpm test`), from a cold cache: in control mode each test's values are its own, so the runs
- * agree however Vitest hands files to its workers and whatever its own RPC draws; in observe mode
- * a test whose printed output depends on a dependency's Math.random is named, and the dependency's
- * line blamed; a bump that changes only a dependency's comments reads unchanged.
+ * agree however the runner hands files to its workers and whatever its own RPC draws; in observe
+ * mode a test whose printed output depends on a dependency's Math.random is named, and the
+ * dependency's line blamed; a bump that changes only a dependency's comments reads unchanged.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -53,6 +53,27 @@ const RANKING = lines(
   '});',
 );
 
+/** The same suite for Jest: CommonJS, its globals, no transform (babel-jest's cache is the warm-up's). */
+function jestSuite(name: string): string {
+  return suite(name)
+    .replace("import { beforeEach, describe, expect, test } from 'vitest';\n", '')
+    .replace("import dep from 'dep';", "const dep = require('dep');");
+}
+
+const JEST_SUITE = {
+  'test/a.test.js': jestSuite('a'),
+  'test/b.test.js': jestSuite('b'),
+  'test/c.test.js': jestSuite('c'),
+  'test/ranking.test.js': RANKING.replace("import { test } from 'vitest';\n", '').replace(
+    "import dep from 'dep';",
+    "const dep = require('dep');",
+  ),
+  // vendor/ holds both versions of a bump fixture's dependency: Jest's module map would see two `dep`s
+  'jest.config.json':
+    '{ "transform": {}, "cacheDirectory": "node_modules/.cache/jest", "modulePathIgnorePatterns": ["<rootDir>/vendor/"] }\n',
+  '.npmrc': 'update-notifier=false\noffline=true\nfund=false\naudit=false\n',
+};
+
 const SUITE = {
   'test/a.test.mjs': suite('a'),
   'test/b.test.mjs': suite('b'),
@@ -76,10 +97,24 @@ function suiteProject(): string {
   return dir;
 }
 
+/** Jest linked in, with its bin where npx and npm's scripts find it. */
+function jestProject(): string {
+  const dir = appWith(JEST_SUITE, { name: 'dep', version: '1.0.0', files: { 'index.js': DEP } });
+  const manifest = { name: 'fixture-app', version: '1.0.0', private: true, scripts: { test: 'jest' } };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, dependencies: { dep: '1.0.0' } }));
+  symlinkSync(join(REPO, 'node_modules', 'jest'), join(dir, 'node_modules', 'jest'), 'junction');
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync('../jest/bin/jest.js', join(dir, 'node_modules', '.bin', 'jest'));
+  return dir;
+}
+
 const env = launcherEnv();
 const detdrift = (dir: string, ...args: string[]) => runPlain([CLI, ...args], { cwd: dir, env });
 /** Vitest's results cache (durations, which decide the order of files): a fresh checkout has none. */
-const coldCache = (dir: string) => rmSync(join(dir, 'node_modules', '.vite'), { recursive: true, force: true });
+const coldCache = (dir: string) => {
+  rmSync(join(dir, 'node_modules', '.vite'), { recursive: true, force: true });
+  rmSync(join(dir, 'node_modules', '.cache'), { recursive: true, force: true });
+};
 
 /** Each way users start Vitest, and how many runs to compare: ten through npx, the README's recipe. */
 const COMMANDS: Readonly<Record<string, { readonly command: readonly string[]; readonly runs: number }>> = {
@@ -134,38 +169,89 @@ test('vitest, observe mode: the test whose printed ranking draws is named, and t
   assert.equal(ranking.cause?.firstPartySite?.file, 'test/ranking.test.mjs');
 });
 
-test('vitest: a bump that changes only comments of the dependency every test uses reads unchanged', () => {
-  const side = (version: string, source: string) => ({
-    tree: direct('dep', version),
-    packages: { [`dep@${version}`]: source },
-  });
-  const dir = repository('npm-v3', '', side('1.0.0', DEP), side('1.0.1', DEP_COMMENTED), 'npm', {
-    ...SUITE,
-    'install.cjs': lines(
-      "require('./materialize.cjs');",
-      "const { join } = require('node:path');",
-      `require('node:fs').symlinkSync(${JSON.stringify(join(REPO, 'node_modules', 'vitest'))}, join('node_modules', 'vitest'), 'junction');`,
-    ),
-  });
-  execFileSync(process.execPath, ['install.cjs'], { cwd: dir });
-  for (let attempt = 0; attempt < 3; attempt++) {
+const JEST_COMMANDS: Readonly<Record<string, { readonly command: readonly string[]; readonly runs: number }>> = {
+  npx: { command: ['npx', 'jest'], runs: 5 },
+  'npm test': { command: ['npm', 'test'], runs: 3 },
+};
+
+for (const [how, { command, runs }] of Object.entries(JEST_COMMANDS)) {
+  test(`jest 30 through ${how}, control mode, cold cache: ${runs} runs agree test by test`, () => {
+    const dir = jestProject();
+    coldCache(dir);
     const run = detdrift(
       dir,
-      'bump',
-      '--base',
-      'HEAD~1',
+      'check',
+      '--mode',
+      'control',
       '--seed',
-      '7',
-      '--install',
-      `${process.execPath} install.cjs`,
+      '42',
+      '--runs',
+      String(runs),
       '--json',
       '--',
-      process.execPath,
-      'node_modules/vitest/vitest.mjs',
-      'run',
+      ...command,
     );
     const report = reportOf(run, 0);
-    assert.equal(report.verdict, 'agree', `attempt ${attempt + 1}`);
-    assert.equal(report.tests?.compared, 10);
-  }
+    assert.equal(report.verdict, 'agree');
+    assert.deepEqual(report.tests, { compared: 10, differing: 0, first: null });
+  });
+}
+
+test("jest 30, observe mode: a test's console output is its own: the ranking test is named, the draw in dep blamed", () => {
+  const dir = jestProject();
+  const run = detdrift(dir, 'check', '--seed', '42', '--no-confirm', '--json', '--', 'npx', 'jest', 'ranking');
+  const report = reportOf(run, 1);
+  assert.equal(report.verdict, 'diverge');
+  assert.deepEqual(
+    [report.tests?.first?.file, report.tests?.first?.name, report.tests?.first?.differs],
+    ['test/ranking.test.js', 'ranking', 'output'],
+  );
+  assert.equal(report.cause?.api, 'Math.random');
+  assert.equal(`${report.cause?.site?.file}:${report.cause?.site?.line}`, 'dep@1.0.0/index.js:3');
+  assert.equal(report.cause?.firstPartySite?.file, 'test/ranking.test.js');
 });
+
+/** Each runner's suite, the package linked in by the install, and the command a bump runs. */
+const BUMPED = {
+  vitest: { files: SUITE, link: 'vitest', command: ['node_modules/vitest/vitest.mjs', 'run'] },
+  'jest 30': { files: JEST_SUITE, link: 'jest', command: ['node_modules/jest/bin/jest.js'] },
+};
+
+for (const [runner, { files, link, command }] of Object.entries(BUMPED)) {
+  test(`${runner}: a bump that changes only comments of the dependency every test uses reads unchanged`, () => {
+    const side = (version: string, source: string) => ({
+      tree: direct('dep', version),
+      packages: { [`dep@${version}`]: source },
+    });
+    const target = JSON.stringify(join(REPO, 'node_modules', link));
+    const dir = repository('npm-v3', '', side('1.0.0', DEP), side('1.0.1', DEP_COMMENTED), 'npm', {
+      ...files,
+      'install.cjs': lines(
+        "require('./materialize.cjs');",
+        "const { join } = require('node:path');",
+        `require('node:fs').symlinkSync(${target}, join('node_modules', '${link}'), 'junction');`,
+      ),
+    });
+    execFileSync(process.execPath, ['install.cjs'], { cwd: dir });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const install = `${process.execPath} install.cjs`;
+      const run = detdrift(
+        dir,
+        'bump',
+        '--base',
+        'HEAD~1',
+        '--seed',
+        '7',
+        '--install',
+        install,
+        '--json',
+        '--',
+        process.execPath,
+        ...command,
+      );
+      const report = reportOf(run, 0);
+      assert.equal(report.verdict, 'agree', `attempt ${attempt + 1}`);
+      assert.equal(report.tests?.compared, 10);
+    }
+  });
+}
