@@ -22,6 +22,9 @@ import { GeneratedCode } from './generated.js';
 import { SiteIds } from './sites.js';
 import { NewContexts, SiteSchedule, type Sampling, type SitePolicy } from './schedule.js';
 
+/** The calls of each API a test makes whose stacks are taken beside the sampling's (Recorder.testTakes). */
+const TEST_STACKS = 64;
+
 /** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
 const CAPTURE_LIMIT = 32;
 
@@ -65,6 +68,9 @@ export class Recorder {
   private readonly siteIds = new SiteIds();
   /** code the program compiled that a source map in memory goes with (generated.ts) */
   readonly generated = new GeneratedCode();
+  private inTest = false;
+  /** calls of each API in the running test that no other rule sampled */
+  private readonly testCalls = new Float64Array(256);
   /** replay mode only: a site id's `file:line:column`, to match calls against the recording */
   private readonly siteKeys = new SafeMap<number, string | null>();
   private lastSite = 0;
@@ -144,7 +150,7 @@ export class Recorder {
     if (!this.on || this.busy) return 0;
     // the new-context rule hears of every call, sampled by the count or not: it keeps its newest
     if (this.schedule.take(api)) this.newContexts.take(api);
-    else if (!this.newContexts.take(api)) return 0;
+    else if (!this.newContexts.take(api) && !this.testTakes(api)) return 0;
     return this.stacks ? this.capture(above) : 0;
   }
 
@@ -152,8 +158,25 @@ export class Recorder {
   siteIn(api: number, above: Native | undefined, sampling: Sampling): number {
     if (!this.on || this.busy) return 0;
     if (this.schedule.takeIn(api, sampling)) this.newContexts.take(api);
-    else if (!this.newContexts.take(api)) return 0;
+    else if (!this.newContexts.take(api) && !this.testTakes(api)) return 0;
     return this.stacks ? this.capture(above) : 0;
+  }
+
+  /**
+   * While a test runs (tests.ts), the first calls of each API it makes get their stacks too: the
+   * process's count was used up by the runner and the tests before it, and a test's cause is found
+   * among its own calls. A replay cannot take them later where the runner may run the test in
+   * another worker.
+   */
+  private testTakes(api: number): boolean {
+    return this.inTest && this.testCalls[api]!++ < TEST_STACKS;
+  }
+
+  /** A test began (true) or ended: its calls are counted afresh for testTakes. */
+  testRuns(running: boolean): void {
+    this.inTest = running;
+    // a loop, not fill(): the program's time, where TypedArray.prototype.fill may be its own
+    if (running) for (let i = 0; i < 256; i++) this.testCalls[i] = 0;
   }
 
   /**

@@ -50,6 +50,7 @@ export class Tests {
       if (here) recorder.contexts.enterScope(this.scope);
     }
     recorder.string(Api.testStart, 0, key);
+    recorder.testRuns(true);
   }
 
   /** Puts the running context, and what it creates from now on, in the running test's scope (if any). */
@@ -68,6 +69,7 @@ export class Tests {
     if (this.active === null) return;
     this.active = null;
     this.scope = null;
+    this.recorder.testRuns(false);
     this.recorder.string(Api.testEnd, 0, this.mask.text(outcome));
     if (this.recorder.controller !== null) this.recorder.contexts.enterScope(null);
   }

@@ -157,7 +157,9 @@ test('vitest, observe mode: the test whose printed ranking draws is named, and t
   // Every test prints a stamp of the clock: the first by file is a's first, and its output differs.
   assert.deepEqual([first.file, first.name, first.differs], ['test/a.test.mjs', 'a > case 1', 'output']);
   assert.equal(report.tests?.compared, 10);
-  assert.equal(report.cause?.kind, 'call');
+  // the last draw before its output: the ranking's, a stack the test's first calls had taken
+  assert.equal(report.cause?.package, 'dep@1.0.0');
+  assert.equal(`${report.cause?.site?.file}:${report.cause?.site?.line}`, 'dep@1.0.0/index.js:3');
 
   const ranking = reportOf(
     detdrift(dir, 'check', '--seed', '42', '--no-confirm', '--json', '--', 'npx', 'vitest', 'run', 'ranking'),
