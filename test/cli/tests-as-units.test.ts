@@ -49,7 +49,8 @@ const RANKING = lines(
   "import { test } from 'vitest';",
   "import dep from 'dep';",
   "test('ranking', () => {",
-  "  console.log('ranking', dep.rank(['w', 'x', 'y', 'z']));",
+  // twelve items: two runs print the same order with odds 1 in 12!, not 1 in 24
+  "  console.log('ranking', dep.rank([...'abcdefghijkl']));",
   '});',
 );
 
@@ -170,6 +171,37 @@ test('vitest, observe mode: the test whose printed ranking draws is named, and t
   assert.equal(`${ranking.cause?.site?.file}:${ranking.cause?.site?.line}`, 'dep@1.0.0/index.js:3');
   assert.equal(ranking.cause?.firstPartySite?.file, 'test/ranking.test.mjs');
 });
+
+/** The suite for Mocha (its globals) and node:test (its module): CommonJS, node:assert. */
+function plainSuite(name: string, runner: 'mocha' | 'node:test'): string {
+  const body = jestSuite(name)
+    .replace("const dep = require('dep');", "const dep = require('dep');\nconst assert = require('node:assert');")
+    .replace(`expect(stamp.startsWith('${name}')).toBe(true);`, `assert.ok(stamp.startsWith('${name}'));`);
+  if (runner === 'mocha') return body.replace("test('case ' + n", "it('case ' + n");
+  return `const { beforeEach, describe, test } = require('node:test');\n${body}`;
+}
+
+/** Mocha and node --test on the same suite, in control mode: the tests agree one by one. */
+const OTHERS = {
+  'mocha 11': { runner: 'mocha', link: 'mocha', command: ['npx', 'mocha'] },
+  'node --test': { runner: 'node:test', link: null, command: [process.execPath, '--test'] },
+} as const;
+
+for (const [label, { runner, link, command }] of Object.entries(OTHERS)) {
+  test(`${label}, control mode: 3 runs agree test by test`, () => {
+    const files = Object.fromEntries(['a', 'b', 'c'].map((name) => [`test/${name}.test.js`, plainSuite(name, runner)]));
+    const dir = appWith(files, { name: 'dep', version: '1.0.0', files: { 'index.js': DEP } });
+    if (link) {
+      symlinkSync(join(REPO, 'node_modules', link), join(dir, 'node_modules', link), 'junction');
+      mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+      symlinkSync(`../${link}/bin/${link}.js`, join(dir, 'node_modules', '.bin', link));
+    }
+    const run = detdrift(dir, 'check', '--mode', 'control', '--seed', '42', '--runs', '3', '--json', '--', ...command);
+    const report = reportOf(run, 0);
+    assert.equal(report.verdict, 'agree');
+    assert.deepEqual(report.tests, { compared: 9, differing: 0, first: null });
+  });
+}
 
 const JEST_COMMANDS: Readonly<Record<string, { readonly command: readonly string[]; readonly runs: number }>> = {
   npx: { command: ['npx', 'jest'], runs: 5 },
