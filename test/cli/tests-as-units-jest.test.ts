@@ -1,0 +1,56 @@
+/**
+ * Tests as the unit under Jest 30 (through npx and `npm test`, from a cold cache), Mocha 11 and
+ * `node --test`: in control mode the runs agree test by test; in observe mode a test whose console
+ * output depends on a dependency's Math.random is named, and the dependency's line blamed.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { appWith, reportOf } from '../cli-fixtures.js';
+import { REPO } from '../helpers.js';
+import { agreeInARow, DEP, detdrift, jestProject, plainSuite } from '../unit-fixtures.js';
+
+const JEST_COMMANDS: Readonly<Record<string, { readonly command: readonly string[]; readonly checks: number }>> = {
+  npx: { command: ['npx', 'jest'], checks: 10 },
+  'npm test': { command: ['npm', 'test'], checks: 1 },
+};
+
+for (const [how, { command, checks }] of Object.entries(JEST_COMMANDS)) {
+  test(`jest 30 through ${how}, control mode, cold cache: ${checks} check(s) of 5 runs agree test by test`, () => {
+    agreeInARow(jestProject(), command, checks, 10);
+  });
+}
+
+test("jest 30, observe mode: a test's console output is its own: the ranking test is named, the draw in dep blamed", () => {
+  const dir = jestProject();
+  const run = detdrift(dir, 'check', '--seed', '42', '--no-confirm', '--json', '--', 'npx', 'jest', 'ranking');
+  const report = reportOf(run, 1);
+  assert.equal(report.verdict, 'diverge');
+  assert.deepEqual(
+    [report.tests?.first?.file, report.tests?.first?.name, report.tests?.first?.differs],
+    ['test/ranking.test.js', 'ranking', 'output'],
+  );
+  assert.equal(report.cause?.api, 'Math.random');
+  assert.equal(`${report.cause?.site?.file}:${report.cause?.site?.line}`, 'dep@1.0.0/index.js:3');
+  assert.equal(report.cause?.firstPartySite?.file, 'test/ranking.test.js');
+});
+
+/** Mocha and node --test on the same suite, in control mode: the tests agree one by one. */
+const OTHERS = {
+  'mocha 11': { runner: 'mocha', link: 'mocha', command: ['npx', 'mocha'] },
+  'node --test': { runner: 'node:test', link: null, command: [process.execPath, '--test'] },
+} as const;
+
+for (const [label, { runner, link, command }] of Object.entries(OTHERS)) {
+  test(`${label}, control mode: 5 runs agree test by test`, () => {
+    const files = Object.fromEntries(['a', 'b', 'c'].map((name) => [`test/${name}.test.js`, plainSuite(name, runner)]));
+    const dir = appWith(files, { name: 'dep', version: '1.0.0', files: { 'index.js': DEP } });
+    if (link) {
+      symlinkSync(join(REPO, 'node_modules', link), join(dir, 'node_modules', link), 'junction');
+      mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+      symlinkSync(`../${link}/bin/${link}.js`, join(dir, 'node_modules', '.bin', link));
+    }
+    agreeInARow(dir, command, 1, 9);
+  });
+}
