@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { detdrift, reportOf } from './cli-fixtures.js';
-import { project } from './helpers.js';
+import { type detdrift, reportOf } from './cli-fixtures.js';
+import { CLI, project, runPlain } from './helpers.js';
 import { FILE_NAMES, lockfileText, manifest, nm, type FixtureFormat, type Tree } from './lockfile-fixtures.js';
 
 /**
@@ -120,23 +120,20 @@ export function upgrade(
 }
 
 export function bump(dir: string, ...extra: string[]) {
-  return detdrift(
-    [
-      'bump',
-      '--base',
-      'HEAD~1',
-      '--seed',
-      '7',
-      '--install',
-      `${process.execPath} materialize.cjs`,
-      '--json',
-      ...extra,
-      '--',
-      process.execPath,
-      'app.js',
-    ],
-    dir,
-  );
+  return bumpOf(dir, [process.execPath, 'app.js'], 'materialize.cjs', extra);
+}
+
+/** `bump --base HEAD~1 --seed 7 --json -- ...command` in `dir`, each tree installed by `node install`. */
+export function bumpOf(
+  dir: string,
+  command: readonly string[],
+  install: string,
+  extra: readonly string[] = [],
+  env: Readonly<Record<string, string | undefined>> = {},
+) {
+  const installs = `${process.execPath} ${install}`;
+  const options = ['--base', 'HEAD~1', '--seed', '7', '--install', installs, '--json', ...extra];
+  return runPlain([CLI, 'bump', ...options, '--', ...command], { cwd: dir, env });
 }
 
 /** The report as plain JSON: these tests read it field by field, as a CI script would. */

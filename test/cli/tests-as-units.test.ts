@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { direct, repository } from '../bump-fixtures.js';
+import { bumpOf, direct, repository } from '../bump-fixtures.js';
 import { lines, reportOf } from '../cli-fixtures.js';
 import { REPO } from '../helpers.js';
-import { agreeInARow, DEP, DEP_COMMENTED, detdrift, JEST_SUITE, SUITE, suiteProject } from '../unit-fixtures.js';
+import { agreeInARow, DEP, DEP_COMMENTED, detdrift, env, JEST_SUITE, SUITE, suiteProject } from '../unit-fixtures.js';
 
 /**
  * Each way users start Vitest, and how many checks of five runs to make in a row, each from a cold
@@ -55,14 +55,14 @@ test('vitest, observe mode: the test whose printed ranking draws is named, and t
   assert.equal(ranking.cause?.firstPartySite?.file, 'test/ranking.test.mjs');
 });
 
-/** Each runner's suite, the package linked in by the install, and the command a bump runs. */
+/** Each runner's suite, the package the install links in and its bin, and the command a bump runs (npx's). */
 const BUMPED = {
-  vitest: { files: SUITE, link: 'vitest', command: ['node_modules/vitest/vitest.mjs', 'run'] },
-  'jest 30': { files: JEST_SUITE, link: 'jest', command: ['node_modules/jest/bin/jest.js'] },
+  vitest: { files: SUITE, link: 'vitest', bin: 'vitest.mjs', command: ['npx', 'vitest', 'run'] },
+  'jest 30': { files: JEST_SUITE, link: 'jest', bin: 'bin/jest.js', command: ['npx', 'jest'] },
 };
 
-for (const [runner, { files, link, command }] of Object.entries(BUMPED)) {
-  test(`${runner}: a bump that changes only comments of the dependency every test uses reads unchanged`, () => {
+for (const [runner, { files, link, bin, command }] of Object.entries(BUMPED)) {
+  test(`${runner} through npx: a bump that changes only comments of the dependency every test uses reads unchanged, ten times`, () => {
     const side = (version: string, source: string) => ({
       tree: direct('dep', version),
       packages: { [`dep@${version}`]: source },
@@ -74,25 +74,13 @@ for (const [runner, { files, link, command }] of Object.entries(BUMPED)) {
         "require('./materialize.cjs');",
         "const { join } = require('node:path');",
         `require('node:fs').symlinkSync(${target}, join('node_modules', '${link}'), 'junction');`,
+        "require('node:fs').mkdirSync(join('node_modules', '.bin'));",
+        `require('node:fs').symlinkSync('../${link}/${bin}', join('node_modules', '.bin', '${link}'));`,
       ),
     });
     execFileSync(process.execPath, ['install.cjs'], { cwd: dir });
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const install = `${process.execPath} install.cjs`;
-      const run = detdrift(
-        dir,
-        'bump',
-        '--base',
-        'HEAD~1',
-        '--seed',
-        '7',
-        '--install',
-        install,
-        '--json',
-        '--',
-        process.execPath,
-        ...command,
-      );
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const run = bumpOf(dir, command, 'install.cjs', [], env);
       const report = reportOf(run, 0);
       assert.equal(report.verdict, 'agree', `attempt ${attempt + 1}`);
       assert.equal(report.tests?.compared, 10);
