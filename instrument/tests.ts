@@ -61,7 +61,8 @@ export class Tests {
   /** What the runner attributes to the running test: its console output, as the runner formatted it. */
   output(text: string): void {
     if (this.active === null) return;
-    this.recorder.chunk(Api.testOutput, 0, this.mask.text(text), this.mask.text(text));
+    const shown = this.mask.text(text);
+    this.recorder.chunk(Api.testOutput, 0, shown, shown);
   }
 
   /** The running test ended with `outcome` (`pass`, `skip`, `fail\n<messages>`). */

@@ -97,12 +97,12 @@ export function suiteProject(): string {
   return dir;
 }
 
-/** Jest linked in, with its bin where npx and npm's scripts find it. */
-export function jestProject(): string {
+/** Jest linked in (30, or `jest29`: jest@29.7.0), with its bin where npx and npm's scripts find it. */
+export function jestProject(jest: 'jest' | 'jest29' = 'jest'): string {
   const dir = appWith(JEST_SUITE, { name: 'dep', version: '1.0.0', files: { 'index.js': DEP } });
   const manifest = { name: 'fixture-app', version: '1.0.0', private: true, scripts: { test: 'jest' } };
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, dependencies: { dep: '1.0.0' } }));
-  symlinkSync(join(REPO, 'node_modules', 'jest'), join(dir, 'node_modules', 'jest'), 'junction');
+  symlinkSync(join(REPO, 'node_modules', jest), join(dir, 'node_modules', 'jest'), 'junction');
   mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
   symlinkSync('../jest/bin/jest.js', join(dir, 'node_modules', '.bin', 'jest'));
   return dir;

@@ -1,5 +1,5 @@
 /**
- * Tests as the unit under Jest 30 (through npx and `npm test`, from a cold cache), Mocha 11 and
+ * Tests as the unit under Jest 30 and 29 (through npx, `npm test`, `pnpm test`, from a cold cache), Mocha 11 and
  * `node --test`: in control mode the runs agree test by test; in observe mode a test whose console
  * output depends on a dependency's Math.random is named, and the dependency's line blamed.
  */
@@ -11,14 +11,18 @@ import { appWith, reportOf } from '../cli-fixtures.js';
 import { REPO } from '../helpers.js';
 import { agreeInARow, DEP, detdrift, jestProject, plainSuite } from '../unit-fixtures.js';
 
-const JEST_COMMANDS: Readonly<Record<string, { readonly command: readonly string[]; readonly checks: number }>> = {
-  npx: { command: ['npx', 'jest'], checks: 10 },
-  'npm test': { command: ['npm', 'test'], checks: 1 },
+const JEST_COMMANDS: Readonly<
+  Record<string, { readonly jest: 'jest' | 'jest29'; readonly command: readonly string[]; readonly checks: number }>
+> = {
+  'jest 30 through npx': { jest: 'jest', command: ['npx', 'jest'], checks: 10 },
+  'jest 30 through npm test': { jest: 'jest', command: ['npm', 'test'], checks: 1 },
+  'jest 30 through pnpm test': { jest: 'jest', command: ['pnpm', 'test'], checks: 1 },
+  'jest 29 through npx': { jest: 'jest29', command: ['npx', 'jest'], checks: 1 },
 };
 
-for (const [how, { command, checks }] of Object.entries(JEST_COMMANDS)) {
-  test(`jest 30 through ${how}, control mode, cold cache: ${checks} check(s) of 5 runs agree test by test`, () => {
-    agreeInARow(jestProject(), command, checks, 10);
+for (const [how, { jest, command, checks }] of Object.entries(JEST_COMMANDS)) {
+  test(`${how}, control mode, cold cache: ${checks} check(s) of 5 runs agree test by test`, () => {
+    agreeInARow(jestProject(jest), command, checks, 10);
   });
 }
 
