@@ -116,13 +116,22 @@ export const coldCache = (dir: string) => {
   rmSync(join(dir, 'node_modules', '.cache'), { recursive: true, force: true });
 };
 
-/** `checks` checks in a row, each of five runs in control mode from a cold cache: every one agrees on every test. */
-export function agreeInARow(dir: string, command: readonly string[], checks: number, tests: number): void {
+/**
+ * `checks` checks in a row, each of five runs in control mode from a cold cache, taking the ways
+ * of starting the suite in turn (the bin, npx, `npm test`...): every one agrees on every test.
+ */
+export function agreeInARow(
+  dir: string,
+  commands: readonly (readonly string[])[],
+  checks: number,
+  tests: number,
+): void {
   for (let attempt = 1; attempt <= checks; attempt++) {
     coldCache(dir);
+    const command = commands[(attempt - 1) % commands.length] ?? [];
     const args = ['check', '--mode', 'control', '--seed', '42', '--runs', '5', '--json', '--', ...command];
     const report = reportOf(detdrift(dir, ...args), 0);
-    const which = `check ${attempt} of ${checks}`;
+    const which = `check ${attempt} of ${checks}, through ${command.join(' ')}`;
     assert.equal(report.verdict, 'agree', which);
     assert.deepEqual(report.tests, { compared: tests, differing: 0, first: null }, which);
   }
