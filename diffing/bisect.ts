@@ -33,8 +33,8 @@ export interface BisectOptions {
    * five when it is above, and narrows the search that follows.
    */
   readonly guess?: number | null;
-  /** told after every run: how many so far, the k just tried */
-  readonly onRun?: (runs: number, pinned: number, reproduced: boolean) => void;
+  /** told after every run: how many so far, the k just tried, and about how many the search takes in all */
+  readonly onRun?: (runs: number, pinned: number, reproduced: boolean, about: number) => void;
 }
 
 /**
@@ -52,10 +52,14 @@ export async function bisect(
   options: BisectOptions,
 ): Promise<BisectResult> {
   let runs = 0;
+  let low = 0; // does not reproduce
+  let high = total; // reproduces
+  // The runs left: the halvings of the interval, and the boundary's two verdicts asked twice.
+  const about = () => Math.min(options.maxRuns + 4, runs + Math.ceil(Math.log2(Math.max(1, high - low))) + 4);
   const run = async (pinned: number): Promise<boolean> => {
     runs++;
     const reproduced = await reproduces(pinned);
-    options.onRun?.(runs, pinned, reproduced);
+    options.onRun?.(runs, pinned, reproduced, about());
     return reproduced;
   };
   /** Verdicts asked twice that agreed: the ends and the guess are not asked again at the boundary. */
@@ -78,8 +82,6 @@ export async function bisect(
   if (none === null) return unstable(null);
   if (none) return { status: 'not-reproduced', pinned: null, total, runs };
 
-  let low = 0; // does not reproduce
-  let high = total; // reproduces
   const guess = options.guess;
   if (guess !== undefined && guess !== null && guess >= 1 && guess <= total) {
     // One fewer first, asked once (0 is settled already): when that reproduces, the guess is wrong

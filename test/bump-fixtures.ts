@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { type detdrift, reportOf } from './cli-fixtures.js';
-import { CLI, project, runPlain } from './helpers.js';
+import { CLI, project, runPlain, tempDir } from './helpers.js';
 import { FILE_NAMES, lockfileText, manifest, nm, type FixtureFormat, type Tree } from './lockfile-fixtures.js';
 
 /**
@@ -144,3 +145,21 @@ export const direct = (name: string, version: string): Tree => ({
   dependencies: { [name]: `^${version}` },
   installs: { [nm(name)]: { version } },
 });
+
+/** The bump repository as a remote: `main` at the base, `bump` at head; a clone of `bump` one commit deep, installed. */
+export function shallowClone(): string {
+  const origin = upgrade(
+    'npm-v3',
+    "console.log('rolled', require('dice').roll());\n",
+    'dice',
+    ['1.0.0', 'exports.roll = () => 4;\n'],
+    ['1.0.1', 'exports.roll = () => 4 + Math.random();\n'],
+  );
+  execFileSync('git', ['checkout', '-q', '--detach'], { cwd: origin });
+  execFileSync('git', ['branch', '-f', 'main', 'HEAD~1'], { cwd: origin });
+  execFileSync('git', ['branch', '-f', 'bump', 'HEAD'], { cwd: origin });
+  const clone = join(tempDir(), 'clone');
+  execFileSync('git', ['clone', '-q', '--depth', '1', '--branch', 'bump', `file://${origin}`, clone]);
+  execFileSync(process.execPath, ['materialize.cjs'], { cwd: clone });
+  return clone;
+}

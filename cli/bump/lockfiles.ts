@@ -7,30 +7,27 @@ import { git, verifyRef } from './worktree.js';
 /**
  * A bump's two lockfiles, read from git before anything is installed or run, so a ref without a
  * lockfile, or a lockfile detdrift cannot read, fails in a second and not after the installs and
- * recordings. Head is the working tree's lockfile when no --head is given.
+ * recordings. Head is the working tree's lockfile when no --head is given. The refs come back as
+ * verifyRef resolved them (fetched, in a shallow checkout).
  */
 export async function bumpLockfiles(
   projectRoot: string,
   lockfile: string,
   base: string,
   head: string | null,
-): Promise<{ base: Lockfile; head: Lockfile }> {
+): Promise<{ base: Lockfile; head: Lockfile; refs: { base: string; head: string | null } }> {
   const top = await git(projectRoot, ['rev-parse', '--show-toplevel']);
-  const at = (ref: string, option: string) => lockfileAt(projectRoot, top, lockfile, ref, option);
+  const baseRef = await verifyRef(projectRoot, base, '--base');
+  const headRef = head === null ? null : await verifyRef(projectRoot, head, '--head');
+  const at = (ref: string) => lockfileAt(projectRoot, top, lockfile, ref);
   return {
-    base: await at(base, '--base'),
-    head: head === null ? readLockfile(join(projectRoot, lockfile)) : await at(head, '--head'),
+    base: await at(baseRef),
+    head: headRef === null ? readLockfile(join(projectRoot, lockfile)) : await at(headRef),
+    refs: { base: baseRef, head: headRef },
   };
 }
 
-async function lockfileAt(
-  projectRoot: string,
-  top: string,
-  lockfile: string,
-  ref: string,
-  option: string,
-): Promise<Lockfile> {
-  await verifyRef(projectRoot, ref, option);
+async function lockfileAt(projectRoot: string, top: string, lockfile: string, ref: string): Promise<Lockfile> {
   const show = async (file: string) => {
     const path = relative(top, join(projectRoot, file)).split('\\').join('/');
     const shown = await execa('git', ['show', `${ref}:${path}`], {

@@ -5,7 +5,7 @@ import { DEFAULTS, type WarmupSetting } from '../shared/defaults.js';
 import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
 import { common, LOG, pathOption, usage } from '../shared/options.js';
 import type { ReportTarget } from '../shared/report-options.js';
-import { JSON_REPORT, REPORT, validateReports } from '../shared/report-options.js';
+import { JSON_REPORT, NO_CONFIRM, REPORT, validateConfirm, validateReports } from '../shared/report-options.js';
 import { SEEDS, validateMode, validateSeeds, validateShard, validateWarmup, WARMUP } from '../shared/run-options.js';
 
 export const command: Command<BumpOptions> = {
@@ -44,7 +44,15 @@ export const command: Command<BumpOptions> = {
       help: "the command that installs a checkout's dependencies",
       default: 'by lockfile: npm ci, pnpm install, yarn install',
     },
+    out: {
+      type: 'string',
+      short: 'o',
+      value: 'DIR',
+      help: "keep the runs' traces in DIR (seed-N-base-1, seed-N-head-1, ...)",
+      default: 'a temporary directory, removed',
+    },
     ...JSON_REPORT,
+    ...NO_CONFIRM,
     ...REPORT,
     ...LOG,
   },
@@ -77,6 +85,10 @@ export interface BumpOptions extends CommonOptions {
   /** the install command for a worktree; null: by lockfile (npm ci, pnpm install, yarn install) */
   readonly install: readonly string[] | null;
   readonly command: readonly string[];
+  /** absolute: where the runs' traces are kept; null: a temporary directory, removed at the end */
+  readonly out: string | null;
+  /** false with `--no-confirm`: no replay takes the stack of a blamed call its run did not sample */
+  readonly confirm: boolean;
   readonly json: boolean;
   /** `--report`: the other forms to write, in the order given */
   readonly reports: readonly ReportTarget[];
@@ -104,6 +116,8 @@ function normalizeBump(raw: RawInvocation, cwd: string): BumpOptions {
     warmup: validateWarmup(raw.values.warmup),
     install: typeof install === 'string' && install.trim() !== '' ? Object.freeze(install.trim().split(/\s+/)) : null,
     command: Object.freeze([...raw.command]),
+    out: pathOption(raw.values.out, cwd),
+    confirm: validateConfirm(raw.values['no-confirm']),
     json: raw.values.json === true,
     reports: validateReports(raw.values.report, cwd),
   });

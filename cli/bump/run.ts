@@ -1,11 +1,11 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { attribute, callsOfRuns, type Attribution, type RunCalls } from '../../diffing/attribute.js';
 import { compare, type Comparison } from '../../diffing/compare.js';
 import { installsOf, versionIn } from '../../diffing/locate.js';
 import { diffLockfiles, type LockfileChange, type Lockfile } from '../../diffing/lockfile/index.js';
 import { diffScans, scanDirectory, type ScanDiff } from '../../diffing/scan/index.js';
-import type { BumpVerdict, SeedView, WarmupView } from '../../report/types.js';
+import type { BumpVerdict, RunNames, SeedView, WarmupView } from '../../report/types.js';
 import type { Frame } from '../../tracer/format.js';
 import type { CommandContext } from '../shared/options.js';
 import { CliError, ExitStatus } from '../shared/errors.js';
@@ -53,7 +53,8 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       `Run ${install.join(' ')} there, then bump again.`,
     );
   const progress = new Progress();
-  const work = makeWorkDir('bump');
+  const work = options.out ?? makeWorkDir('bump');
+  mkdirSync(work, { recursive: true });
   const trees: Worktree[] = [];
   try {
     const tree = async (ref: string, lock: Lockfile, side: 'from' | 'to') => {
@@ -69,12 +70,13 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       );
       return worktree.root;
     };
-    const baseRoot = options.baseTrace ? null : await tree(options.base, locks.base, 'from');
-    const headRoot = options.head ? await tree(options.head, locks.head, 'to') : project.root;
+    const baseRoot = options.baseTrace ? null : await tree(locks.refs.base, locks.base, 'from');
+    const headRoot = locks.refs.head ? await tree(locks.refs.head, locks.head, 'to') : project.root;
     const where = (root: string) => join(root, relative(project.root, options.cwd));
 
+    let recorded = 0;
     const recordAt = async (name: string, root: string, seed: string | null) => {
-      progress.update(`recording ${name}`);
+      progress.step(`recording ${name}`, recorded++, (baseRoot ? 4 : 2) * options.seeds.length);
       const out = join(work, name);
       prepareOutDir(out);
       await recordRun({ out, mode: options.mode, seed, command: options.command, cwd: where(root) }, 'pipe', logger);
@@ -103,6 +105,9 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       comparison: Comparison;
       verdict: BumpVerdict;
       traces: { a: string | null; b: string };
+      roots: { a: string | null; b: string | null };
+      names: RunNames | null;
+      baseVsHead: Comparison;
     } | null = null;
     if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
     const checked: SeedView[] = [];
@@ -127,29 +132,69 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
         sources: { a: baseRoot, b: headRoot },
       });
       const baseTwice = base[1] ? compare(base[0]!, base[1]) : null;
-      const verdict = bumpVerdict(comparison, baseTwice, compare(head[0]!, head[1]!));
+      const headTwice = compare(head[0]!, head[1]!);
+      const verdict = bumpVerdict(comparison, baseTwice, headTwice);
       if (verdict === 'already-nondeterministic' && options.mode === 'observe') progress.phase(observeHint(baseTwice!));
-      found = { seed, comparison, verdict, traces: { a: base[0] ?? null, b: head[0]! } };
-      checked.push(seedView(seed, comparison, verdict));
+      // The report shows the comparison that decided the verdict, so its text and the exit status agree.
+      found =
+        verdict === 'already-nondeterministic'
+          ? {
+              seed,
+              verdict,
+              comparison: baseTwice!,
+              traces: { a: base[0]!, b: base[1]! },
+              roots: { a: baseRoot, b: baseRoot },
+              names: TWICE.base,
+              baseVsHead: comparison,
+            }
+          : verdict === 'made-nondeterministic'
+            ? {
+                seed,
+                verdict,
+                comparison: headTwice,
+                traces: { a: head[0]!, b: head[1]! },
+                roots: { a: headRoot, b: headRoot },
+                names: TWICE.head,
+                baseVsHead: comparison,
+              }
+            : {
+                seed,
+                verdict,
+                comparison,
+                traces: { a: base[0] ?? null, b: head[0]! },
+                roots: { a: baseRoot, b: headRoot },
+                names: null,
+                baseVsHead: comparison,
+              };
+      checked.push(seedView(seed, found.comparison, verdict));
       if (verdict !== 'unchanged') break;
     }
-    const { seed, comparison, verdict, traces } = found!;
+    const { seed, comparison, verdict, traces, roots, names, baseVsHead } = found!;
     // A blamed call whose stack was not sampled: its side's command, replaying its trace, takes it (a
     // --base-trace has no checkout to run).
     const stacks = new CauseStacks(comparison, logger);
     const rerun = (trace: string | null, root: string | null) =>
       trace && root ? { trace, command: options.command, cwd: where(root), seed } : null;
-    await stacks.forCause(
-      comparison.diverging?.cause ?? null,
-      { a: rerun(traces.a, baseRoot), b: rerun(traces.b, headRoot) },
-      progress,
-    );
+    if (options.confirm)
+      await stacks.forCause(
+        comparison.diverging?.cause ?? null,
+        { a: rerun(traces.a, roots.a), b: rerun(traces.b, roots.b) },
+        progress,
+      );
     const taken = stacks.framesOf(comparison.diverging?.cause ?? null);
 
     const scans = baseRoot
-      ? scanChanges(changes, baseRoot, headRoot, callsOfRuns(comparison.diverging, taken), logger)
+      ? scanChanges(
+          changes,
+          baseRoot,
+          headRoot,
+          callsOfRuns(baseVsHead.diverging, comparison === baseVsHead ? taken : null),
+          logger,
+        )
       : new Map<LockfileChange, ScanDiff>();
-    const reachedByHead = taken && comparison.diverging?.cause?.side === 'b' ? [taken] : [];
+    const inHead =
+      verdict === 'made-nondeterministic' || (verdict === 'changed' && comparison.diverging?.cause?.side === 'b');
+    const reachedByHead = taken && inHead ? [taken] : [];
     const attribution: Attribution = attribute(
       taken ?? causeStack(comparison),
       changes,
@@ -164,11 +209,12 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       seeds: seedList(options.seeds, checked, options.shard),
       shard: options.shard,
       warmup: joinWarmups(warmups),
+      runNames: names,
     });
     return verdict === 'unchanged' && status === ExitStatus.ok ? ExitStatus.ok : ExitStatus.divergence;
   } finally {
     for (const worktree of trees) await worktree.remove();
-    rmSync(work, { recursive: true, force: true });
+    if (options.out === null) rmSync(work, { recursive: true, force: true });
   }
 }
 
@@ -183,6 +229,12 @@ function joinWarmups(
     trees: warmups.map(({ tree }) => tree),
   };
 }
+
+/** The runs a tree's comparison with itself names. */
+const TWICE: Record<'base' | 'head', RunNames> = {
+  base: Object.freeze({ a: 'base run 1', b: 'base run 2' }),
+  head: Object.freeze({ a: 'head run 1', b: 'head run 2' }),
+};
 
 /** Head against base, and each against itself: what the bump did to the seed's run. */
 function bumpVerdict(baseVsHead: Comparison, baseTwice: Comparison | null, headTwice: Comparison): BumpVerdict {

@@ -120,7 +120,7 @@ async function recordAndCompare(
   );
   const hold = encode(options.confirm ? { hold: true } : {});
   const record = async (index: number) => {
-    progress.update(`run ${index} of ${options.runs}`);
+    progress.step(`recording run ${index} of ${options.runs}`, index - 1, options.runs);
     const out = join(base, `run-${index}`);
     prepareOutDir(out);
     return { out, ...(await recordRun({ ...options, out }, 'pipe', logger, hold)) };

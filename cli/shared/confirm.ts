@@ -81,10 +81,12 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
     const result = await bisect(total, reproduces, {
       maxRuns: DEFAULTS.maxReplayRuns,
       guess: guessedPins(focus),
-      onRun: (runs, pinned, reproduced) => {
+      onRun: (runs, pinned, reproduced, about) => {
         setup.logger.debug({ runs, pinned, reproduced }, 'replay probe');
-        setup.progress.update(
+        setup.progress.step(
           `replay ${runs}: ${pinned} of ${total} pinned: ${reproduced ? 'reproduces run A' : 'differs'}`,
+          runs,
+          about,
         );
       },
     });

@@ -470,3 +470,40 @@ test('a bump that changes what a test prints before any call differs is not blam
   assert.equal(report.cause.kind, 'outside', 'not the Math.random head makes once the runs had parted');
   assert.match(report.cause.rule, /^the runs wrote different outputs before either made a call the other does not/);
 });
+
+test("one verdict decides the text and the exit status: head agrees with base once, then runs differently, and the report shows head's two runs", () => {
+  const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
+  // Head's dice rolls base's 4 on its first run and a draw after: base and head agree, head's two runs do not.
+  const counted = [
+    "const fs = require('fs');",
+    "const file = require('path').join(__dirname, '..', '.rolls');",
+    "const n = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : 0;",
+    'fs.writeFileSync(file, String(n + 1));',
+    'exports.roll = function roll() {',
+    '  return n === 0 ? 4 : 4 + Math.random();',
+    '};',
+    '',
+  ].join('\n');
+  const dir = upgrade(
+    'npm-v3',
+    app,
+    'dice',
+    ['1.0.0', 'exports.roll = function roll() {\n  return 4;\n};\n'],
+    ['1.0.1', counted],
+  );
+  const run = bump(dir, '--mode', 'observe');
+  const report = json(run, 1);
+  assert.equal(report.bump.verdict, 'made-nondeterministic');
+  assert.equal(report.verdict, 'diverge');
+  assert.deepEqual(report.runNames, { a: 'head run 1', b: 'head run 2' });
+  assert.equal(report.cause.api, 'Math.random');
+  assert.deepEqual([report.cause.site.file, report.cause.site.line], ['dice@1.0.1/index.js', 6]);
+
+  rmSync(join(dir, 'node_modules', '.rolls'));
+  const install = `${process.execPath} materialize.cjs`;
+  const options = ['--base', 'HEAD~1', '--seed', '7', '--mode', 'observe', '--install', install];
+  const text = detdrift(['bump', ...options, '--', process.execPath, 'app.js'], dir);
+  assert.equal(text.code, 1);
+  assert.match(text.stdout, /the runs diverge/);
+  assert.doesNotMatch(text.stdout, /the runs agree/);
+});

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { tempDir } from '../helpers.js';
+import { CLI, runPlain, tempDir } from '../helpers.js';
 import { appWith, causeOf, detdrift, lineOf, lines, record, reportOf } from '../cli-fixtures.js';
 
 const check = (dir: string, ...options: string[]) =>
@@ -247,4 +247,25 @@ test('deterministic programs: check agrees in observe mode and in control mode',
   // The same program is not deterministic without control: the agreement above is control mode's doing.
   const observedSeeded = reportOf(check(seeded), 1);
   assert.equal(observedSeeded.cause?.api, 'crypto.randomUUID');
+});
+
+test('a bisection is never silent in a log: with progress lines due at once, each replay writes its step, how many are done and about how many are left', () => {
+  const dir = tiebreak('2.0.0', TIEBREAK_2);
+  const args = ['check', '--seed', '7', '--json', '--', process.execPath, 'app.js'];
+  const run = runPlain([CLI, ...args], { cwd: dir, env: { CI: 'true', DETDRIFT_PROGRESS_EVERY: '0' } });
+  assert.equal(reportOf(run, 1).confirmation?.status, 'confirmed');
+  const lines = run.stderr.split('\n');
+  assert.ok(
+    lines.includes('detdrift: confirming by replay: bisecting over 2 recorded values of process 0'),
+    run.stderr,
+  );
+  const steps = lines.filter((line) =>
+    /^ {2}replay \d+: \d+ of 2 pinned: (reproduces run A|differs) \(\d+ of about \d+ done/.test(line),
+  );
+  assert.ok(steps.length >= 4, run.stderr);
+  assert.match(steps.at(-1)!, /about \d+ (s|min) left\)$|done\)$/);
+  assert.ok(
+    lines.some((line) => /^ {2}recording run 2 of 2 \(1 of about 2 done/.test(line)),
+    run.stderr,
+  );
 });
