@@ -10,6 +10,7 @@ import type {
   EventView,
   FailureView,
   FrameView,
+  NextStepView,
   OrderingView,
   Report,
   RunNames,
@@ -249,4 +250,30 @@ export function describeConfirmation(confirmation: ConfirmationView, { a }: RunN
 /** Calls per API whose counts differ between the runs, as `Math.random 0 → 197`. */
 export function changedCounts(report: Report): string[] {
   return report.differences.perApi.filter((row) => row.a !== row.b).map((row) => `${row.key} ${row.a} → ${row.b}`);
+}
+
+/** A next step as a sentence; `literal` marks options, APIs and paths (code spans in Markdown). */
+export function describeNextStep(step: NextStepView, literal: (text: string) => string = (text) => text): string {
+  const at = (site: FrameView | null) =>
+    site ? ` where your code reaches it, at ${literal(`${site.file}:${site.line}`)}` : '';
+  switch (step.kind) {
+    case 'control-mode':
+      return step.job === 'bump'
+        ? `leave out ${literal('--mode observe')}: control mode, bump's default, feeds ${literal(step.api)} from the seed and a virtual clock, in your code and in your libraries, so base and head can be compared`
+        : `run it in control mode (${literal('--mode control')}): detdrift then feeds ${literal(step.api)} from the seed and a virtual clock, in your code and in your libraries, so the same seed runs the same`;
+    case 'seed-in-code':
+      return `give ${step.package ? `${literal(step.package)}'s ` : ''}${literal(step.api)} a seeded source${at(step.site)} (a library option, or a stub in your tests): control mode feeds it, but the call itself moves the values drawn after it`;
+    case 'fix-in-code':
+      return step.api.startsWith('fs.')
+        ? `sort what ${literal(step.api)} lists${at(step.site)}: its order is the file system's, not the seed's`
+        : `make ${literal(step.api)}'s order explicit${at(step.site)}: no seed decides which timer or callback runs first`;
+    case 'own-code-changed': {
+      const shown = step.files.slice(0, 5).map(literal).join(', ');
+      const more = step.files.length > 5 ? ` and ${step.files.length - 5} more` : '';
+      const uncommitted = step.uncommitted > 0 ? `, ${step.uncommitted} uncommitted` : '';
+      return `head's own code changed too (${shown}${more}${uncommitted}): the dependency bump may not be all that changed the run`;
+    }
+    case 'outside':
+      return `the runs part where nothing detdrift intercepts decides (a network reply, a child process, native code): start from the nearest I/O, timer and fs calls; ${literal('detdrift check --perturb')} varies what differs between machines`;
+  }
 }

@@ -8,6 +8,7 @@ import {
   capitalized,
   describeBump,
   describeBumpVerdict,
+  describeNextStep,
   describeConfidence,
   describeConfirmation,
   describeControl,
@@ -103,12 +104,17 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
     );
     const ordered = report.ordering && capitalized(describeOrdering(report.ordering, code));
     if (ordered) out.push(`${ordered}; the outputs did not depend on it.`);
-    return out;
+    return [...out, ...next(report)];
   }
   if (report.cause) out.push(...cause(report.cause, names));
   if (report.confirmation) out.push(`**Replay**: ${describeConfirmation(report.confirmation, names)}.`);
   if (report.replay) out.push(`Replay ${names.a} locally:`, codeBlock([report.replay], 'sh'));
-  return out;
+  return [...out, ...next(report)];
+}
+
+/** What to do next, one line each. */
+function next(report: Report): string[] {
+  return (report.next ?? []).map((step) => `**Next**: ${capitalized(describeNextStep(step, (text) => code(text)))}.`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import {
   describeBumpVerdict,
+  describeNextStep,
   describeChangedCode,
   describeConfidence,
   describeConfirmation,
@@ -87,7 +88,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     if (report.warmup) out.push(`  warm-up: ${describeWarmup(report.warmup)}`);
     if (report.perturbation) out.push(...renderPerturbation(report.perturbation, names, paint));
     if (report.seeds) out.push('', ...renderSeeds(report.seeds, paint));
-    out.push(...renderTraceProblems(report, names, paint));
+    out.push(...renderTraceProblems(report, names, paint), ...renderNext(report, paint));
     return out.join('\n') + '\n';
   }
   const process = report.firstDivergence?.process ?? '?';
@@ -136,7 +137,16 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
   out.push(...renderTraceProblems(report, names, paint));
   if (report.replay) out.push('', `replay ${names.a} locally: ${report.replay}`);
+  out.push(...renderNext(report, paint));
   return out.join('\n') + '\n';
+}
+
+/** The report's last word: what to do next. */
+function renderNext(report: Report, paint: Paint): string[] {
+  return (report.next ?? []).flatMap((step, index) => [
+    ...(index === 0 ? [''] : []),
+    `${index === 0 ? paint.bold('next') : '    '}   ${describeNextStep(step)}`,
+  ]);
 }
 
 /** A seed list: the counts, the diverging seeds with their causes, the others as runs. */

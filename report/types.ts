@@ -102,6 +102,12 @@ export type BumpVerdict =
 export interface BumpSectionView {
   readonly verdict: BumpVerdict;
   readonly seed: string | null;
+  /**
+   * the project's own files that differ between base and head besides its lockfiles and manifests
+   * (committed, and uncommitted in a working-tree head): the bump is then not all that changed;
+   * absent in older reports
+   */
+  readonly ownChanges?: { readonly files: readonly string[]; readonly uncommitted: number } | null;
   /** every package whose resolved version changed in the lockfile */
   readonly changes: ReadonlyArray<BumpView & { readonly direct: boolean; readonly path: readonly string[] }>;
   /** clock and entropy call sites the new versions added (static scan), and whether head reached them */
@@ -405,6 +411,8 @@ export interface Report {
   readonly timeline?: TimelineView | null;
   /** `check`, `bump`: the warm-up run made before the compared runs, and why; null (or absent) when none was */
   readonly warmup?: WarmupView | null;
+  /** what to do next, in order, for the renderers to phrase (report/describe.ts); absent in older reports */
+  readonly next?: readonly NextStepView[];
   /** what was wrong with the traces compared, in process order (absent in older reports) */
   readonly traceProblems?: readonly TraceProblemView[];
   readonly differences: {
@@ -449,3 +457,21 @@ export interface MatrixReport {
   /** runs of a seed the reference's platform and Node did not record: nothing to compare them with */
   readonly unpaired: readonly string[];
 }
+
+/** A step the reader can take next, as data: the renderers phrase it (describeNextStep). */
+export type NextStepView =
+  /** the source the runs part at is one control mode seeds: run in control mode */
+  | { readonly kind: 'control-mode'; readonly api: string; readonly job: 'check' | 'bump' }
+  /** a source control mode leaves alone (a listing's order, a timer race): fix it where the project reaches it */
+  | { readonly kind: 'fix-in-code'; readonly api: string; readonly site: FrameView | null }
+  /** in control mode still: the call to seed or stub, and the project's line that reaches it */
+  | {
+      readonly kind: 'seed-in-code';
+      readonly api: string;
+      readonly package: string | null;
+      readonly site: FrameView | null;
+    }
+  /** head changed the project's own code too: the bump may not be what changed the run */
+  | { readonly kind: 'own-code-changed'; readonly files: readonly string[]; readonly uncommitted: number }
+  /** the runs part where nothing detdrift intercepts decides */
+  | { readonly kind: 'outside' };

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { type detdrift, reportOf } from './cli-fixtures.js';
 import { CLI, project, runPlain, tempDir } from './helpers.js';
@@ -22,7 +23,11 @@ export interface Side {
 const MATERIALIZE = `'use strict';
 const fs = require('fs');
 const path = require('path');
-const { installs, layout } = JSON.parse(fs.readFileSync('tree.json', 'utf8'));
+// Both sides' trees are committed, each named by its lockfile's digest: a bump's head commit changes
+// the manifest and the lockfile only, as a Renovate or Dependabot pull request does.
+const lockfile = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'].find((name) => fs.existsSync(name));
+const digest = require('crypto').createHash('sha1').update(fs.readFileSync(lockfile)).digest('hex');
+const { installs, layout } = JSON.parse(fs.readFileSync(path.join('trees', digest + '.json'), 'utf8'));
 fs.rmSync('node_modules', { recursive: true, force: true });
 const store = (pkg) => path.join('node_modules', '.pnpm', pkg.name.replace('/', '+') + '@' + pkg.version, 'node_modules', pkg.name);
 const link = (from, to) => {
@@ -41,10 +46,11 @@ if (layout === 'pnpm') {
 `;
 
 function sideFiles(side: Side, format: FixtureFormat, layout: Layout): Record<string, string | object> {
+  const lockfile = lockfileText(side.tree, format);
   const files: Record<string, string | object> = {
     'package.json': manifest(side.tree),
-    [FILE_NAMES[format]]: lockfileText(side.tree, format),
-    'tree.json': {
+    [FILE_NAMES[format]]: lockfile,
+    [`trees/${createHash('sha1').update(lockfile).digest('hex')}.json`]: {
       layout,
       installs: Object.fromEntries(
         Object.entries(side.tree.installs).map(([where, install]) => [
@@ -85,11 +91,17 @@ export function repository(
   layout: Layout = 'npm',
   files: Readonly<Record<string, string>> = {},
 ): string {
+  // The base commit holds both sides' packages and trees; head's changes the manifest and the lockfile.
+  const headFiles = sideFiles(head, format, layout);
+  const shared = Object.fromEntries(
+    Object.entries(headFiles).filter(([path]) => path.startsWith('vendor/') || path.startsWith('trees/')),
+  );
   const dir = project({
     'app.js': app,
     'materialize.cjs': MATERIALIZE,
     '.gitignore': 'node_modules\n',
     ...files,
+    ...shared,
     ...sideFiles(base, format, layout),
   });
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
@@ -97,7 +109,7 @@ export function repository(
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'root');
   git('add', '-A');
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'base');
-  const headDir = project(sideFiles(head, format, layout));
+  const headDir = project(headFiles);
   execFileSync('cp', ['-R', `${headDir}/.`, dir]);
   git('add', '-A');
   git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'head');
@@ -122,6 +134,12 @@ export function upgrade(
 
 export function bump(dir: string, ...extra: string[]) {
   return bumpOf(dir, [process.execPath, 'app.js'], 'materialize.cjs', extra);
+}
+
+/** `bump`'s report as a person reads it: the text, not the JSON. */
+export function bumpText(dir: string, ...extra: string[]) {
+  const options = ['--base', 'HEAD~1', '--seed', '7', '--install', `${process.execPath} materialize.cjs`, ...extra];
+  return runPlain([CLI, 'bump', ...options, '--', process.execPath, 'app.js'], { cwd: dir });
 }
 
 /** `bump --base HEAD~1 --seed 7 --json -- ...command` in `dir`, each tree installed by `node install`. */

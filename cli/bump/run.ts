@@ -12,6 +12,7 @@ import { CliError, ExitStatus } from '../shared/errors.js';
 import type { BumpOptions } from './options.js';
 import { Progress } from '../shared/progress.js';
 import { checkInstalled } from './installed.js';
+import { ownChanges } from './own-changes.js';
 import { LOCKFILE_NAMES } from '../../tracer/settings.js';
 import { bumpLockfiles } from './lockfiles.js';
 import { findProject } from '../shared/project.js';
@@ -134,7 +135,6 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       const baseTwice = base[1] ? compare(base[0]!, base[1]) : null;
       const headTwice = compare(head[0]!, head[1]!);
       const verdict = bumpVerdict(comparison, baseTwice, headTwice);
-      if (verdict === 'already-nondeterministic' && options.mode === 'observe') progress.phase(observeHint(baseTwice!));
       // The report shows the comparison that decided the verdict, so its text and the exit status agree.
       found =
         verdict === 'already-nondeterministic'
@@ -203,7 +203,12 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       reachedByHead,
     );
     const { status } = await emitReport(comparison, headRoot, options.json, {
-      bump: { verdict, seed, attribution },
+      bump: {
+        verdict,
+        seed,
+        attribution,
+        ownChanges: await ownChanges(project.root, locks.refs.base, locks.refs.head),
+      },
       reports: options.reports,
       stacks: stacks.list(),
       seeds: seedList(options.seeds, checked, options.shard),
@@ -241,22 +246,6 @@ function bumpVerdict(baseVsHead: Comparison, baseTwice: Comparison | null, headT
   if (baseTwice?.verdict === 'diverge') return 'already-nondeterministic';
   if (headTwice.verdict === 'diverge') return 'made-nondeterministic';
   return baseVsHead.verdict === 'diverge' ? 'changed' : 'unchanged';
-}
-
-/**
- * Why base is nondeterministic in observe mode, where clocks and entropy are real: the calls
- * that parted base's two runs, and the mode that seeds them.
- */
-function observeHint(baseTwice: Comparison): string {
-  const sources = new Set<string>();
-  for (const process of baseTwice.processes) {
-    const row = process.cause?.row;
-    if (!row) continue;
-    const frame = (process.cause!.side === 'a' ? process.a : process.b)?.sites.get(row.event.site)?.frames[0];
-    sources.add(frame ? `${row.event.api} at ${frame.file}:${frame.line}` : row.event.api);
-  }
-  const named = sources.size > 0 ? [...sources].join(', ') : 'a source detdrift does not intercept';
-  return `base already runs differently twice in observe mode (real clocks and entropy): ${named}. Leave out --mode observe: control mode (the default) seeds entropy and runs a virtual clock, so base and head can be compared`;
 }
 
 /** The stack of the call the comparison blames, as the run that made it recorded it. */

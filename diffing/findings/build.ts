@@ -12,6 +12,7 @@ import { runNames } from '../../report/text.js';
 import {
   REPORT_SCHEMA,
   type AttemptView,
+  type BumpSectionView,
   type BumpVerdict,
   type DivergenceView,
   type EventView,
@@ -30,6 +31,7 @@ import { bumpSection, causeView, withBump } from './cause-view.js';
 import { counts, siteLabel, uncontrolledValues } from './counts.js';
 import { eventView, originalsIn, type Originals, type Taken } from './events.js';
 import { buildTimeline } from './timeline.js';
+import { nextSteps } from './next.js';
 
 export interface BuildOptions {
   /** the project root on this disk, for code frames */
@@ -43,6 +45,8 @@ export interface BuildOptions {
     readonly verdict: BumpVerdict;
     readonly seed: string | null;
     readonly attribution: Attribution;
+    /** the project's own files head changed besides lockfiles and manifests (cli/bump/own-changes.ts) */
+    readonly ownChanges?: BumpSectionView['ownChanges'];
   } | null;
   /** `detdrift check --perturb`: which perturbation run A had, and every one tried (cli/check/perturb.ts) */
   readonly perturbation?: PerturbationView | null;
@@ -99,7 +103,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     : (comparison.processes.find((process) => process.alignment?.ordering) ?? null);
   const ordering = ordered?.alignment?.ordering;
   const decided = focus ? confirmedCause(focus, options.confirmation) : null;
-  return {
+  const report: Omit<Report, 'next'> = {
     schema: REPORT_SCHEMA,
     verdict: comparison.verdict,
     tests: testsView(comparison),
@@ -148,6 +152,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
       uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
     },
   };
+  return { ...report, next: nextSteps(report) };
 }
 
 /**

@@ -111,7 +111,7 @@ function bumpView(change: LockfileChange): BumpView {
 
 /** The bump's section; the sites the new versions added at their original positions where the packages ship maps. */
 export function bumpSection(
-  { verdict, seed, attribution }: NonNullable<BuildOptions['bump']>,
+  { verdict, seed, attribution, ownChanges }: NonNullable<BuildOptions['bump']>,
   originals: OriginalFrames,
 ): BumpSectionView {
   const original = (pkg: string, file: string, line: number, column: number, fn: string | null) => {
@@ -125,6 +125,7 @@ export function bumpSection(
   return {
     verdict,
     seed,
+    ownChanges: ownChanges ?? null,
     changes: attribution.changes.map((change) => ({ ...bumpView(change), direct: change.direct, path: change.path })),
     addedSites: attribution.added.map(({ api, package: pkg, file, line, column, fn, reached }) => ({
       api,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { bump, direct, json, repository, upgrade } from '../bump-fixtures.js';
+import { bump, bumpText, direct, json, repository, upgrade } from '../bump-fixtures.js';
 import { detdrift } from '../cli-fixtures.js';
 import { project } from '../helpers.js';
 import { nm, type Tree } from '../lockfile-fixtures.js';
@@ -30,12 +30,27 @@ test('the default mode, control, answers for an app whose library draws entropy:
     path: ['rand-id'],
   });
 
-  const observed = bump(dir, '--mode', 'observe');
-  assert.equal(json(observed, 1).bump.verdict, 'already-nondeterministic');
-  assert.match(
-    observed.stderr,
-    /base already runs differently twice in observe mode \(real clocks and entropy\): Math\.random at rand-id@1\.0\.0\/index\.js:1\. .*control mode \(the default\)/,
+  assert.deepEqual(report.next, [
+    {
+      kind: 'seed-in-code',
+      api: 'crypto.randomBytes',
+      package: 'rand-id@2.0.0',
+      site: report.cause.firstPartySite,
+    },
+  ]);
+  assert.equal(report.cause.firstPartySite.file, 'app.js');
+
+  // In observe mode base's own two runs part at its draw: the report shows them, and points at control mode.
+  const observed = json(bump(dir, '--mode', 'observe'), 1);
+  assert.equal(observed.bump.verdict, 'already-nondeterministic');
+  assert.deepEqual(observed.runNames, { a: 'base run 1', b: 'base run 2' });
+  assert.deepEqual(
+    [observed.cause.api, observed.cause.site.file, observed.cause.site.line],
+    ['Math.random', 'rand-id@1.0.0/index.js', 1],
   );
+  assert.deepEqual(observed.next, [{ kind: 'control-mode', api: 'Math.random', job: 'bump' }]);
+  const text = bumpText(dir, '--mode', 'observe').stdout;
+  assert.match(text, /next +leave out --mode observe: control mode, bump's default, feeds Math\.random from the seed/);
 });
 
 test('npm v3, observe mode: a patch that adds a Math.random made the seed nondeterministic, blamed on the new call', () => {
@@ -500,10 +515,24 @@ test("one verdict decides the text and the exit status: head agrees with base on
   assert.deepEqual([report.cause.site.file, report.cause.site.line], ['dice@1.0.1/index.js', 6]);
 
   rmSync(join(dir, 'node_modules', '.rolls'));
-  const install = `${process.execPath} materialize.cjs`;
-  const options = ['--base', 'HEAD~1', '--seed', '7', '--mode', 'observe', '--install', install];
-  const text = detdrift(['bump', ...options, '--', process.execPath, 'app.js'], dir);
+  const text = bumpText(dir, '--mode', 'observe');
   assert.equal(text.code, 1);
   assert.match(text.stdout, /the runs diverge/);
   assert.doesNotMatch(text.stdout, /the runs agree/);
+});
+
+test("an uncommitted draw in the project's own code during a harmless bump: the report says head's own code changed too", () => {
+  const app = "const { roll } = require('dice');\nconsole.log('rolled', roll());\n";
+  const same = 'exports.roll = function roll() {\n  return 4;\n};\n';
+  const dir = upgrade('npm-v3', app, 'dice', ['1.0.0', same], ['1.0.1', same]);
+  writeFileSync(join(dir, 'app.js'), `${app}console.log('salt', Math.random());\n`);
+  const report = json(bump(dir), 1);
+  assert.equal(report.bump.verdict, 'changed');
+  assert.deepEqual([report.cause.api, report.cause.site.file], ['Math.random', 'app.js']);
+  assert.deepEqual(report.bump.ownChanges, { files: ['app.js'], uncommitted: 1 });
+  assert.deepEqual(report.next[0], { kind: 'own-code-changed', files: ['app.js'], uncommitted: 1 });
+  assert.match(
+    bumpText(dir).stdout,
+    /next +head's own code changed too \(app\.js, 1 uncommitted\): the dependency bump may not be all that changed the run/,
+  );
 });
