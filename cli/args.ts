@@ -59,12 +59,14 @@ async function parse(name: string, args: readonly string[], command: Command): P
     const code = String((error as { code?: unknown }).code);
     if (!code.startsWith('ERR_PARSE_ARGS_')) throw error;
     const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? await unknownOption(given, Object.keys(options)) : null;
-    throw new CliError('ERR_USAGE', unknown ? `${unknown} (detdrift ${name})` : (error as Error).message, {
-      cause: error,
-    });
+    const said = unknown ? `${unknown} (detdrift ${name})` : (error as Error).message;
+    const meant = await withTerminator(name, given, command);
+    throw new CliError('ERR_USAGE', meant ? `${said}. ${meant}` : said, { cause: error });
   }
   const { values, positionals, tokens } = parsed;
   const terminator = tokens.find((token) => token.kind === 'option-terminator');
+  const meant = terminator ? null : await withTerminator(name, given, command);
+  if (meant) throw new CliError('ERR_USAGE', `the command to run goes after "--". ${meant}`);
   if (!terminator) return { values, positionals, command: null };
   const before = tokens.filter((token) => token.kind === 'positional' && token.index < terminator.index).length;
   return { values, positionals: positionals.slice(0, before), command: positionals.slice(before) };
@@ -78,6 +80,40 @@ async function unknownOption(args: readonly string[], known: readonly string[]):
   const { nearest } = await import('./shared/nearest.js');
   const near = nearest(token.name, known);
   return `unknown option ${token.rawName}${near ? `: did you mean --${near}?` : ''}`;
+}
+
+/**
+ * `did you mean: detdrift check --seed 42 -- node --test`: for a command that runs one (`-- CMD`)
+ * given without `--`, the line it should have been, split at the first word that is not an option
+ * or an option's value; null when there is no such word, or `--` was given.
+ */
+async function withTerminator(name: string, args: readonly string[], command: Command): Promise<string | null> {
+  const [before, after] = command.usage.split(' -- CMD');
+  if (after === undefined || args.includes('--')) return null;
+  // A command that takes its own arguments before `--` (replay TRACE) cannot tell them from the command's.
+  const words = before!.split(' ').slice(2);
+  if (words.some((word, i) => /^[A-Z]+$/.test(word) && !words[i - 1]?.startsWith('--'))) return null;
+  const takesValue = (arg: string) => {
+    const long = arg.startsWith('--') ? arg.slice(2) : null;
+    const spec =
+      long !== null
+        ? command.options[long]
+        : Object.values(command.options).find((option) => `-${option.short}` === arg);
+    return spec?.type === 'string' && !arg.includes('=');
+  };
+  let first = -1;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('-')) {
+      first = i;
+      break;
+    }
+    if (takesValue(arg)) i++;
+  }
+  if (first < 0) return null;
+  const { shellQuote } = await import('./shared/confirm.js');
+  const line = ['detdrift', name, ...args.slice(0, first), '--', ...args.slice(first)].map(shellQuote).join(' ');
+  return `Did you mean: ${line}`;
 }
 
 /** Options whose value may be left out, and the value they then get: `check --perturb -- CMD` tries every dimension. */

@@ -147,6 +147,14 @@ const REASONS: Record<NonNullable<Report['firstDivergence']>['reason'], (names: 
   missing: () => 'one run stops early (it crashed or was killed)',
 };
 
+/** `1,204 calls and 18 outputs matched in 3 processes`: what agreed, over every process both runs have. */
+export function describeMatched(report: Report, number: (n: number) => string = String): string {
+  const { a } = report.runs;
+  const matched = report.differences.matched ?? { processes: 1, calls: a?.calls ?? 0, outputs: a?.outputs ?? 0 };
+  const where = matched.processes === 1 ? '' : ` in ${number(matched.processes)} processes`;
+  return `${number(matched.calls)} calls and ${number(matched.outputs)} outputs matched${where}`;
+}
+
 /**
  * Where and how two runs part, in words: `base and head make different calls after 12 recorded
  * calls` (a call index counts the clock, entropy, timer, fs and process calls recorded before it).
@@ -156,9 +164,11 @@ export function describeDivergence(
   names: RunNames = RUN_NAMES,
 ): string {
   const { a, b } = divergence.index;
+  // Output is where a reader sees the runs part: the write itself is shown, its position in the calls is noise.
+  if (divergence.reason === 'output') return REASONS.output(names);
   const calls = (count: number) => `${count} recorded call${count === 1 ? '' : 's'}`;
   const where =
-    a === b ? (a === 0 ? 'right away' : `after ${calls(a)}`) : `after ${calls(a)} of ${names.a} and ${b} of ${names.b}`;
+    a === b ? (a === 0 ? 'right away' : `after ${calls(a)}`) : `after ${calls(a)} in ${names.a} (${b} in ${names.b})`;
   return `${REASONS[divergence.reason](names)} ${where}`;
 }
 

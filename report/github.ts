@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  describeMatched,
   changedCounts,
   describeBump,
   describeChangedCode,
@@ -49,13 +50,12 @@ export function renderGithub(report: Report, options: GithubOptions = {}): strin
 }
 
 function annotations(report: Report, options: GithubOptions): Annotation[] {
-  const { a } = report.runs;
   if (report.verdict === 'agree') {
     return [
       {
         type: 'notice',
         title: 'detdrift',
-        message: [`the runs agree: ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched`],
+        message: [`the runs agree: ${describeMatched(report)}`],
       },
     ];
   }

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  describeMatched,
   capitalized,
   describeBump,
   describeBumpVerdict,
@@ -61,7 +62,7 @@ function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
   if (report.verdict === 'agree') {
     const ordered = report.ordering && capitalized(describeOrdering(report.ordering));
     const ordering = ordered ? ` ${ordered}; the outputs did not depend on it.` : '';
-    return html`<header id="verdict" class="verdict agree">${title}${failure(report)}<p>${where}: ${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report, names)}</header>`;
+    return html`<header id="verdict" class="verdict agree">${title}${failure(report)}<p>${where}: ${describeMatched(report, count)}; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report, names)}</header>`;
   }
   return html`<header id="verdict" class="verdict diverge">${title}${failure(report)}<p class="muted">${where}</p>
 ${report.cause ? cause(report.cause, names) : html`<p class="culprit">No cause found.</p>`}${nearby(report, names)}${confirmation(report, names)}${replay(report.replay, names)}${perturbation(report, names)}</header>${bumpSection(report.bump)}`;

@@ -60,11 +60,12 @@ function paths({ pathPrefix, dependencyLines }: RenderContext) {
 }
 
 /**
- * The terminal form relays trace strings as they are: inside GitHub Actions, or when annotations
- * follow it, it is fenced with stop-commands. The other forms escape those strings themselves.
+ * The terminal form relays trace strings as they are: inside GitHub Actions, where the runner reads
+ * workflow commands in the log, it is fenced with stop-commands; elsewhere nothing reads them, and
+ * a fence is noise. The other forms escape those strings themselves.
  */
-export function forLog(text: string, format: ReportFormat, context: RenderContext, annotating = false): string {
-  return format === 'terminal' && (context.actions || annotating) ? relayUntrusted(text) : text;
+export function forLog(text: string, format: ReportFormat, context: RenderContext): string {
+  return format === 'terminal' && context.actions ? relayUntrusted(text) : text;
 }
 
 /**

@@ -5,6 +5,7 @@
  * tables are cut, with a note, until the whole fits.
  */
 import {
+  describeMatched,
   capitalized,
   describeBump,
   describeBumpVerdict,
@@ -100,7 +101,7 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
   if (report.perturbation) out.push(...perturbation(report.perturbation, names));
   if (report.verdict === 'agree') {
     out.push(
-      `${count(a?.calls ?? 0)} calls and ${count(a?.outputs ?? 0)} outputs matched; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${code(a?.mode ?? 'observe')} mode.`,
+      `${capitalized(describeMatched(report, count))}; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${code(a?.mode ?? 'observe')} mode.`,
     );
     const ordered = report.ordering && capitalized(describeOrdering(report.ordering, code));
     if (ordered) out.push(`${ordered}; the outputs did not depend on it.`);

@@ -1,5 +1,6 @@
 import pc from 'picocolors';
 import {
+  describeMatched,
   describeBumpVerdict,
   describeNextStep,
   describeChangedCode,
@@ -82,7 +83,7 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
     if (report.tests) out.push(`  ${describeTests(report.tests)}: each test's outcome and output are the same`);
     else
       out.push(
-        `  ${a?.calls ?? 0} calls and ${a?.outputs ?? 0} outputs matched (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`,
+        `  ${describeMatched(report)} (${report.differences.uncontrolledValues} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode)`,
       );
     if (report.ordering) out.push(`  note: ${describeOrdering(report.ordering)}; the outputs did not depend on it`);
     if (report.warmup) out.push(`  warm-up: ${describeWarmup(report.warmup)}`);

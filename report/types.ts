@@ -422,6 +422,8 @@ export interface Report {
       readonly inA: boolean;
       readonly inB: boolean;
     }>;
+    /** every process both runs have, all compared: their processes, calls and outputs (run A's); absent in older reports */
+    readonly matched?: { readonly processes: number; readonly calls: number; readonly outputs: number };
     readonly perApi: readonly CountView[];
     readonly perSite: readonly CountView[];
     /**

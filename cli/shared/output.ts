@@ -86,12 +86,7 @@ export async function printReport(
   const annotations = targets.filter((target) => target.format === 'github' && target.file === null);
   const output = new LineOutput(process.stdout);
   output.line(
-    forLog(
-      render(report, json ? 'json' : 'terminal', context),
-      json ? 'json' : 'terminal',
-      context,
-      annotations.length > 0,
-    ).trimEnd(),
+    forLog(render(report, json ? 'json' : 'terminal', context), json ? 'json' : 'terminal', context).trimEnd(),
   );
   if (!json && annotations.length > 0) output.line(render(report, 'github', context).trimEnd());
   await output.flush();

@@ -147,6 +147,7 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     })),
     differences: {
       processes: processList(comparison),
+      matched: matched(comparison),
       perApi: counts(focus, (kind) => names[kind.api]!, Infinity),
       perSite: counts(focus, (kind, trace) => siteLabel(kind, trace, originals), MAX_SITES),
       uncontrolledValues: focus ? uncontrolledValues(focus) : 0,
@@ -226,6 +227,17 @@ function nearbyEvents(
 function orderingView({ lineage, alignment }: ProcessComparison, names: readonly string[]): OrderingView {
   const { index, a, b } = alignment!.ordering!;
   return { index, contexts: [names[a.ctx]!, names[b.ctx]!], process: lineage, moved: alignment!.moved };
+}
+
+/** Every process both runs have: how many, and run A's calls and outputs in them. */
+function matched({ processes }: Comparison): NonNullable<Report['differences']['matched']> {
+  const both = processes.filter((process) => process.a && process.b);
+  const sum = (count: (trace: LoadedTrace) => number) => both.reduce((total, process) => total + count(process.a!), 0);
+  return {
+    processes: both.length,
+    calls: sum((trace) => trace.calls.length),
+    outputs: sum((trace) => trace.outputs.length),
+  };
 }
 
 function runView(trace: LoadedTrace | null): RunView | null {

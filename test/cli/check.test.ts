@@ -269,3 +269,30 @@ test('a bisection is never silent in a log: with progress lines due at once, eac
     run.stderr,
   );
 });
+
+test('runs that agree count what matched in every process, not only the first; outside Actions the text carries no workflow fence', () => {
+  const dir = appWith({
+    'app.js': lines(
+      "const { execFileSync } = require('node:child_process');",
+      "process.stdout.write(execFileSync(process.execPath, ['child.js']));",
+    ),
+    'child.js': lines(
+      'for (let i = 0; i < 3; i++) Date.now();',
+      "console.log('child', 1);",
+      "console.log('child', 2);",
+    ),
+  });
+  const args = ['check', '--mode', 'control', '--seed', '7', '--report', 'github', '--', process.execPath, 'app.js'];
+  const run = runPlain([CLI, ...args], { cwd: dir, env: { GITHUB_ACTIONS: undefined } });
+  assert.equal(run.code, 0, run.stderr);
+  const report = reportOf(check(dir, '--mode', 'control'), 0);
+  const { processes, calls, outputs } = report.differences.matched!;
+  assert.equal(processes, 2);
+  assert.ok(calls >= 3 && outputs >= 3, JSON.stringify(report.differences.matched));
+  assert.match(run.stdout, new RegExp(`^  ${calls} calls and ${outputs} outputs matched in 2 processes`, 'm'));
+  assert.doesNotMatch(run.stdout, /::stop-commands::/);
+  assert.match(
+    run.stdout,
+    /^::notice title=detdrift::the runs agree: \d+ calls and \d+ outputs matched in 2 processes$/m,
+  );
+});

@@ -188,7 +188,19 @@ test('bad usage exits 2 with a coded error on stderr and nothing on stdout', () 
     [['record', '--', 'node', 'app.cjs'], /ERR_USAGE: record needs --out DIR/],
     [['record', '--out', 'trace', '--'], /ERR_USAGE: record needs the command to trace after "--"/],
     [['record', '--out', 'trace'], /ERR_USAGE: record needs the command/],
-    [['record', '--out', 'trace', 'node', 'app.cjs'], /ERR_USAGE: record takes no arguments before "--"/],
+    // A command given without "--": the line it should have been.
+    [
+      ['record', '--out', 'trace', 'node', 'app.cjs'],
+      /ERR_USAGE: the command to run goes after "--". Did you mean: detdrift record --out trace -- node app.cjs\n/,
+    ],
+    [
+      ['check', '--seed', '42', 'node', '--test'],
+      /ERR_USAGE: unknown option --test \(detdrift check\). Did you mean: detdrift check --seed 42 -- node --test\n/,
+    ],
+    [
+      ['bump', '--base=main', '-o', 'out dir', 'npx', 'vitest', 'run'],
+      /ERR_USAGE: the command to run goes after "--". Did you mean: detdrift bump --base=main -o 'out dir' -- npx vitest run\n/,
+    ],
     [
       ['record', '--out', 'trace', '--mode', 'chaos', '--', 'node'],
       /ERR_OPTION_VALUE: --mode got "chaos"; allowed: observe, control\n/,
