@@ -37,8 +37,7 @@ export const install = family<Recorder>('lifecycle', (patcher, recorder) => {
     apply(target, thisArg, args) {
       if (thisArg !== process) return real.apply(target, thisArg, args);
       const event = ArgAt(args, 0);
-      // beforeExit too: a program's own `emit` that drops `exit` leaves a trace with every event but its end
-      if (event === 'uncaughtExceptionMonitor' || event === 'beforeExit') recorder.flush();
+      if (event === 'uncaughtExceptionMonitor') recorder.flush();
       if (event !== 'exit' || !exiting()) return real.apply(target, thisArg, args);
       const code = ArgAt(args, 1);
       recorder.finish(typeof code === 'number' ? code : 0, exitCode);
