@@ -137,12 +137,14 @@ export const install = family<Recorder>('generated code', (patcher, recorder) =>
       return real.apply(target, thisArg, args);
     },
   });
-  patcher.method(Module.prototype, '_compile', {
-    apply(target, thisArg, args) {
-      code.note(ArgAt(args, 1), ArgAt(args, 0));
-      return real.apply(target, thisArg, args);
-    },
-  });
+  if (compilesInMemory()) {
+    patcher.method(Module.prototype, '_compile', {
+      apply(target, thisArg, args) {
+        code.note(ArgAt(args, 1), ArgAt(args, 0));
+        return real.apply(target, thisArg, args);
+      },
+    });
+  }
   patcher.method(vm, 'Script', {
     construct(target, args, newTarget) {
       code.note(filenameOf(ArgAt(args, 1)), ArgAt(args, 0));
@@ -154,3 +156,31 @@ export const install = family<Recorder>('generated code', (patcher, recorder) =>
   patcher.method(vm, 'runInContext', noting(0, 2));
   patcher.method(vm, 'runInNewContext', noting(0, 2));
 });
+
+/**
+ * The CommonJS loaders that compile a file's code in memory and hand it to `Module#_compile`, whose
+ * inline maps only that call sees (tsx needs none: it turns Node's source maps on, mapOf asks them).
+ */
+const LOADERS = [
+  'ts-node',
+  'babel-register',
+  '@babel/register',
+  'pirates',
+  'esbuild-register',
+  '@swc/register',
+  '@swc-node/register',
+  'sucrase',
+];
+
+/**
+ * Whether this process runs one of LOADERS, as its command line names it (the script, `--require`
+ * in its flags or NODE_OPTIONS). Only then is `Module#_compile` wrapped: a wrapper there is a frame
+ * in the stack of every error a CommonJS module makes while it is evaluated; under such a loader the
+ * loader's own frames are there too.
+ */
+function compilesInMemory(): boolean {
+  const named = [process.argv[1] ?? '', process.env.NODE_OPTIONS ?? '', ...process.execArgv];
+  for (let i = 0; i < named.length; i++)
+    for (let j = 0; j < LOADERS.length; j++) if (StringIncludes(named[i]!, LOADERS[j]!)) return true;
+  return false;
+}

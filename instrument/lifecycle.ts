@@ -52,6 +52,17 @@ export const install = family<Recorder>('lifecycle', (patcher, recorder) => {
   // the one it found when it did: that is the one Node's exit goes through.
   if (real.getOwnPropertyDescriptor(process, 'emit')) patcher.method(process, 'emit', handler);
   else patcher.method(emitter, 'emit', handler);
+  // process.exit() ends the process here, once `exit` was emitted: also from an exit listener, after
+  // the trace ended with the code Node emitted, and after a program's own `emit` that drops `exit`.
+  if (typeof dataValue(process, 'reallyExit') === 'function') {
+    patcher.method(process, 'reallyExit', {
+      apply(target, thisArg, args) {
+        const code = ArgAt(args, 0);
+        if (thisArg === process) recorder.exiting(typeof code === 'number' ? code : 0);
+        return real.apply(target, thisArg, args);
+      },
+    });
+  }
   // Node puts `send` on process itself when there is an IPC channel, before any preload runs.
   if (typeof dataValue(process, 'send') === 'function') {
     patcher.method(process, 'send', {

@@ -2,6 +2,7 @@ import { join, relative, sep } from 'node:path';
 import { makeDirectory, TRACE_FILE_MODE } from '../tracer/directory.js';
 import { TRACE_EXTENSION } from '../tracer/format.js';
 import { isMirror, type ChunkMirror } from '../tracer/mirror.js';
+import { isLineageName } from '../tracer/lineage.js';
 import { VARS } from '../tracer/settings.js';
 import { loadedThreads, real, type Threads } from './real.js';
 import {
@@ -138,13 +139,14 @@ function fileSegment(text: string): string {
  * `<parent>.t<threadId>`, stable only while workers start in the same order.
  */
 function workerName(threads: Threads, spawn: string | null): string {
+  // Environment data a program can set too: a name that is no lineage (`../x`) is not taken.
   const given = threads.getEnvironmentData(WORKER_KEY);
   if (typeof given === 'string') {
     threads.setEnvironmentData(WORKER_KEY, undefined);
-    return given;
+    if (isLineageName(given)) return given;
   }
   const parent = threads.getEnvironmentData(LINEAGE_KEY);
-  return `${typeof parent === 'string' ? parent : (spawn ?? '0')}.t${threads.threadId}`;
+  return `${typeof parent === 'string' && isLineageName(parent) ? parent : (spawn ?? '0')}.t${threads.threadId}`;
 }
 
 /** The mirror our Worker wrapper passed, taken out of this thread's environment data as the name is. */

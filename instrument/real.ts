@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import type { RawFrame } from '../tracer/stack.js';
 import asyncHooks from 'node:async_hooks';
 import path from 'node:path';
+import vm from 'node:vm';
 import { types } from 'node:util';
 import type Os from 'node:os';
 import type WorkerThreads from 'node:worker_threads';
@@ -41,6 +42,10 @@ export const real = Object.freeze({
   getPrototypeOf: Reflect.getPrototypeOf,
   get: Reflect.get,
   captureStackTrace: Error.captureStackTrace,
+  isExtensible: Reflect.isExtensible,
+  // a context of the hook's own, whose Error takes stacks where the program's realm's is frozen
+  createContext: vm.createContext,
+  runInContext: vm.runInContext,
   // V8 reads stackTraceLimit from the realm's own Error; node's prepareStackTrace callback asks
   // globalThis.Error first, then this one (captureFrames checks they are the same)
   Error,
@@ -250,18 +255,20 @@ const returnFrames = (_error: Error, frames: CallSite[]): CallSite[] => frames;
  * back right after; a failure (a frozen Error) throws to the caller, which decides what it costs.
  */
 export function captureFrames(limit: number, above?: (...args: never[]) => unknown): CallSite[] | null {
-  const RealError = real.Error;
-  if (!settingsOurs(RealError))
+  const ours = settable(real.Error) ? null : spareRealm();
+  const RealError = ours?.Error ?? real.Error;
+  if (ours === null && !settingsOurs(RealError))
     throw new RealError(
       "the program's global Error does not take its prepareStackTrace from the realm's Error, or the stack settings are accessors",
     );
   const previousLimit = RealError.stackTraceLimit;
   const previousPrepare = RealError.prepareStackTrace;
-  const holder: { stack?: CallSite[] } = {};
+  // Node asks the Error of the holder's realm for a prepareStackTrace: the spare realm's, where it is ours
+  const holder: { stack?: CallSite[] } = ours ? new ours.Object() : {};
   try {
     RealError.stackTraceLimit = limit;
     RealError.prepareStackTrace = returnFrames;
-    real.captureStackTrace(holder, above ?? captureFrames);
+    real.apply(ours?.captureStackTrace ?? real.captureStackTrace, RealError, [holder, above ?? captureFrames]);
     const frames = holder.stack; // formatted lazily: read it while our prepareStackTrace is in place
     return ArrayIsArray(frames) ? frames : null;
   } finally {
@@ -269,6 +276,39 @@ export function captureFrames(limit: number, above?: (...args: never[]) => unkno
     if (RealError.stackTraceLimit !== previousLimit) RealError.stackTraceLimit = previousLimit;
     if (RealError.prepareStackTrace !== previousPrepare) RealError.prepareStackTrace = previousPrepare;
   }
+}
+
+/**
+ * Whether the stack settings can be set on `RealError`: not where it is frozen (`node
+ * --frozen-intrinsics`, a lockdown), which a program may do after the hook's first capture too.
+ */
+function settable(RealError: ErrorConstructor): boolean {
+  const limit = real.getOwnPropertyDescriptor(RealError, 'stackTraceLimit');
+  const prepare = real.getOwnPropertyDescriptor(RealError, 'prepareStackTrace');
+  if (limit !== undefined && limit.writable === false) return false;
+  return prepare === undefined ? real.isExtensible(RealError) : prepare.writable !== false;
+}
+
+/** A context of the hook's own: its Error, its Object, and its Error's captureStackTrace. */
+interface SpareRealm {
+  readonly Error: ErrorConstructor;
+  readonly Object: ObjectConstructor;
+  readonly captureStackTrace: ErrorConstructor['captureStackTrace'];
+}
+
+let spare: SpareRealm | null = null;
+
+/**
+ * Where the realm's Error is frozen, a context of the hook's own lends its Error: V8 captures the
+ * isolate's whole stack whichever realm's Error asks, and reads the limit and prepareStackTrace
+ * from that one. Made once, with the real `vm` (the realms family patches the program's contexts).
+ */
+function spareRealm(): SpareRealm {
+  if (spare === null) {
+    const global = real.runInContext('globalThis', real.createContext()) as typeof globalThis;
+    spare = { Error: global.Error, Object: global.Object, captureStackTrace: global.Error.captureStackTrace };
+  }
+  return spare;
 }
 
 /**

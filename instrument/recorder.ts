@@ -300,6 +300,21 @@ export class Recorder {
   }
 
   /**
+   * The process exits now with `code` (`process.reallyExit`): the trace ends with it. An `exit`
+   * listener that called `process.exit(7)` changed the code the trace ended with: a second exit
+   * event and end record say the one the process really exits with.
+   */
+  exiting(code: number): void {
+    if (!this.ended) this.finish(code);
+    else if (code !== this.exitCode) {
+      if (this.on) this.number(Api.exit, Tag.f64, 0, code);
+      this.exitCode = code;
+      this.currentExitCode = null;
+      this.flush();
+    }
+  }
+
+  /**
    * Reports the first internal failure on stderr and stops recording; the program runs on. What
    * was buffered is still written unless writing is what failed, so the trace keeps every event
    * before the failure (a readable prefix without an end record).

@@ -1,4 +1,40 @@
-/** Trace files are named by spawn lineage; this orders them the same way everywhere. */
+/** Trace files are named by spawn lineage; this orders them the same way everywhere, and says what a name may be. */
+import { StringCharCodeAt } from './primordials.js';
+
+/** Longer names would leave no room for a `~N` suffix and the extension in a file name's 255 bytes. */
+const MAX_NAME = 200;
+
+/**
+ * Whether `name` is a lineage that names a file inside its trace folder: dot-separated segments of
+ * letters, digits and `_ + - ~ @`, none empty. A lineage comes from the environment (DETDRIFT_SPAWN)
+ * and from a worker's environment data, which a program can set: a `/` or `..` there would write a
+ * trace outside DETDRIFT_TRACE. A loop, not a regular expression: the hook runs it in the program's
+ * process, whose RegExp statics a match would set.
+ */
+export function isLineageName(name: string): boolean {
+  if (name.length === 0 || name.length > MAX_NAME) return false;
+  let segment = 0;
+  for (let i = 0; i < name.length; i++) {
+    const code = StringCharCodeAt(name, i);
+    if (code === 46) {
+      if (segment === 0) return false;
+      segment = 0;
+      continue;
+    }
+    const allowed =
+      (code >= 48 && code <= 57) ||
+      (code >= 65 && code <= 90) ||
+      (code >= 97 && code <= 122) ||
+      code === 95 || // _
+      code === 43 || // +
+      code === 45 || // -
+      code === 126 || // ~
+      code === 64; // @
+    if (!allowed) return false;
+    segment++;
+  }
+  return segment > 0;
+}
 
 /**
  * Orders lineages segment by segment: spawned children (`0.2`) by number, then worker threads

@@ -9,6 +9,7 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, type Stats } 
 import { isAbsolute, join, resolve } from 'node:path';
 import { HookError } from './errors.js';
 import { MODES, type Mode, type TraceHeader } from './format.js';
+import { isLineageName } from './lineage.js';
 import { isDigits } from './primordials.js';
 
 /** Every variable the hook reads, by what it sets. */
@@ -169,7 +170,7 @@ export function decode(env: Env, cwd: string): HookSettings {
     root,
     sites: decodeSites(read('sites')),
     stacksAt: decodeStacksAt(read('stacksAt')),
-    spawn: read('spawn') || null,
+    spawn: decodeSpawn(read('spawn')),
     lockfile: decodeLockfile(read('lockfile')),
     hold: read('hold') === 'bytes',
     replay,
@@ -208,6 +209,17 @@ function decodeStacksAt(value: string | undefined): StackAt[] {
       );
     return { lineage, api: Number(api), ordinal: Number(ordinal) };
   });
+}
+
+/** DETDRIFT_SPAWN: a lineage name (tracer/lineage.ts), which names a file in the trace folder and nothing outside it. */
+function decodeSpawn(value: string | undefined): string | null {
+  if (!value) return null;
+  if (!isLineageName(value))
+    throw new HookError(
+      'ERR_DETDRIFT_SPAWN',
+      `${VARS.spawn} is ${JSON.stringify(value)}; expected a lineage name: segments of letters, digits, _ + - ~ @ joined by dots, e.g. 0.2`,
+    );
+  return value;
 }
 
 function decodeLockfile(value: string | undefined): HookSettings['lockfile'] {

@@ -17,6 +17,7 @@ import { LOCKFILE_NAMES } from '../../tracer/settings.js';
 import { bumpLockfiles } from './lockfiles.js';
 import { findProject } from '../shared/project.js';
 import { recordRun } from '../shared/recording.js';
+import { assertRecorded } from '../shared/recorded.js';
 import { emitReport } from '../shared/output.js';
 import { CauseStacks } from '../shared/stacks.js';
 import { prepareOutDir } from '../shared/traces.js';
@@ -80,7 +81,8 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       progress.step(`recording ${name}`, recorded++, (baseRoot ? 4 : 2) * options.seeds.length);
       const out = join(work, name);
       prepareOutDir(out);
-      await recordRun({ out, mode: options.mode, seed, command: options.command, cwd: where(root) }, 'pipe', logger);
+      const run = { out, mode: options.mode, seed, command: options.command, cwd: where(root) };
+      assertRecorded(out, await recordRun(run, 'pipe', logger), runName(name));
       return out;
     };
     // Each tree has its own checkout, and so its own caches: the first run of each may be a warm-up, recorded again.
@@ -292,4 +294,10 @@ function scanChanges(
 function installed(root: string, change: LockfileChange, version: string): string | null {
   const path = change.key.startsWith('node_modules/') ? join(root, change.key) : null;
   return path !== null && versionIn(path) === version ? path : (installsOf(root, change.name).get(version) ?? null);
+}
+
+/** A bump's run as the user knows it: `seed-42-base-1` is "seed 42's run 1 on base". */
+function runName(dir: string): string {
+  const [, seed, tree, index] = /^seed-(.*)-(base|head)-(\d+)$/.exec(dir) ?? [];
+  return tree === undefined ? dir : `seed ${seed}'s run ${index} on ${tree}`;
 }

@@ -12,6 +12,7 @@ import type { CheckOptions } from './options.js';
 import { Progress } from '../shared/progress.js';
 import { findRoot } from '../shared/project.js';
 import { recordRun } from '../shared/recording.js';
+import { assertRecorded } from '../shared/recorded.js';
 import { emitReport, fencingCommands } from '../shared/output.js';
 import { listTraceFiles, prepareOutDir } from '../shared/traces.js';
 import { makeWorkDir } from '../shared/workdir.js';
@@ -39,9 +40,15 @@ export async function runPerturbed(
   // The hook seeds with "0" when no seed is given; the perturbations chosen by the seed follow it.
   const seed = options.seed ?? '0';
   const progress = new Progress();
-  const record = async (out: string, mode: Mode, env: Record<string, string | undefined>): Promise<string> => {
+  const record = async (
+    out: string,
+    mode: Mode,
+    env: Record<string, string | undefined>,
+    name: string,
+  ): Promise<string> => {
     prepareOutDir(out);
     const result = await recordRun({ ...options, out, mode }, 'pipe', logger, env);
+    assertRecorded(out, result, name);
     if (result.status !== 0) {
       fencingCommands(() =>
         logger.warn(
@@ -57,7 +64,7 @@ export async function runPerturbed(
       `recording ${options.command.join(' ')} plain and under ${perturbations.length} perturbation${perturbations.length === 1 ? '' : 's'} (seed ${seed})`,
     );
     progress.update('plain run');
-    const plain = await record(join(base, 'plain'), 'control', {});
+    const plain = await record(join(base, 'plain'), 'control', {}, 'the plain run');
     const tried: Tried[] = [];
     let chosen: { comparison: Comparison; tried: Tried } | null = null;
     let last: Comparison | null = null;
@@ -65,7 +72,12 @@ export async function runPerturbed(
       const name = formatPerturbation(perturbation);
       progress.update(`perturbed run: ${name}`);
       const env = { ...encode({ perturb: name }), ...perturbationEnv([perturbation], seed) };
-      const dir = await record(join(base, `perturb-${name.replace(':', '-')}`), 'perturb', env);
+      const dir = await record(
+        join(base, `perturb-${name.replace(':', '-')}`),
+        'perturb',
+        env,
+        `the run perturbed by ${name}`,
+      );
       last = compare(dir, plain);
       const entry: Tried = { dimension: name, detail: detailOf(dir) ?? name, verdict: last.verdict };
       tried.push(entry);

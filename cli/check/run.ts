@@ -9,6 +9,7 @@ import type { CheckOptions } from './options.js';
 import { Progress } from '../shared/progress.js';
 import { findRoot } from '../shared/project.js';
 import { recordRun } from '../shared/recording.js';
+import { assertRecorded } from '../shared/recorded.js';
 import { displayPath } from '../shared/traces.js';
 import type { AttemptView, FailureView, SeedView, WarmupView } from '../../report/types.js';
 import { emitReport } from '../shared/output.js';
@@ -123,7 +124,9 @@ async function recordAndCompare(
     progress.step(`recording run ${index} of ${options.runs}`, index - 1, options.runs);
     const out = join(base, `run-${index}`);
     prepareOutDir(out);
-    return { out, ...(await recordRun({ ...options, out }, 'pipe', logger, hold)) };
+    const recorded = await recordRun({ ...options, out }, 'pipe', logger, hold);
+    assertRecorded(out, recorded, options.seeds.length > 1 ? `run ${index} of seed ${options.seed}` : `run ${index}`);
+    return { out, ...recorded };
   };
   const runs = [await record(1)];
   const warmup = warmupAfter(options.warmup, options.command, options.cwd, runs[0]!.out);

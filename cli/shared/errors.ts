@@ -69,6 +69,16 @@ const STATUS = Object.freeze({
   ERR_CONFIG: ExitStatus.usage,
   /** `check`: the command failed (a non-zero status) in every run: there is no working run to check */
   ERR_COMMAND_FAILED: ExitStatus.usage,
+  /**
+   * `check`, `bump`: a run left no trace (no Node.js process ran under the hook, or the hook could not
+   * record: its own error is quoted); two runs that recorded nothing agree on nothing
+   */
+  ERR_NOTHING_RECORDED: ExitStatus.usage,
+  /**
+   * `check`, `bump`: a run's first process exited, yet its trace has no end record (its exit never reached
+   * the hook, or the hook stopped: its own error is quoted): what it did last is not in the trace
+   */
+  ERR_UNENDED_TRACE: ExitStatus.usage,
   /** a signal interrupted a command that runs children: it exits 128+N (cli/shared/interrupt.ts) */
   ERR_INTERRUPTED: ExitStatus.failure,
   /** anything unexpected: a bug in detdrift */

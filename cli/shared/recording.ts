@@ -29,6 +29,8 @@ export interface Recording {
 export interface RecordedRun {
   /** the command's exit status, or 128+N when signal N ended it */
   readonly status: number;
+  /** the signal that ended the command, null when it exited */
+  readonly signal: string | null;
   /** what the command wrote to stderr, when its stdio was piped (a failing run shows it) */
   readonly stderr: string;
 }
@@ -63,6 +65,7 @@ export async function recordRun(
   }
   return {
     status: result.exitCode ?? 128 + (constants.signals[result.signal!] ?? 0),
+    signal: result.signal ?? null,
     stderr: typeof result.stderr === 'string' ? result.stderr : '',
   };
 }

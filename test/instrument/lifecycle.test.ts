@@ -195,3 +195,43 @@ test("a pool worker's trace holds every call before the message after which its 
   assert.equal(clockValues(worker).length, 10, 'written when it sent its message');
   assert.equal(worker.ending.complete, false);
 });
+
+test('process.exit(7) called in an exit listener, or an exit code set there before process.exit(), is the code the trace ends with', () => {
+  const dir = project({
+    'listener.js': "process.on('exit', () => process.exit(7));\nconsole.log('hi');\n",
+    'exit-code.js': "process.on('exit', () => { process.exitCode = 9; });\nconsole.log('hi');\nprocess.exit();\n",
+  });
+  for (const [file, exitCode] of [
+    ['listener.js', 7],
+    ['exit-code.js', 9],
+  ] as const) {
+    const plain = runPlain([file], { cwd: dir });
+    const hooked = runHooked([file], { cwd: dir });
+    assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [plain.code, plain.stdout, plain.stderr], file);
+    assert.equal(hooked.code, exitCode, file);
+    const trace = hooked.traces.get('0')!;
+    assert.deepEqual([trace.ending.complete, trace.ending.exitCode], [true, exitCode], file);
+    // the code `exit` was emitted with, then the one the process exits with
+    assert.deepEqual(
+      eventsOf(trace, 'process.exit').map((event) => event.value),
+      [0, exitCode],
+      file,
+    );
+  }
+});
+
+test("a program whose own process.emit drops 'exit': its natural end leaves no end record, process.exit() still ends the trace", () => {
+  const swallow =
+    "const emit = process.emit;\nprocess.emit = function (name, ...args) { return name === 'exit' ? false : emit.call(this, name, ...args); };\n";
+  const dir = project({
+    'natural.js': `${swallow}Date.now();\nconsole.log('hi');\n`,
+    'explicit.js': `${swallow}Date.now();\nconsole.log('hi');\nprocess.exit(4);\n`,
+  });
+  const natural = runHooked(['natural.js'], { cwd: dir }).traces.get('0')!;
+  // Node's natural end reaches JavaScript through that `emit` alone: the CLI refuses such a run (ERR_UNENDED_TRACE)
+  assert.equal(natural.ending.complete, false);
+  const explicit = runHooked(['explicit.js'], { cwd: dir });
+  assert.equal(explicit.code, 4);
+  const trace = explicit.traces.get('0')!;
+  assert.deepEqual([trace.ending.complete, trace.ending.exitCode, clockValues(trace).length], [true, 4, 1]);
+});

@@ -194,3 +194,24 @@ test('a trace directory written into run after run never runs out of names: afte
   }
   assert.equal(readdirSync(traceDir).length, taken.length + 2);
 });
+
+test('a DETDRIFT_SPAWN that would leave the trace folder is refused with ERR_DETDRIFT_SPAWN, and no trace is written outside it', () => {
+  const dir = project({
+    'app.js': "Date.now();\nconsole.log('ran');\n",
+  });
+  const outside = tempDir('detdrift-outside-');
+  const traceDir = join(outside, 'a', 'b', 'trace');
+  for (const spawn of ['../../x', '..', '0/../../x', 'a\\b', '0..1', '.0']) {
+    const run = runHooked(['app.js'], { cwd: dir, env: { DETDRIFT_TRACE: traceDir, DETDRIFT_SPAWN: spawn } });
+    assert.deepEqual([run.code, run.stdout], [0, 'ran\n'], spawn);
+    assert.match(run.stderr, /^detdrift: ERR_DETDRIFT_SPAWN: DETDRIFT_SPAWN is .*expected a lineage name/, spawn);
+  }
+  const written = (readdirSync(outside, { recursive: true }) as string[]).filter((name) => name.endsWith('.ddtrace'));
+  assert.deepEqual(written, [], 'no trace anywhere');
+  // a lineage name as the hook gives them is still taken
+  const run = runHookedOk(['app.js'], {
+    cwd: dir,
+    env: { DETDRIFT_TRACE: traceDir, DETDRIFT_SPAWN: '0.2~3.@a_test_mjs.w1' },
+  });
+  assert.deepEqual([...run.traces.keys()], ['0.2~3.@a_test_mjs.w1']);
+});

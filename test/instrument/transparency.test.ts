@@ -121,3 +121,17 @@ test("the program's RegExp statics are its own: at its start, after Node's fs us
     assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [0, plain.stdout, ''], JSON.stringify(env));
   }
 });
+
+test('an error made while a CommonJS module is evaluated has the stack it has without the hook: no frame of the hook in Module#_compile', () => {
+  const dir = project({
+    'lib.cjs': "module.exports = new Error('made').stack;\n",
+    'main.cjs': "console.log(require('./lib.cjs'));\nthrow new Error('boom');\n",
+  });
+  const plain = runPlain(['main.cjs'], { cwd: dir });
+  // as the CLI loads the hook: an --import would run the entry point through the ESM loader, hook or not
+  const hooked = runHooked(['main.cjs'], { cwd: dir, env: { NODE_OPTIONS: `--require="${PRELOAD}"` } });
+  assert.equal(plain.code, 1);
+  assert.deepEqual([hooked.code, hooked.stdout, hooked.stderr], [plain.code, plain.stdout, plain.stderr]);
+  assert.equal(hooked.traces.get('0')?.ending.exitCode, 1, 'recorded');
+  assert.doesNotMatch(hooked.stderr + hooked.stdout, /bundle\.js|Object\.apply/);
+});

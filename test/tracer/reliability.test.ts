@@ -17,6 +17,7 @@ import type { Chunk } from '../../tracer/reader.js';
 import {
   CLI,
   eventsOf,
+  PRELOAD,
   project,
   REGISTER,
   REPO,
@@ -138,12 +139,31 @@ test('a trace directory below /proc, where recursive mkdir never returns on Node
   assertProgramWins(plain, hooked, ['ERR_DETDRIFT_OPEN']);
 });
 
+// A context of the hook's own lends its Error where the program's is frozen: the stacks are the isolate's.
+for (const [name, setup, flags] of [
+  ['a program that freezes Error', 'Object.freeze(Error);', []],
+  ['node --frozen-intrinsics', '', ['--frozen-intrinsics', '--no-warnings']],
+] as const) {
+  test(`${name}: call sites are still taken, and the program's stacks are its own`, () => {
+    const program = `
+      ${setup}
+      Date.now();
+      console.log(typeof Math.random());
+      try { null.f(); } catch (error) { console.log(error instanceof TypeError, error.stack.split('\\n').length); }
+    `;
+    const { dir, plain } = baseline({ 'app.mjs': program }, [...flags, 'app.mjs']);
+    assert.equal(plain.code, 0, plain.stderr);
+    // as the CLI loads the hook: under --import, Node freezes the intrinsics before the hook can patch them
+    const hooked = runHooked([...flags, 'app.mjs'], { cwd: dir, env: { NODE_OPTIONS: `--require="${PRELOAD}"` } });
+    assertProgramWins(plain, hooked, []);
+    const trace = rootTrace(hooked);
+    const random = eventsOf(trace, 'Math.random')[0]!;
+    assert.deepEqual([siteOf(trace, random)?.file, siteOf(trace, random)?.line], ['app.mjs', 4]);
+    assert.equal(siteOf(trace, eventsOf(trace, 'Date.now')[0]!)?.line, 3);
+  });
+}
+
 for (const [name, setup, more] of [
-  [
-    'a frozen Error',
-    'Object.freeze(Error);',
-    'try { null.f(); } catch (error) { console.log(error instanceof TypeError, typeof error.stack); }',
-  ],
   // V8 reads the getter to format any error's stack: this program makes none
   [
     'a throwing Error.prepareStackTrace getter',
