@@ -18,9 +18,13 @@ import type {
 } from './types.js';
 import { RUN_NAMES } from './text.js';
 
-/** `file:line:column fn`, with where the code ran when a source map moved it, or why its map was not read */
-export function describeFrame(frame: FrameView): string {
-  return `${frame.file}:${frame.line}:${frame.column}${frame.fn ? ` ${frame.fn}` : ''}${describeMapping(frame)}`;
+/**
+ * `file:line:column fn`; with `mapping`, where the code ran when a source map moved it. Why a map
+ * was not read is always said: the position shown is then the generated one.
+ */
+export function describeFrame(frame: FrameView, mapping = false): string {
+  const detail = mapping || !frame.generated ? describeMapping(frame) : '';
+  return `${frame.file}:${frame.line}:${frame.column}${frame.fn ? ` ${frame.fn}` : ''}${detail}`;
 }
 
 /** ` (generated: file:line:column)` for a source-mapped frame, ` (source map not read: why)`, or nothing. */

@@ -28,6 +28,8 @@ export interface RenderContext {
   readonly actions: boolean;
   /** detdrift's version, which SARIF names its tool with */
   readonly toolVersion: string;
+  /** `--verbose`: the terminal shows where source maps moved each frame from */
+  readonly verbose: boolean;
 }
 
 /**
@@ -40,7 +42,7 @@ export function render(report: Report, format: ReportFormat, context: RenderCont
   const shown = inertData(report);
   switch (format) {
     case 'terminal':
-      return renderTerminal(shown, { color: context.color, width: context.width });
+      return renderTerminal(shown, { color: context.color, width: context.width, verbose: context.verbose });
     case 'github':
       return renderGithub(shown, paths(context));
     case 'summary':

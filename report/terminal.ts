@@ -41,6 +41,8 @@ export interface TerminalOptions {
   /** ANSI colors: only when writing to a terminal */
   readonly color: boolean;
   readonly width?: number;
+  /** `--verbose`: each frame with where a source map moved it from */
+  readonly verbose?: boolean;
 }
 
 /** picocolors' functions, each a no-op without colours. */
@@ -74,6 +76,7 @@ function renderTest(tests: TestsView, test: TestView, names: RunNames, paint: Pa
 /** The report for a person at a terminal: the verdict, the cause with its code frame, the two stacks side by side. */
 export function renderTerminal(report: Report, options: TerminalOptions): string {
   const paint = pc.createColors(options.color);
+  const verbose = options.verbose === true;
   const out: string[] = [];
   const { a } = report.runs;
   if (report.failure) out.push(...renderFailure(report.failure, paint), '');
@@ -104,21 +107,27 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (report.seeds) out.push(...renderSeeds(report.seeds, paint), '');
   if (report.bump) out.push(...renderBump(report.bump, paint), '');
   if (report.perturbation) out.push(...renderPerturbation(report.perturbation, names, paint), '');
-  if (report.cause) out.push(...renderCause(report.cause, names, paint));
+  if (report.cause) out.push(...renderCause(report.cause, names, paint, verbose));
   if (report.confirmation) out.push('', `replay  ${describeConfirmation(report.confirmation, names)}`);
   if (report.nearby.length > 0) {
     out.push(
       '',
       paint.bold('nearest I/O, timer and fs calls') + ` (${names.a}'s, by distance from the first output divergence)`,
     );
-    for (const event of report.nearby) out.push(`  #${event.index} ${formatEvent(event)}`);
+    for (const event of report.nearby) out.push(`  #${event.index} ${formatEvent(event, verbose)}`);
   }
   if (report.firstDivergence)
-    out.push('', ...renderDivergence('first divergence', report.firstDivergence, names, paint, options.width ?? 100));
+    out.push(
+      '',
+      ...renderDivergence('first divergence', report.firstDivergence, names, paint, options.width ?? 100, verbose),
+    );
   const output = report.outputDivergence;
   const first = report.firstDivergence;
   if (output && !(first && first.reason === output.reason && first.index.a === output.index.a)) {
-    out.push('', ...renderDivergence('first output divergence', output, names, paint, options.width ?? 100, false));
+    out.push(
+      '',
+      ...renderDivergence('first output divergence', output, names, paint, options.width ?? 100, verbose, false),
+    );
   }
   const changed = report.differences.perApi.filter((row) => row.a !== row.b);
   if (changed.length > 0) {
@@ -172,7 +181,8 @@ function renderTraceProblems(report: Report, names: RunNames, paint: Paint): str
   return out;
 }
 
-function renderCause(cause: CauseView, names: RunNames, paint: Paint): string[] {
+function renderCause(cause: CauseView, names: RunNames, paint: Paint, verbose: boolean): string[] {
+  const formatFrame = (frame: FrameView) => describeFrame(frame, verbose);
   const out: string[] = [];
   if (cause.kind === 'outside') {
     out.push(paint.bold('cause') + '  not explained by an intercepted source: ' + cause.rule);
@@ -269,12 +279,13 @@ function renderDivergence(
   names: RunNames,
   paint: Paint,
   width: number,
+  verbose: boolean,
   stacks = true,
 ): string[] {
   const out = [paint.bold(title) + `  ${describeDivergence(divergence, names)}`];
   const label = Math.max(names.a.length, names.b.length) + 1;
-  out.push(`  ${`${names.a}:`.padEnd(label)} ${formatEvent(divergence.a)}`);
-  out.push(`  ${`${names.b}:`.padEnd(label)} ${formatEvent(divergence.b)}`);
+  out.push(`  ${`${names.a}:`.padEnd(label)} ${formatEvent(divergence.a, verbose)}`);
+  out.push(`  ${`${names.b}:`.padEnd(label)} ${formatEvent(divergence.b, verbose)}`);
   const contexts = [divergence.a?.context, divergence.b?.context];
   if (contexts[0] && contexts[1] && contexts[0] !== contexts[1]) {
     out.push(
@@ -282,8 +293,8 @@ function renderDivergence(
     );
   }
   if (!stacks) return out;
-  const left = (divergence.a?.stack ?? []).map(formatFrame);
-  const right = (divergence.b?.stack ?? []).map(formatFrame);
+  const left = (divergence.a?.stack ?? []).map((frame) => describeFrame(frame, verbose));
+  const right = (divergence.b?.stack ?? []).map((frame) => describeFrame(frame, verbose));
   if (left.length + right.length === 0) return out;
   const column = Math.max(20, Math.floor((width - 6) / 2));
   out.push('', `  ${`stack, ${names.a}`.padEnd(column)}  stack, ${names.b}`);
@@ -293,15 +304,11 @@ function renderDivergence(
   return out;
 }
 
-function formatEvent(event: EventView | null): string {
+function formatEvent(event: EventView | null, verbose: boolean): string {
   if (!event) return '(no such call: the run ends or makes none here)';
   const form = event.form === 'call' ? '' : ` (${event.form})`;
-  const site = event.site ? ` at ${formatFrame(event.site)}` : ' (stack not taken)';
+  const site = event.site ? ` at ${describeFrame(event.site, verbose)}` : ' (stack not taken)';
   return `${event.api}${form} = ${formatValue(event.value)}${describeControl(event.controlledBy)}${site}`;
-}
-
-function formatFrame(frame: FrameView): string {
-  return describeFrame(frame);
 }
 
 function formatValue(value: ValueView): string {

@@ -204,7 +204,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       comparison.diverging?.b ?? null,
       reachedByHead,
     );
-    const { status } = await emitReport(comparison, headRoot, options.json, {
+    const { status } = await emitReport(comparison, headRoot, options, {
       bump: {
         verdict,
         seed,

@@ -92,7 +92,7 @@ export async function runPerturbed(
     };
     const replay = chosen ? rerunCommand(options, chosen.tried.dimension) : null;
     const root = findRoot(options.cwd);
-    const { status } = await emitReport(chosen?.comparison ?? last!, root, options.json, {
+    const { status } = await emitReport(chosen?.comparison ?? last!, root, options, {
       perturbation,
       replay,
       reports: options.reports,

@@ -75,7 +75,7 @@ export async function run(options: CheckOptions, { logger }: CommandContext): Pr
     }
     // Relative to where check ran, as the command is: a CI artifact downloaded into a checkout replays as it reads.
     const replay = kept ? replayCommand(displayPath(dirs[0]!, options.cwd), options.command) : rerunCommand(seeded);
-    const { status } = await emitReport(comparison, findRoot(options.cwd), options.json, {
+    const { status } = await emitReport(comparison, findRoot(options.cwd), options, {
       confirmation,
       replay,
       reports: options.reports,

@@ -43,7 +43,7 @@ export async function run(options: DemoOptions, { logger }: CommandContext): Pro
           `and ${VERSIONS.head} (head)\n\n`,
       );
     }
-    await emitReport(compare(traces.base!, traces.head!), join(workspace, 'head'), options.json, {
+    await emitReport(compare(traces.base!, traces.head!), join(workspace, 'head'), options, {
       runNames: BUMP_RUN_NAMES,
     });
     return 0; // the demo ran; its finding is the report, not a failure of the command

@@ -42,7 +42,7 @@ export async function run(options: DiffOptions, { logger }: CommandContext): Pro
       : null;
   const replay = command ? replayCommand(traceA, command) : null;
   return (
-    await emitReport(comparison, root, options.json, {
+    await emitReport(comparison, root, options, {
       confirmation,
       replay,
       reports: options.reports,

@@ -20,7 +20,7 @@ export async function run(options: MergeOptions, { logger }: CommandContext): Pr
   const files = [...new Set(options.inputs.flatMap(reportFiles))];
   const merged = mergeReports(files.map((file) => ({ file, report: readReport(file) })));
   logger.debug({ reports: files.length, seeds: merged.seeds?.length }, 'merged');
-  await printReport(merged, findRoot(options.cwd), options.json, options.reports);
+  await printReport(merged, findRoot(options.cwd), options, options.reports);
   return mergedStatus(merged);
 }
 

@@ -35,7 +35,7 @@ export async function run(options: ReplayOptions, { logger }: CommandContext): P
     );
     const comparison = compare(options.trace, out, { codeChanged: false });
     const reproduced = sameOutputs(options.trace, out, null, comparison.runners);
-    await emitReport(comparison, findRoot(options.cwd), options.json);
+    await emitReport(comparison, findRoot(options.cwd), options);
     return reproduced ? ExitStatus.ok : ExitStatus.divergence;
   } finally {
     if (options.out === null) rmSync(out, { recursive: true, force: true });

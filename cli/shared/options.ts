@@ -37,6 +37,8 @@ export interface CommonOptions {
   /** absolute: `--log-file`, else $DETDRIFT_LOG_FILE: a file that also gets the log as JSON lines; null: none */
   readonly logFile: string | null;
   readonly cwd: string;
+  /** `--verbose`: the text forms show detail a reviewer reads past (where source maps moved a frame) */
+  readonly verbose: boolean;
 }
 
 /** What every command receives besides its options. */
@@ -87,6 +89,7 @@ export function common(raw: RawInvocation, cwd: string, env: NodeJS.ProcessEnv =
     logFormat: validateLogFormat(raw.values['log-format']),
     logFile: typeof file === 'string' && file !== '' ? resolve(cwd, file) : null,
     cwd,
+    verbose: raw.values.verbose === true,
   };
 }
 

@@ -61,15 +61,21 @@ const BATCH = 1 << 16;
  * forms, and gives the exit status. Annotations without a file follow the report on stdout, or go
  * to stderr under --json, which keeps stdout one JSON document (the runner reads both streams).
  */
+/** How the report is printed: JSON or text, and with `--verbose`'s detail. */
+export interface PrintForm {
+  readonly json: boolean;
+  readonly verbose?: boolean;
+}
+
 export async function emitReport(
   comparison: Comparison,
   root: string,
-  json: boolean,
+  form: PrintForm,
   extra: Omit<BuildOptions, 'root'> & { reports?: readonly ReportTarget[] } = {},
 ): Promise<{ report: Report; status: number }> {
   const { reports: targets = [], ...options } = extra;
   const report = buildReport(comparison, { root, ...options });
-  return { report, status: await printReport(report, root, json, targets) };
+  return { report, status: await printReport(report, root, form, targets) };
 }
 
 /**
@@ -79,10 +85,10 @@ export async function emitReport(
 export async function printReport(
   report: Report,
   root: string,
-  json: boolean,
+  { json, verbose = false }: PrintForm,
   targets: readonly ReportTarget[],
 ): Promise<number> {
-  const context = renderContext(root);
+  const context = { ...renderContext(root), verbose };
   const annotations = targets.filter((target) => target.format === 'github' && target.file === null);
   const output = new LineOutput(process.stdout);
   output.line(
@@ -107,6 +113,7 @@ export function renderContext(root: string, env: NodeJS.ProcessEnv = process.env
     dependencyLines: manifestLines(root),
     actions: env.GITHUB_ACTIONS === 'true',
     toolVersion: MANIFEST.version,
+    verbose: false,
   };
 }
 

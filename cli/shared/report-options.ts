@@ -37,6 +37,7 @@ export const REPORT: OptionSpecs = {
 
 export const JSON_REPORT: OptionSpecs = {
   json: { type: 'boolean', help: 'print the report as JSON (detdrift.report/1) instead of text' },
+  verbose: { type: 'boolean', help: 'also show where source maps moved each frame from (JSON always has it)' },
 };
 
 export const NO_CONFIRM: OptionSpecs = {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { describeConfidence, describeContexts, describeDivergence } from '../../report/describe.js';
+import { describeConfidence, describeContexts, describeDivergence, describeFrame } from '../../report/describe.js';
 import { BUMP_RUN_NAMES, runNames } from '../../report/text.js';
 import type { DivergenceView } from '../../report/types.js';
 import { upgrade } from '../bump-fixtures.js';
@@ -17,7 +17,7 @@ const at = (a: number, b: number, reason: DivergenceView['reason']): DivergenceV
   b: null,
 });
 
-test('a divergence in words: what parts, and after how many recorded calls of each run', () => {
+test('a divergence in words: what parts, and after how many recorded calls of each run; an output shows itself', () => {
   assert.equal(
     describeDivergence(at(0, 0, 'structure'), BUMP_RUN_NAMES),
     'base and head make different calls right away',
@@ -26,9 +26,10 @@ test('a divergence in words: what parts, and after how many recorded calls of ea
     describeDivergence(at(12, 12, 'value')),
     'run A and run B get different values from the same call after 12 recorded calls',
   );
+  assert.equal(describeDivergence(at(1, 197, 'output'), BUMP_RUN_NAMES), 'base and head write different output');
   assert.equal(
-    describeDivergence(at(1, 197, 'output'), BUMP_RUN_NAMES),
-    'base and head write different output after 1 recorded call of base and 197 of head',
+    describeDivergence(at(1, 197, 'structure'), BUMP_RUN_NAMES),
+    'base and head make different calls after 1 recorded call in base (197 in head)',
   );
   assert.equal(
     describeDivergence(at(3, 3, 'missing')),
@@ -117,4 +118,13 @@ test('bump on a fixture repository: every form a person reads says base and head
   }
   assert.match(forms.summary!, /^\| {2}\| base \| head \|$/m);
   assert.match(forms.html!, /<th>base<\/th><th>head<\/th>/);
+});
+
+test('a source-mapped frame: its original position, with where it ran only when asked (--verbose), and a map not read always said', () => {
+  const frame = { file: 'src/roll.ts', line: 4, column: 9, fn: 'roll', package: null };
+  const mapped = { ...frame, generated: { file: 'dist/roll.js', line: 12, column: 3 } };
+  assert.equal(describeFrame(mapped), 'src/roll.ts:4:9 roll');
+  assert.equal(describeFrame(mapped, true), 'src/roll.ts:4:9 roll (generated: dist/roll.js:12:3)');
+  const unread = { ...frame, sourceMapError: 'no such file' };
+  assert.equal(describeFrame(unread), 'src/roll.ts:4:9 roll (source map not read: no such file)');
 });

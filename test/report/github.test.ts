@@ -178,7 +178,7 @@ test('a cause with no project frame on its stack is annotated without a file', (
     renderGithub(report, { dependencyLine: () => 1 }),
     [
       '::error title=Math.random in dice@2.0.0::detdrift: the runs diverge at an uncontrolled Math.random call in dice@2.0.0.%0Acall site: node_modules/dice/index.js:4:1%0Awhy: the last uncontrolled call before the divergence whose value differs (likely: chosen by a rule, not confirmed by a replay)',
-      '::notice title=detdrift summary::first divergence: run A and run B write different output after 2 recorded calls (process 0)%0A1 of 1 processes diverge%0A2 matched calls have uncontrolled values that differ',
+      '::notice title=detdrift summary::first divergence: run A and run B write different output (process 0)%0A1 of 1 processes diverge%0A2 matched calls have uncontrolled values that differ',
       '',
     ].join('\n'),
   );

@@ -151,10 +151,24 @@ test('diff --report appends the summary to $GITHUB_STEP_SUMMARY, writes files, a
     'detdrift/random',
   );
 
-  const text = runPlain([CLI, 'diff', 'a', 'b', '--no-confirm', '--report', 'github'], { cwd: dir, env });
+  // Outside Actions nothing reads workflow commands: the annotations follow the text unfenced.
+  const plain = runPlain([CLI, 'diff', 'a', 'b', '--no-confirm', '--report', 'github'], { cwd: dir, env });
+  assert.doesNotMatch(plain.stdout, /::stop-commands::/);
+  assert.deepEqual(
+    plain.stdout
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line.startsWith('::'))
+      .map((line) => line.split(' ')[0]),
+    ['::error', '::notice'],
+  );
+  const text = runPlain([CLI, 'diff', 'a', 'b', '--no-confirm', '--report', 'github'], {
+    cwd: dir,
+    env: { ...env, GITHUB_ACTIONS: 'true' },
+  });
   const lines = text.stdout.trimEnd().split('\n');
   const token = /^::stop-commands::([0-9a-f-]{36})$/.exec(lines[0]!)?.[1];
-  assert.ok(token, 'the terminal report is fenced when annotations follow it');
+  assert.ok(token, 'inside Actions the terminal report is fenced, and the annotations follow it');
   const end = lines.indexOf(`::${token}::`);
   assert.ok(end > 1);
   assert.deepEqual(
