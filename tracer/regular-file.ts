@@ -19,7 +19,7 @@ export function openNoFollow(file: string): number {
   return openSync(file, READ_FLAGS);
 }
 
-/** Why `openNoFollow` failed, in words that quote nothing of the file. */
+/** Why `openNoFollow`, or a read of what it opened, failed: in words that quote nothing of the file. */
 export function describeOpenError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ELOOP') return 'it is a symbolic link (name the file it points to)';

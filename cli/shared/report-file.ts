@@ -53,8 +53,12 @@ function readRegularFile(file: string): string {
     const bytes = Buffer.alloc(stats.size);
     let done = 0;
     // Bytes appended after the fstat are not read: the size checked is the size read.
-    for (let count = 1; done < bytes.length && count > 0; done += count)
-      count = readSync(fd, bytes, done, bytes.length - done, done);
+    try {
+      for (let count = 1; done < bytes.length && count > 0; done += count)
+        count = readSync(fd, bytes, done, bytes.length - done, done);
+    } catch (error) {
+      throw new CliError('ERR_REPORT_FILE', `cannot read a report from ${file}: ${describeOpenError(error)}`);
+    }
     return bytes.toString('utf8', 0, done);
   } finally {
     closeSync(fd);
