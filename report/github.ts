@@ -111,7 +111,8 @@ function details(report: Report, cause: CauseView | null, here: FrameView | null
   if (cause && cause.kind !== 'outside') out.push(`why: ${cause.rule} (${describeConfidence(cause.confidence)})`);
   if (!cause && report.firstDivergence)
     out.push(`first divergence: ${describeDivergence(report.firstDivergence, names)}`);
-  if (report.replay) out.push(`replay ${names.a} locally: ${report.replay}`);
+  const replay = report.replay ?? report.replayNote;
+  if (replay) out.push(`replay ${names.a} locally: ${replay}`);
   return out;
 }
 

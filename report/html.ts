@@ -65,7 +65,7 @@ function verdict(report: Report, heading: 'h1' | 'h2'): Markup {
     return html`<header id="verdict" class="verdict agree">${title}${failure(report)}<p>${where}: ${describeMatched(report, count)}; ${count(report.differences.uncontrolledValues)} uncontrolled values differ, as they may in ${a?.mode ?? 'observe'} mode.${ordering}</p>${perturbation(report, names)}</header>`;
   }
   return html`<header id="verdict" class="verdict diverge">${title}${failure(report)}<p class="muted">${where}</p>
-${report.cause ? cause(report.cause, names) : html`<p class="culprit">No cause found.</p>`}${nearby(report, names)}${confirmation(report, names)}${replay(report.replay, names)}${perturbation(report, names)}</header>${bumpSection(report.bump)}`;
+${report.cause ? cause(report.cause, names) : html`<p class="culprit">No cause found.</p>`}${nearby(report, names)}${confirmation(report, names)}${replay(report, names)}${perturbation(report, names)}</header>${bumpSection(report.bump)}`;
 }
 
 function cause(found: CauseView, names: RunNames): Markup {
@@ -119,8 +119,8 @@ function confirmation({ confirmation: found }: Report, names: RunNames): Markup 
     : null;
 }
 
-function replay(command: string | null, names: RunNames): Markup | null {
-  if (!command) return null;
+function replay({ replay: command, replayNote: note }: Report, names: RunNames): Markup | null {
+  if (!command) return note ? html`<p>Replay ${names.a} locally: ${note}.</p>` : null;
   return html`<p>Replay ${names.a} locally:</p><div class="replay"><code id="replay-command">${command}</code><button type="button" data-copy="replay-command">Copy</button></div>`;
 }
 

@@ -217,7 +217,8 @@ function message(report: Report, cause: CauseView | null, linked: boolean): stri
   if (cause?.bump) parts.push(escapeText(`Dependency: ${describeBump(cause.bump)}.`));
   const stackNote = cause ? describeStackNote(cause) : null;
   if (stackNote) parts.push(escapeText(`${cause?.site ? 'Its stack' : 'Call site'}: ${stackNote}.`));
-  if (report.replay) parts.push(escapeText(`Replay ${runNames(report).a} locally: ${report.replay}`));
+  const replay = report.replay ?? report.replayNote;
+  if (replay) parts.push(escapeText(`Replay ${runNames(report).a} locally: ${replay}`));
   return parts.join(' ');
 }
 

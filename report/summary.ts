@@ -110,6 +110,7 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
   if (report.cause) out.push(...cause(report.cause, names));
   if (report.confirmation) out.push(`**Replay**: ${describeConfirmation(report.confirmation, names)}.`);
   if (report.replay) out.push(`Replay ${names.a} locally:`, codeBlock([report.replay], 'sh'));
+  else if (report.replayNote) out.push(`Replay ${names.a} locally: ${report.replayNote}.`);
   return [...out, ...next(report)];
 }
 

@@ -146,7 +146,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   );
   if (others.length > 0) out.push('', `other diverging processes: ${others.map((entry) => entry.process).join(', ')}`);
   out.push(...renderTraceProblems(report, names, paint));
-  if (report.replay) out.push('', `replay ${names.a} locally: ${report.replay}`);
+  const replay = report.replay ?? report.replayNote;
+  if (replay) out.push('', `replay ${names.a} locally: ${replay}`);
   out.push(...renderNext(report, paint));
   return out.join('\n') + '\n';
 }

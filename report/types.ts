@@ -385,6 +385,11 @@ export interface Report {
   readonly nearby: readonly EventView[];
   /** one command that replays run A locally */
   readonly replay: string | null;
+  /**
+   * why `replay` is null where a reader looks for it: a report read from a file (`merge`, `report`)
+   * offers no command it names itself (cli/shared/report-replay.ts); null (or absent) otherwise
+   */
+  readonly replayNote?: string | null;
   /** `detdrift bump`: what the dependency bump changed; null for other commands */
   readonly bump: BumpSectionView | null;
   /** `detdrift check --perturb`: run A is the perturbed run, run B the plain one; null (or absent) otherwise */

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { TraceError } from './errors.js';
 import { ChunkFile, readFully, type Damage } from './framing.js';
 import {
@@ -24,6 +24,7 @@ import { Derivation } from './derive.js';
 import { ChunkCursor, type Cursor, presented } from './cursor.js';
 import { isDigits, Utf8Decode } from './primordials.js';
 import { headerProblem, toSiteDef } from './validate.js';
+import { describeOpenError, kindOf, openNoFollow } from './regular-file.js';
 
 /** An output's value: the digest of the bytes, their length, and a head (the text's start, a file's path). */
 export interface Chunk {
@@ -160,10 +161,10 @@ export class TraceReader {
   static open(file: string): TraceReader {
     let fd: number;
     try {
-      // Non-blocking: opening a FIFO by mistake must not wait for a writer forever.
-      fd = openSync(file, OPEN_FLAGS);
+      // A trace can come from another job: not through a link, and never waiting on a FIFO.
+      fd = openNoFollow(file);
     } catch (error) {
-      throw new TraceError('ERR_TRACE_READ', file, 0, `cannot open the trace: ${(error as Error).message}`, {
+      throw new TraceError('ERR_TRACE_READ', file, 0, `cannot open the trace: ${describeOpenError(error)}`, {
         cause: error,
       });
     }
@@ -521,16 +522,6 @@ export class TraceReader {
     return { header, end: headerEnd + 1 };
   }
 }
-
-/** What a path that is not a trace file is, for the refusal that names it. */
-function kindOf(stats: Stats): string {
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isSocket()) return 'a socket';
-  return stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : 'neither a file nor a directory';
-}
-
-const OPEN_FLAGS = process.platform === 'win32' ? constants.O_RDONLY : constants.O_RDONLY | constants.O_NONBLOCK;
 
 /**
  * One reading of the events: from the start (events, scan), which tells `ending`, or of one chunk

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { inside, installsOf, versionIn } from '../../diffing/locate.js';
 import type { Lockfile } from '../../diffing/lockfile/index.js';
+import { visible } from '../../report/untrusted.js';
 import { CliError } from '../shared/errors.js';
 
 /** A package the lockfile names that the tree on disk has at another version, or not at all. */
@@ -29,12 +30,11 @@ export function checkInstalled(
 ): void {
   const stale = staleInstalls(root, lock, wanted);
   if (stale.length === 0) return;
-  const shown = stale
-    .slice(0, SHOWN)
-    .map(
-      (one) =>
-        `${one.name} is locked at ${one.locked}, ${one.installed === null ? 'not installed' : `installed at ${one.installed}`}`,
-    );
+  const shown = stale.slice(0, SHOWN).map(
+    (one) =>
+      // A lockfile's names and versions are a dependency's text: one line, whatever they hold.
+      `${visible(one.name)} is locked at ${visible(one.locked)}, ${one.installed === null ? 'not installed' : `installed at ${visible(one.installed)}`}`,
+  );
   const more = stale.length > SHOWN ? ` (and ${stale.length - SHOWN} more)` : '';
   throw new CliError(
     'ERR_INSTALL_STALE',

@@ -4,7 +4,7 @@ import { confirmedCause } from '../../diffing/cause.js';
 import { compare, type CompareOptions, type Comparison } from '../../diffing/compare.js';
 import { encode } from '../../tracer/settings.js';
 import type { CommandContext } from '../shared/options.js';
-import { confirmByReplay, replayCommand, shellQuote } from '../shared/confirm.js';
+import { checkCommand, confirmByReplay, replayCommand } from '../shared/confirm.js';
 import type { CheckOptions } from './options.js';
 import { Progress } from '../shared/progress.js';
 import { findRoot } from '../shared/project.js';
@@ -207,13 +207,5 @@ function reordered(comparison: Comparison): boolean {
 
 /** The traces are gone after this check: the command that records them again and keeps them. */
 function rerunCommand(options: CheckOptions): string {
-  const flags = [
-    '--keep',
-    '--mode',
-    options.mode,
-    '--runs',
-    String(options.runs),
-    ...(options.seed ? ['--seed', options.seed] : []),
-  ];
-  return ['npx', 'detdrift', 'check', ...flags, '--', ...options.command].map(shellQuote).join(' ');
+  return checkCommand(options, options.command);
 }

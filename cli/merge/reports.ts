@@ -1,6 +1,6 @@
 import type { CauseView, Report, SeedView } from '../../report/types.js';
 import { CliError } from '../shared/errors.js';
-import { shareOf } from '../shared/seeds.js';
+import { shareBounds } from '../shared/seeds.js';
 
 /** A report and the file it was read from, which every error names. */
 export interface ReportPart {
@@ -70,16 +70,20 @@ function wholeSet(parts: readonly ReportPart[]): ReportPart[] {
     }
     const twin = byIndex.get(shard.index);
     if (twin) throw shards(`shard ${nameOf(part)} is both ${twin.file} and ${part.file}`);
-    const share = shareOf(Array.from({ length: seeds }), shard).length;
+    const share = shareBounds(seeds, shard).length;
     const listed = seedsOf(part.report).length;
     if (listed !== share)
       throw shards(`${part.file} (shard ${nameOf(part)}) lists ${listed} seeds; its share of ${seeds} is ${share}`);
     byIndex.set(shard.index, part);
   }
-  const missing = Array.from({ length: total }, (_, at) => at + 1).filter((index) => !byIndex.has(index));
-  if (missing.length > 0) {
+  // Every part is one shard: with fewer parts than `total`, some are missing (a list of `total` is not made).
+  if (byIndex.size < total) {
+    const missing: number[] = [];
+    for (let index = 1; index <= total && missing.length < MISSING_SHOWN; index++)
+      if (!byIndex.has(index)) missing.push(index);
+    const more = total - byIndex.size - missing.length;
     throw shards(
-      `${missing.map((index) => `shard ${index}/${total}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: a shard's job ended before writing its report, or its artifact was not downloaded`,
+      `${missing.map((index) => `shard ${index}/${total}`).join(', ')}${more > 0 ? ` and ${more} more` : ''} ${missing.length === 1 && more === 0 ? 'is' : 'are'} missing: a shard's job ended before writing its report, or its artifact was not downloaded`,
     );
   }
   return [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, part]) => part);
@@ -105,6 +109,9 @@ function causeInWords(cause: CauseView): string {
   const where = cause.site ? `at ${cause.site.file}:${cause.site.line}` : 'at an unsampled call site';
   return [cause.kind === 'ordering' ? 'an ordering difference at' : '', cause.api, where].filter(Boolean).join(' ');
 }
+
+/** How many missing shards ERR_SHARDS names. */
+const MISSING_SHOWN = 10;
 
 const nameOf = ({ report }: ReportPart) => `${report.shard!.index}/${report.shard!.total}`;
 

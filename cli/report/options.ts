@@ -9,7 +9,7 @@ import { common, LOG, pathOption, usage } from '../shared/options.js';
 import { CliError } from '../shared/errors.js';
 
 export const command: Command<ReportOptions> = {
-  usage: 'detdrift report REPORT.json|- [options]  |  detdrift report A B [options]',
+  usage: 'detdrift report REPORT.json|- [options] [-- CMD]  |  detdrift report A B [options]',
   options: {
     format: { type: 'string', value: 'FORMAT', help: REPORT_FORMATS.join(', '), default: DEFAULTS.reportFormat },
     out: { type: 'string', short: 'o', value: 'FILE', help: 'write it to FILE', default: 'stdout' },
@@ -30,11 +30,17 @@ export interface ReportOptions extends CommonOptions {
   readonly format: ReportFormat;
   /** absolute: where the rendering goes; null: stdout */
   readonly out: string | null;
+  /**
+   * after `--`, with a report: the command its runs ran, which the replay command is made with (a
+   * report's own is never shown: it is untrusted); null: no replay command, and the report says why
+   */
+  readonly command: readonly string[] | null;
 }
 
 function normalizeReport(raw: RawInvocation, cwd: string): ReportOptions {
-  if (raw.command !== null) throw usage('report takes no command after "--"');
   const paths = raw.positionals;
+  if (raw.command !== null && paths.length === 2)
+    throw usage('report A B takes no command after "--": it compares two traces, and replays none');
   if (paths.length !== 1 && paths.length !== 2)
     throw usage(
       `report needs one REPORT.json (written by --json), - for stdin, or two traces A and B, got ${paths.length}`,
@@ -47,6 +53,7 @@ function normalizeReport(raw: RawInvocation, cwd: string): ReportOptions {
     ignore: traces ? comparingConfig(cwd).ignore : { sites: [], packages: [] },
     format: validateFormat(raw.values.format),
     out: pathOption(raw.values.out, cwd),
+    command: raw.command?.length ? Object.freeze([...raw.command]) : null,
   });
 }
 

@@ -5,6 +5,7 @@ import type { Comparison } from '../../diffing/compare.js';
 import { sameOutputsAs } from '../../diffing/outputs.js';
 import { pinsThrough } from '../../diffing/stacks.js';
 import { REPLAYABLE_FAMILIES } from '../../tracer/apis.js';
+import type { Mode } from '../../tracer/format.js';
 import { encode } from '../../tracer/settings.js';
 import type { CommandContext } from './options.js';
 import { DEFAULTS } from './defaults.js';
@@ -111,6 +112,15 @@ function guessedPins(focus: NonNullable<Comparison['diverging']>): number | null
 /** The one-line shell command that replays run A's trace locally. */
 export function replayCommand(trace: string, command: readonly string[]): string {
   return ['npx', 'detdrift', 'replay', trace, '--', ...command].map(shellQuote).join(' ');
+}
+
+/** The one-line shell command that checks `seed` again and keeps its traces: a replay of a run whose traces are gone. */
+export function checkCommand(
+  { mode, runs, seed }: { readonly mode: Mode; readonly runs: number; readonly seed: string | null },
+  command: readonly string[],
+): string {
+  const flags = ['--keep', '--mode', mode, '--runs', String(runs), ...(seed ? ['--seed', seed] : [])];
+  return ['npx', 'detdrift', 'check', ...flags, '--', ...command].map(shellQuote).join(' ');
 }
 
 export function shellQuote(word: string): string {

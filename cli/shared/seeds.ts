@@ -78,11 +78,16 @@ export function parseShard(text: string): Shard | null {
  * Blocks keep a shard's seeds a range to read, and the shards, in order, the list's own order: the
  * first diverging seed of the first shard that diverges is the list's first diverging seed.
  */
-export function shareOf<T>(list: readonly T[], { index, total }: Shard): T[] {
-  const size = Math.floor(list.length / total);
-  const longer = list.length - size * total;
-  const from = size * (index - 1) + Math.min(longer, index - 1);
-  return list.slice(from, from + size + (index - 1 < longer ? 1 : 0));
+export function shareOf<T>(list: readonly T[], shard: Shard): T[] {
+  const { from, length } = shareBounds(list.length, shard);
+  return list.slice(from, from + length);
+}
+
+/** Where the shard's share of a list of `length` items starts, and how many it holds: no list is made. */
+export function shareBounds(length: number, { index, total }: Shard): { from: number; length: number } {
+  const size = Math.floor(length / total);
+  const longer = length - size * total;
+  return { from: size * (index - 1) + Math.min(longer, index - 1), length: size + (index - 1 < longer ? 1 : 0) };
 }
 
 /** `shard 2/4: 250 of 1000 seeds, 251 to 500`: what a shard's log says it checks. */

@@ -130,15 +130,18 @@ test('merge combines the shards into one report: the first diverging seed in lis
     { seed: '8', verdict: 'not-checked', cause: null, bump: null, shard: 4 },
   ]);
   const shard2 = JSON.parse(readFileSync(shardReport(run, 2), 'utf8')) as Report;
+  const replays = { replay: null, replayNote: null };
   assert.deepEqual(
-    { ...merged, seeds: null, shard: null },
-    { ...shard2, seeds: null, shard: null },
+    { ...merged, seeds: null, shard: null, ...replays },
+    { ...shard2, seeds: null, shard: null, ...replays },
     'the report is the one about seed 3, as shard 2 wrote it',
   );
+  assert.equal(merged.replay, null, "a shard's replay command is not offered to run");
+  const named = reportOf(detdrift(['merge', run.shards, '--json', '--', process.execPath, 'app.js'], run.dir), 1);
   assert.equal(
-    merged.replay,
-    `npx detdrift replay ${join('shards', 'shard-2', 'traces', 'seed-3', 'run-1')} -- ${process.execPath} app.js`,
-    'replays from the downloaded artifact',
+    named.replay,
+    `npx detdrift check --keep --mode observe --runs 2 --seed 3 -- ${process.execPath} app.js`,
+    'made from the seed, the mode and the command the merge names',
   );
   const files = [4, 2, 3, 1].map((index) => shardReport(run, index));
   assert.deepEqual(

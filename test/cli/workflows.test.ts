@@ -241,9 +241,10 @@ test('the seeds workflow checks one share of the seed list per matrix job, uploa
   const merging = steps(merge).find((entry) => entry.name === 'merge the shards')!;
   assert.equal(
     merging.run,
-    'npx detdrift merge shards --report github --report summary --report html=detdrift-report.html',
+    'npx detdrift merge shards --report github --report summary --report html=detdrift-report.html -- $TEST_COMMAND',
+    'the replay command is made from the command the workflow names, not taken from a shard',
   );
-  const argv = String(merging.run).split(' ').slice(2);
+  const argv = String(merging.run).replace('$TEST_COMMAND', String(env.TEST_COMMAND)).split(' ').slice(2);
   const saved = process.env.GITHUB_STEP_SUMMARY;
   process.env.GITHUB_STEP_SUMMARY = 'summary.md';
   try {

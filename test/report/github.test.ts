@@ -16,9 +16,9 @@ import { runnerReads } from '../workflow-commands.js';
 const WHY =
   'why: a call the new dependency tree makes and the old one does not (likely: chosen by a rule, not confirmed by a replay)';
 const REPLAY = 'replay run A locally: npx detdrift replay base-trace -- node sim.js';
-const BUMP_LINES = (prefix: string, line: number) => [
-  `::error file=${prefix}sim.js,line=24,col=46,title=Math.random in tick-queue@1.1.0::detdrift: the runs diverge at an uncontrolled Math.random call in tick-queue@1.1.0, reached from here (simulate).%0Acall site: node_modules/tick-queue/index.js:9:43 (push)%0Adependency: tick-queue 1.0.0 → 1.1.0 (minor)%0A${WHY}%0A${REPLAY}`,
-  `::error file=${prefix}package.json,line=${line},title=Math.random in tick-queue@1.1.0::detdrift: this change (tick-queue 1.0.0 → 1.1.0 (minor)) makes seeded runs diverge: Math.random in tick-queue@1.1.0.%0Acall site: node_modules/tick-queue/index.js:9:43 (push)%0Areached from: sim.js:24:46 simulate%0A${WHY}%0A${REPLAY}`,
+const BUMP_LINES = (prefix: string, line: number, replay = REPLAY) => [
+  `::error file=${prefix}sim.js,line=24,col=46,title=Math.random in tick-queue@1.1.0::detdrift: the runs diverge at an uncontrolled Math.random call in tick-queue@1.1.0, reached from here (simulate).%0Acall site: node_modules/tick-queue/index.js:9:43 (push)%0Adependency: tick-queue 1.0.0 → 1.1.0 (minor)%0A${WHY}%0A${replay}`,
+  `::error file=${prefix}package.json,line=${line},title=Math.random in tick-queue@1.1.0::detdrift: this change (tick-queue 1.0.0 → 1.1.0 (minor)) makes seeded runs diverge: Math.random in tick-queue@1.1.0.%0Acall site: node_modules/tick-queue/index.js:9:43 (push)%0Areached from: sim.js:24:46 simulate%0A${WHY}%0A${replay}`,
   '::notice title=detdrift summary::first divergence: run A and run B make different calls right away (process 0)%0Acalls per API that differ (run A → run B): Math.random 0 → 3%0A1 of 1 processes diverge%0A0 matched calls have uncontrolled values that differ',
 ];
 
@@ -102,21 +102,28 @@ test('detdrift report --format github annotates a saved report, paths relative t
     'out/report.json': BUMP_REPORT,
   });
   const env = { GITHUB_WORKSPACE: undefined, GITHUB_ACTIONS: undefined, GITHUB_STEP_SUMMARY: undefined };
-  const run = runPlain([CLI, 'report', '--format', 'github', 'out/report.json'], { cwd: dir, env });
+  const run = runPlain([CLI, 'report', '--format', 'github', 'out/report.json', '--', 'node', 'sim.js'], {
+    cwd: dir,
+    env,
+  });
   assert.equal(run.stderr, '');
   assert.equal(run.code, 0);
-  assert.equal(run.stdout, [...BUMP_LINES('', 5), ''].join('\n'));
+  // The saved report's own replay command is not shown: one is made from its seed, mode and the command given.
+  const made = 'replay run A locally: npx detdrift check --keep --mode control --runs 2 --seed 42 -- node sim.js';
+  assert.equal(run.stdout, [...BUMP_LINES('', 5, made), ''].join('\n'));
   const nested = runPlain([CLI, 'report', '--format=github', join(dir, 'out/report.json')], {
     cwd: dir,
     env: { ...env, GITHUB_WORKSPACE: dirname(dir) },
   });
-  assert.equal(nested.stdout, [...BUMP_LINES(`${basename(dir)}/`, 5), ''].join('\n'));
+  const note =
+    'replay run A locally: not shown: a report read from a file does not choose the command to run; name it after -- to have the replay command made from the seed and mode';
+  assert.equal(nested.stdout, [...BUMP_LINES(`${basename(dir)}/`, 5, note), ''].join('\n'));
   writeFileSync(join(dir, 'bad.json'), '{"schema":"other/9"}');
   const bad = runPlain([CLI, 'report', 'bad.json'], { cwd: dir, env });
   assert.equal(bad.code, 2);
   assert.match(
     bad.stderr,
-    /ERR_REPORT_FILE: .*bad\.json is not a detdrift report \(detdrift\.report\/1\): schema is "other\/9"/,
+    /ERR_REPORT_FILE: .*bad\.json is not a detdrift report \(detdrift\.report\/1\): schema is another string/,
   );
 });
 

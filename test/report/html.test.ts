@@ -150,7 +150,26 @@ test('report --format html re-renders a saved report into the same page; bad inp
   assert.equal(detdrift(['report', 'saved.json', '--format', 'html', '-o', 'again.html'], dir).code, 0);
   assert.equal(detdrift(['report', 'a', 'b', '--format', 'html', '-o', 'traces.html'], dir).code, 0);
   const first = readFileSync(join(dir, 'first.html'), 'utf8');
-  assert.equal(readFileSync(join(dir, 'again.html'), 'utf8'), first);
+  // A saved report's replay command is made again from its seed, its mode and the command given after --.
+  assert.equal(
+    detdrift(['report', 'saved.json', '--format', 'html', '-o', 'named.html', '--', process.execPath, 'app.js'], dir)
+      .code,
+    0,
+  );
+  assert.equal(
+    readFileSync(join(dir, 'named.html'), 'utf8'),
+    first.replace(
+      /(<code id="replay-command">)[^<]*/,
+      `$1npx detdrift check --keep --mode control --runs 2 --seed 1 -- ${process.execPath} app.js`,
+    ),
+  );
+  assert.equal(
+    readFileSync(join(dir, 'again.html'), 'utf8'),
+    first.replace(
+      /<p>Replay run A locally:.*?<\/div>/,
+      '<p>Replay run A locally: not shown: a report read from a file does not choose the command to run; name it after -- to have the replay command made from the seed and mode.</p>',
+    ),
+  );
   assert.equal(
     readFileSync(join(dir, 'traces.html'), 'utf8'),
     first.replace(/<p>Replay run A locally:.*?<\/div>/, ''),
