@@ -13,7 +13,7 @@ import {
   Uint8Array,
   Utf8Text,
 } from '../tracer/primordials.js';
-import type { Draws } from './control.js';
+import { Stream, type Draws } from './control.js';
 import type { Native, Patcher } from './patch.js';
 import { absolutePath, promiseThen, real } from './real.js';
 import type { Recorder } from './recorder.js';
@@ -43,8 +43,8 @@ export type FromProgram = (recorder: Recorder, trap: Native) => boolean;
  * directory's name are recorded (the value), at the call's site. Control and perturb mode give the
  * program a seeded name instead and replay the recorded one: Node's call still runs first (its
  * arguments, errors and the directory's mode are Node's), then the directory under the chosen name
- * is made (0o700, as libuv makes it) and Node's removed; a name already taken is drawn again, and
- * one replay cannot make leaves Node's, recorded as uncontrolled. The disposable forms (Node 24)
+ * is made (0o700, as libuv makes it) and Node's removed; a name already taken is drawn again
+ * (recorded as uncontrolled: what is on disk chose it), and one replay cannot make leaves Node's. The disposable forms (Node 24)
  * get an object of the same shape whose `remove` removes the directory the program was given.
  */
 export function patchMkdtemp(patcher: Patcher, recorder: Recorder, fromProgram: FromProgram): void {
@@ -137,8 +137,14 @@ function settler(recorder: Recorder): (api: number, site: number, made: unknown,
         value = moved(made, fed);
         flags = REPLAYED;
       } else if (stream) {
-        for (let i = 0; i < TRIES && value === null; i++) value = moved(made, draw(stream));
+        // One draw per call whatever is on disk, so later calls' names follow from the seed alone; a
+        // name taken (a run that left its directory) is drawn again from it, and the disk decided that.
+        const first = draw(stream);
+        value = moved(made, first);
         flags = CONTROLLED;
+        const again = value === null ? new Stream(first, 'fs.mkdtemp') : null;
+        for (let i = 1; again !== null && i < TRIES && value === null; i++) value = moved(made, draw(again));
+        if (again !== null) flags = 0;
       }
       if (value === null) {
         value = made;

@@ -90,11 +90,11 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
   const scheduling = (api: number, fire: number, type: TimerType): ProxyHandler<Native> => ({
     apply(target, thisArg, args) {
       if (!recorder.on || signalling) return real.apply(target, thisArg, args);
-      if (api !== Api.abortSignalTimeout)
-        return armedCall({ api, fire, type, site: recorder.site(api), taken: false, fires: 0 }, target, thisArg, args);
+      const scheduled = { api, fire, type, site: recorder.site(api), taken: false, fires: 0 };
+      if (api !== Api.abortSignalTimeout) return armedCall(scheduled, target, thisArg, args);
       signalling = true;
       try {
-        return armedCall({ api, fire, type, site: recorder.site(api), taken: false, fires: 0 }, target, thisArg, args);
+        return armedCall(scheduled, target, thisArg, args);
       } finally {
         signalling = false;
       }
