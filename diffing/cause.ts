@@ -3,6 +3,7 @@ import type { Alignment } from './align.js';
 import type { BisectResult } from './bisect.js';
 import type { ProcessComparison } from './compare.js';
 import type { Divergence } from './localize.js';
+import { UNPINNED_APIS } from '../tracer/apis.js';
 import { Control, type ApiRow } from '../tracer/format.js';
 import type { LoadedTrace, Row } from './load.js';
 
@@ -185,6 +186,14 @@ export function confirmedCause(
   }
   if (confirmation?.status === 'outside') {
     const rule = `replay: pinning all ${confirmation.total} recorded clock, random and crypto values does not reproduce run A`;
+    // A key replay cannot pin stays the cause it was found to be, now that every value it can pin is cleared.
+    const blamed = process.cause?.kind === 'call' && process.cause.side === 'a' ? process.cause : null;
+    const api = blamed && process.a ? process.a.calls.kind(blamed.row!.index).spec.api : null;
+    if (blamed && api !== null && UNPINNED_APIS.has(api))
+      return {
+        cause: { ...blamed, rule: `${rule}; ${api}, which replay cannot pin, is ${blamed.rule}` },
+        confirmed: false,
+      };
     return { cause: { kind: 'outside', row: null, side: 'a', rule }, confirmed: true };
   }
   return { cause: process.cause, confirmed: false };

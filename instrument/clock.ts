@@ -3,6 +3,7 @@ import { CONTROLLED, REPLAYED, Tag } from '../tracer/format.js';
 import { ArrayIsArray, BigInt, MathFloor } from '../tracer/primordials.js';
 import { Controller } from './control.js';
 import { family, imitate, type Patcher } from './patch.js';
+import { patchIntl } from './intl.js';
 import { builtin, real } from './real.js';
 import type PerfHooks from 'node:perf_hooks';
 import { numberSource } from './number-source.js';
@@ -11,15 +12,17 @@ import type { Sampling } from './schedule.js';
 
 /**
  * The clocks: `Date` (constructed without arguments, called as a function, `Date.now`),
- * `process.hrtime`, `process.hrtime.bigint` and `process.uptime`; `performance.now` and
- * `timeOrigin` are installPerformance's. In control mode every one reads the virtual clock
- * (control.ts), and in replay the recorded value. Each stays the kind of property
- * it was: a `Date.now` the program assigns itself is its own, and goes unrecorded.
+ * `process.hrtime`, `process.hrtime.bigint`, `process.uptime` and a dateless `Intl.DateTimeFormat`
+ * format (intl.ts); `performance.now` and `timeOrigin` are installPerformance's. In control mode
+ * every one reads the virtual clock (control.ts), and in replay the recorded value. Each stays the
+ * kind of property it was: a `Date.now` the program assigns itself is its own, and goes unrecorded.
  */
 export const install = family<Recorder>('clock', (patcher, recorder) => {
   const clock = recorder.controller;
-  const { wallMs, monoNs, flags } = clockOf(recorder);
+  const view = clockOf(recorder);
+  const { wallMs, monoNs, flags } = view;
   patchDate(patcher, recorder, globalThis, null, { wallMs, flags });
+  patchIntl(patcher, recorder, view);
   patcher.method(
     process,
     'uptime',

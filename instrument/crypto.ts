@@ -15,6 +15,7 @@ import { family, wrapPlain, type Call, type Native, type Patcher } from './patch
 import { builtin, callerFile, dataValue, real } from './real.js';
 import type { Draws } from './control.js';
 import * as substitutes from './crypto-control.js';
+import { patchKeyGeneration } from './crypto-keys.js';
 import type { Substitute } from './crypto-control.js';
 import type { Recorder } from './recorder.js';
 
@@ -69,6 +70,7 @@ export const install = family<Recorder>('crypto', (patcher, recorder) => {
     observe(recorder, recordGetRandomValues, substitute('crypto.getRandomValues', substitutes.fillSync)),
   );
   patchAliases(patcher, cryptoModule, randomBytes, cryptoModule.randomBytes);
+  patchKeyGeneration(patcher, recorder, cryptoModule);
 });
 
 /** CONTROLLED while control mode supplies the values, else 0; set once by install. */

@@ -13,6 +13,7 @@ import {
   type RecordResult,
   type Substitute,
 } from './fs-dir.js';
+import { patchMkdtemp, patchMkdtempPromises } from './fs-temp.js';
 import { family, type Native, type Patcher } from './patch.js';
 import { captureFrames, real, SafeWeakMap, SafeWeakSet } from './real.js';
 import type { Recorder } from './recorder.js';
@@ -65,9 +66,10 @@ export function fsState(recorder: Recorder): FsState {
 /**
  * Directory orders and stat times: `readdir` in every form (values: the names in the order the
  * program got them), `opendir` and the reads of the `Dir` it returns, and `stat`/`lstat`/`fstat`
- * (value: `mtimeMs`). An event is a result the program got: a failed call records nothing. The
- * site is taken at the call, the value when the result is known. Calls from Node's own modules
- * (`fs.cp`, `fs.rm`, `fs.glob`, `fs.realpath`...) are not the program's and are not recorded.
+ * (value: `mtimeMs`); `mkdtemp` is fs-temp.ts's. An event is a result the program got: a failed
+ * call records nothing. The site is taken at the call, the value when the result is known. Calls
+ * from Node's own modules (`fs.cp`, `fs.rm`, `fs.glob`, `fs.realpath`...) are not the program's
+ * and are not recorded.
  * This half patches the callback and sync forms and `Dir`; `installPromises`, the promise forms.
  */
 export const install = family<FsState>('fs', (patcher, state) => {
@@ -84,6 +86,7 @@ export const install = family<FsState>('fs', (patcher, state) => {
     patch(exports, stats[i]!, 'callback', mtime(Api.stat));
     patch(exports, `${stats[i]}Sync`, 'sync', mtime(Api.statSync));
   }
+  patchMkdtemp(patcher, state.recorder, fromProgram);
 });
 
 /**
@@ -99,6 +102,7 @@ export const installPromises = family<FsState>('fs promises', (patcher, state) =
   patch(promises, 'opendir', 'promise', opened(Api.opendirPromise));
   patch(promises, 'stat', 'promise', mtime(Api.statPromise));
   patch(promises, 'lstat', 'promise', mtime(Api.statPromise));
+  patchMkdtempPromises(patcher, state.recorder, fromProgram);
 });
 
 /** What a form records, for one API, and (listings, in perturb mode) how it reorders the result. */

@@ -33,7 +33,8 @@ const CALLBACK_FORMS = [
 /**
  * The timers: `setTimeout`, `setInterval`, `setImmediate` (global and `node:timers`, the same
  * functions), and `node:timers/promises` `setTimeout`, `setInterval`, `setImmediate`,
- * `scheduler.wait` and `scheduler.yield` (`util.promisify(setTimeout)` is its promise form).
+ * `scheduler.wait` and `scheduler.yield` (`util.promisify(setTimeout)` is its promise form), and
+ * `AbortSignal.timeout`, whose timer aborts the signal.
  *
  * A call records `schedule` (or `promise`) with the delay node settled on (`1` for `0`, a missing
  * or out-of-range delay; `0` for immediates) when node creates the timer, so a call that throws or
@@ -83,10 +84,20 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
       armed = outer;
     }
   };
+  // Inside AbortSignal.timeout, which runs no code of the program's (its delay must be a number):
+  // Node 22 and 24 make its timer through the patched `setTimeout`, which is then Node's, not a call.
+  let signalling = false;
   const scheduling = (api: number, fire: number, type: TimerType): ProxyHandler<Native> => ({
     apply(target, thisArg, args) {
-      if (!recorder.on) return real.apply(target, thisArg, args);
-      return armedCall({ api, fire, type, site: recorder.site(api), taken: false, fires: 0 }, target, thisArg, args);
+      if (!recorder.on || signalling) return real.apply(target, thisArg, args);
+      const scheduled = { api, fire, type, site: recorder.site(api), taken: false, fires: 0 };
+      if (api !== Api.abortSignalTimeout) return armedCall(scheduled, target, thisArg, args);
+      signalling = true;
+      try {
+        return armedCall(scheduled, target, thisArg, args);
+      } finally {
+        signalling = false;
+      }
     },
   });
 
@@ -120,6 +131,20 @@ export const install = family<Recorder>('timers', (patcher, recorder) => {
     patcher.method(scheduler, 'wait', scheduling(Api.setTimeoutPromise, Api.setTimeoutFire, 'Timeout'));
     patcher.method(scheduler, 'yield', scheduling(Api.setImmediatePromise, Api.setImmediateFire, 'Immediate'));
   }
+
+  // AbortSignal.timeout arms a Timeout of Node's own: its schedule and fire are recorded as a timer's.
+  // A lazy global (on Node 20 a getter, patched at the first read of it or of AbortController; on
+  // Node 22 and 24 a lazy value, which a look at it loads).
+  let abortSignal = false;
+  const patchAbortSignal = () => {
+    if (abortSignal) return;
+    abortSignal = true;
+    const AbortSignal = (globalThis as { AbortSignal?: unknown }).AbortSignal as Record<string, Native> | undefined;
+    if (typeof AbortSignal?.timeout === 'function')
+      patcher.method(AbortSignal, 'timeout', scheduling(Api.abortSignalTimeout, Api.abortSignalTimeoutFire, 'Timeout'));
+  };
+  patcher.firstRead(globalThis, 'AbortSignal', patchAbortSignal);
+  patcher.firstRead(globalThis, 'AbortController', patchAbortSignal);
 
   // The promise setInterval is an async generator: its body, which creates the Timeout, first runs
   // inside the first next(). The call takes the site; its Timeout finds it in `intervals` (intervals.ts).

@@ -29,8 +29,17 @@ const SPECS = [
   { key: 'hrtime', api: 'process.hrtime', form: 'call', family: 'clock' },
   { key: 'hrtimeBigint', api: 'process.hrtime.bigint', form: 'call', family: 'clock' },
   { key: 'uptime', api: 'process.uptime', form: 'call', family: 'clock' },
+  // format() and formatToParts() without a date read the clock inside V8, past Date.now
+  { key: 'intlFormat', api: 'Intl.DateTimeFormat', form: 'format', family: 'clock' },
+  { key: 'intlFormatToParts', api: 'Intl.DateTimeFormat', form: 'formatToParts', family: 'clock' },
 
   { key: 'mathRandom', api: 'Math.random', form: 'call', family: 'random' },
+  // the six characters libuv draws from the OS for a temporary directory's name (value: those six)
+  { key: 'mkdtemp', api: 'fs.mkdtemp', form: 'callback', family: 'random' },
+  { key: 'mkdtempSync', api: 'fs.mkdtemp', form: 'sync', family: 'random' },
+  { key: 'mkdtempPromise', api: 'fs.mkdtemp', form: 'promise', family: 'random' },
+  { key: 'mkdtempDisposableSync', api: 'fs.mkdtemp', form: 'disposable', family: 'random' },
+  { key: 'mkdtempDisposable', api: 'fs.mkdtemp', form: 'disposable-promise', family: 'random' },
 
   { key: 'randomUUID', api: 'crypto.randomUUID', form: 'module', family: 'crypto' },
   { key: 'randomUUIDWeb', api: 'crypto.randomUUID', form: 'webcrypto', family: 'crypto' },
@@ -42,6 +51,12 @@ const SPECS = [
   { key: 'randomIntCallback', api: 'crypto.randomInt', form: 'callback', family: 'crypto' },
   { key: 'getRandomValues', api: 'crypto.getRandomValues', form: 'module', family: 'crypto' },
   { key: 'getRandomValuesWeb', api: 'crypto.getRandomValues', form: 'webcrypto', family: 'crypto' },
+  // keys drawn from OpenSSL's random source (value: a digest of the key, a pair's public key)
+  { key: 'generateKeySync', api: 'crypto.generateKey', form: 'sync', family: 'crypto' },
+  { key: 'generateKey', api: 'crypto.generateKey', form: 'callback', family: 'crypto' },
+  { key: 'generateKeyWeb', api: 'crypto.generateKey', form: 'webcrypto', family: 'crypto' },
+  { key: 'generateKeyPairSync', api: 'crypto.generateKeyPair', form: 'sync', family: 'crypto' },
+  { key: 'generateKeyPair', api: 'crypto.generateKeyPair', form: 'callback', family: 'crypto' },
 
   { key: 'setTimeout', api: 'setTimeout', form: 'schedule', family: 'timers' },
   { key: 'setTimeoutFire', api: 'setTimeout', form: 'fire', family: 'timers' },
@@ -52,6 +67,8 @@ const SPECS = [
   { key: 'setImmediate', api: 'setImmediate', form: 'schedule', family: 'timers' },
   { key: 'setImmediateFire', api: 'setImmediate', form: 'fire', family: 'timers' },
   { key: 'setImmediatePromise', api: 'setImmediate', form: 'promise', family: 'timers' },
+  { key: 'abortSignalTimeout', api: 'AbortSignal.timeout', form: 'schedule', family: 'timers' },
+  { key: 'abortSignalTimeoutFire', api: 'AbortSignal.timeout', form: 'fire', family: 'timers' },
 
   { key: 'readdir', api: 'fs.readdir', form: 'callback', family: 'fs' },
   { key: 'readdirSync', api: 'fs.readdir', form: 'sync', family: 'fs' },
@@ -87,6 +104,12 @@ export type ApiKey = (typeof SPECS)[number]['key'];
 
 /** The families replay feeds back and bisection pins: the ones control mode covers. */
 export const REPLAYABLE_FAMILIES: ReadonlySet<string> = new Set<Family>(['clock', 'random', 'crypto']);
+
+/**
+ * APIs of a replayed family whose values replay cannot feed back (a key is no value to hand a
+ * program): pinning every recorded value leaves them fresh, so replay cannot confirm or clear them.
+ */
+export const UNPINNED_APIS: ReadonlySet<string> = new Set(['crypto.generateKey', 'crypto.generateKeyPair']);
 
 /** Row 0 is reserved: an event byte of 0 is never valid. */
 export const API_TABLE: readonly ApiSpec[] = Object.freeze([

@@ -26,6 +26,7 @@ const RULES: Readonly<Record<string, readonly [Rule, number]>> = {
   'Date.now': [Rule.wallClock, Tag.f64],
   'new Date': [Rule.wallClock, Tag.f64],
   'Date()': [Rule.clockOnly, Tag.string],
+  'Intl.DateTimeFormat': [Rule.wallClock, Tag.f64],
   'performance.now': [Rule.performanceNow, Tag.f64],
   'performance.timeOrigin': [Rule.timeOrigin, Tag.f64],
   'process.uptime': [Rule.uptime, Tag.f64],

@@ -50,9 +50,18 @@ export const SITE_TABLE: readonly SiteRule[] = Object.freeze([
     ['randomUUID', 'randomBytes', 'randomFill', 'randomFillSync', 'randomInt', 'getRandomValues'],
     (name) => `crypto.${name}`,
   ),
+  // Key generation: the module's four, and Web Crypto's (`require('crypto').subtle` folded onto it).
+  ...calls('node:crypto', ['generateKey', 'generateKeySync', 'generateKeyPair', 'generateKeyPairSync'], (name) =>
+    name.startsWith('generateKeyPair') ? 'crypto.generateKeyPair' : 'crypto.generateKey',
+  ),
+  { ref: 'crypto.subtle.generateKey', use: 'call', api: 'crypto.generateKey' },
+  // A formatter formats the time it was not given: its construction is the nearest site a scan sees.
+  { ref: 'Intl.DateTimeFormat', use: 'new', api: 'Intl.DateTimeFormat' },
   ...calls('', ['setTimeout', 'setInterval', 'setImmediate'], (name) => name),
+  { ref: 'AbortSignal.timeout', use: 'call', api: 'AbortSignal.timeout' },
   ...calls('node:fs', ['readdir', 'readdirSync', 'opendir', 'opendirSync'], fsFamily),
   ...calls('node:fs', ['stat', 'statSync', 'lstat', 'lstatSync', 'fstat', 'fstatSync'], fsFamily),
+  ...calls('node:fs', ['mkdtemp', 'mkdtempSync', 'mkdtempDisposable', 'mkdtempDisposableSync'], () => 'fs.mkdtemp'),
   ...calls('node:os', ['hostname', 'cpus', 'tmpdir'], (name) => `os.${name}`),
 ] satisfies readonly SiteRule[]);
 
@@ -68,6 +77,7 @@ export const REWRITES: readonly (readonly [from: string, to: string])[] = Object
   ['node:process', 'process'],
   ['node:perf_hooks.performance', 'performance'],
   ['node:crypto.webcrypto', 'crypto'],
+  ['node:crypto.subtle', 'crypto.subtle'],
   ['node:timers/promises', ''],
   ['node:timers', ''],
   ['node:fs/promises', 'node:fs'],

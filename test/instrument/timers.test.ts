@@ -386,3 +386,30 @@ test('install patches both places, refuses a second install, and uninstall puts 
   assert.deepEqual(snapshot(), before);
   contexts.disable();
 });
+
+test('AbortSignal.timeout is a timer: its schedule and its fire are recorded, whichever way the program reaches the class', () => {
+  const dir = project({
+    'abort.cjs': [
+      'const keep = setInterval(() => {}, 1000);',
+      'const Signal = process.argv[2] === "controller" ? new AbortController().signal.constructor : AbortSignal;',
+      'const signal = Signal.timeout(1);',
+      'signal.addEventListener("abort", () => { clearInterval(keep); console.log(signal.reason.name); });',
+      'console.log(String(Signal.timeout), Signal.timeout.name, Signal.timeout.length);',
+    ].join('\n'),
+  });
+  for (const way of ['global', 'controller']) {
+    const plain = runPlain(['abort.cjs', way], { cwd: dir });
+    const run = runHookedOk(['abort.cjs', way], { cwd: dir });
+    assert.deepEqual([run.stdout, run.stderr], [plain.stdout, plain.stderr]);
+    assert.match(run.stdout, /TimeoutError\n$/);
+    assert.deepEqual(
+      timerEvents(run.traces.get('0')!),
+      [
+        ['setInterval', 'schedule', 1000, 'abort.cjs:1'],
+        ['AbortSignal.timeout', 'schedule', 1, 'abort.cjs:3'],
+        ['AbortSignal.timeout', 'fire', 1, 'abort.cjs:3'],
+      ],
+      way,
+    );
+  }
+});
