@@ -117,6 +117,11 @@ function shapeProblem(value: unknown): string | null {
     const problem = fieldProblem(value, path.split('.'), isCount, 'a count');
     if (problem) return problem;
   }
+  if (value.next !== undefined && !(Array.isArray(value.next) && value.next.every(isNextStep)))
+    return 'next is not a list of next steps, each of a kind a renderer phrases, with its fields';
+  const own = isObject(value.bump) ? value.bump.ownChanges : null;
+  if (own !== undefined && own !== null && !(isObject(own) && isStrings(own.files) && isCount(own.uncommitted)))
+    return 'bump.ownChanges is not {files, uncommitted}';
   const cause = value.cause;
   if (isObject(cause)) {
     if (!['call', 'ordering', 'outside'].includes(cause.kind as string)) return `cause.kind is ${kind(cause.kind)}`;
@@ -143,6 +148,31 @@ const ENUMERATED: ReadonlyArray<readonly [string, readonly unknown[]]> = [
   ['perturbation.tried.*.verdict', ['agree', 'diverge']],
   ['warmup.found', ['command', 'traces', 'option']],
 ];
+const isStrings = (field: unknown) => Array.isArray(field) && field.every((item) => typeof item === 'string');
+const isSite = (field: unknown) =>
+  field === null || (isObject(field) && typeof field.file === 'string' && isCount(field.line) && isCount(field.column));
+
+/** A next step (report.next) as describeNextStep phrases it: its kind, and the fields that kind reads. */
+function isNextStep(step: unknown): boolean {
+  if (!isObject(step)) return false;
+  switch (step.kind) {
+    case 'control-mode':
+      return typeof step.api === 'string' && (step.job === 'check' || step.job === 'bump');
+    case 'seed-in-code':
+      return (
+        typeof step.api === 'string' && (step.package === null || typeof step.package === 'string') && isSite(step.site)
+      );
+    case 'fix-in-code':
+      return typeof step.api === 'string' && isSite(step.site);
+    case 'own-code-changed':
+      return isStrings(step.files) && isCount(step.uncommitted);
+    case 'outside':
+      return true;
+    default:
+      return false;
+  }
+}
+
 const COUNTS = [
   'firstDivergence.index.a',
   'firstDivergence.index.b',
@@ -155,6 +185,9 @@ const COUNTS = [
   'differences.perSite.*.a',
   'differences.perSite.*.b',
   'failure.statuses.*',
+  'differences.matched.processes',
+  'differences.matched.calls',
+  'differences.matched.outputs',
 ];
 
 /** What is wrong with the field at `path` below `value`, or null: it passes `test`, or is not there to check. */

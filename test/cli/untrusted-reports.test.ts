@@ -199,6 +199,11 @@ test('an enumerated field a renderer looks up is checked: no "**Replay**: undefi
     'divergence reason': { firstDivergence: { ...report.firstDivergence!, reason: 'owned' as never } },
     'cause confidence': { cause: { ...report.cause!, confidence: 'owned' as never } },
     'divergence index': { firstDivergence: { ...report.firstDivergence!, index: { a: 'x' as never, b: 1 } } },
+    'next step kind': { next: [{ kind: 'owned' } as never] },
+    'next step fields': { next: [{ kind: 'own-code-changed', files: 'app.js', uncommitted: 1 } as never] },
+    'matched counts': {
+      differences: { ...report.differences, matched: { processes: 1, calls: 'x' as never, outputs: 0 } },
+    },
   };
   for (const [name, forgery] of Object.entries(forgeries)) {
     const file = write(dir, 'forged.json', { ...report, ...forgery });
