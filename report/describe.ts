@@ -238,7 +238,7 @@ export function describeConfirmation(confirmation: ConfirmationView, { a }: RunN
     case 'confirmed':
       return `confirmed in ${runs}: pinning ${a}'s first ${confirmation.pinned} of ${confirmation.total} recorded values reproduces it, ${confirmation.pinned! - 1} do not`;
     case 'outside':
-      return `pinning all ${confirmation.total} recorded values (${runs}) does not reproduce ${a}: the cause is outside the intercepted sources`;
+      return `pinning all ${confirmation.total} recorded values (${runs}) does not reproduce ${a}: the cause is no clock, random or crypto value`;
     case 'not-reproduced':
       return `could not confirm: a run with no value pinned already reproduced ${a} (${runs}); the divergence did not happen again`;
     case 'unstable':
@@ -249,4 +249,17 @@ export function describeConfirmation(confirmation: ConfirmationView, { a }: RunN
 /** Calls per API whose counts differ between the runs, as `Math.random 0 → 197`. */
 export function changedCounts(report: Report): string[] {
   return report.differences.perApi.filter((row) => row.a !== row.b).map((row) => `${row.key} ${row.a} → ${row.b}`);
+}
+
+/**
+ * Where a blamed call was made, when not in the process that diverged (`diverged`): `process 0.1
+ * (node child.js)`, `worker thread 0.w1`; null when it was made there.
+ */
+export function describeCauseProcess(cause: CauseView, diverged: string | null): string | null {
+  const process = cause.process;
+  if (!process || process.lineage === diverged) return null;
+  const worker = /^w\d/.test(process.lineage.split('.').pop() ?? '');
+  const name = worker ? `worker thread ${process.lineage}` : `process ${process.lineage}`;
+  const command = process.command.join(' ');
+  return `${name}${command && !worker ? ` (${command})` : ''}${diverged === null ? '' : `, whose value crossed into process ${diverged}`}`;
 }

@@ -17,6 +17,7 @@ import {
   describeFailure,
   describeOrdering,
   describeFrame,
+  describeCauseProcess,
   describeStackNote,
   describeWarmup,
   sameFrame,
@@ -105,7 +106,7 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
     if (ordered) out.push(`${ordered}; the outputs did not depend on it.`);
     return out;
   }
-  if (report.cause) out.push(...cause(report.cause, names));
+  if (report.cause) out.push(...cause(report.cause, names, report.firstDivergence?.process ?? null));
   if (report.confirmation) out.push(`**Replay**: ${describeConfirmation(report.confirmation, names)}.`);
   if (report.replay) out.push(`Replay ${names.a} locally:`, codeBlock([report.replay], 'sh'));
   return out;
@@ -170,7 +171,7 @@ function perturbation(section: PerturbationView, names: RunNames): string[] {
   return rows.length > 0 ? [found, table(['perturbation', `${names.a} had`, 'verdict'], rows)] : [found];
 }
 
-function cause(cause: CauseView, names: RunNames): string[] {
+function cause(cause: CauseView, names: RunNames, diverged: string | null): string[] {
   const what =
     cause.kind === 'call'
       ? `${code(cause.api ?? '?')} ${cause.package ? `in ${code(cause.package)}` : siteUnknown(cause) ? 'at an unknown call site' : 'in the project'}, seen in ${names[cause.run]}`
@@ -179,6 +180,8 @@ function cause(cause: CauseView, names: RunNames): string[] {
         : 'not explained by an intercepted source';
   const out = [`**Cause**: ${what} (${describeConfidence(cause.confidence)})`, `Why: ${code(cause.rule)}`];
   const rows: string[][] = [];
+  const crossed = describeCauseProcess(cause, diverged);
+  if (crossed) rows.push(['made in', code(crossed, { table: true })]);
   if (cause.site) rows.push(['call site', frame(cause.site)]);
   const stackNote = describeStackNote(cause);
   if (stackNote) rows.push([cause.site ? 'its stack' : 'call site', code(stackNote, { table: true, max: 1000 })]);

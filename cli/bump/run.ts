@@ -1,3 +1,4 @@
+import { causeIn } from '../../diffing/cause.js';
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { attribute, callsOfRuns, type Attribution, type RunCalls } from '../../diffing/attribute.js';
@@ -200,7 +201,8 @@ function observeHint(baseTwice: Comparison): string {
   for (const process of baseTwice.processes) {
     const row = process.cause?.row;
     if (!row) continue;
-    const frame = (process.cause!.side === 'a' ? process.a : process.b)?.sites.get(row.event.site)?.frames[0];
+    const where = causeIn(process);
+    const frame = (process.cause!.side === 'a' ? where.a : where.b)?.sites.get(row.event.site)?.frames[0];
     sources.add(frame ? `${row.event.api} at ${frame.file}:${frame.line}` : row.event.api);
   }
   const named = sources.size > 0 ? [...sources].join(', ') : 'a source detdrift does not intercept';
@@ -212,7 +214,8 @@ function causeStack(comparison: Comparison): readonly Frame[] | null {
   const focus = comparison.diverging;
   const row = focus?.cause?.row;
   if (!focus || !row) return null;
-  const trace = focus.cause!.side === 'a' ? focus.a : focus.b;
+  const where = causeIn(focus);
+  const trace = focus.cause!.side === 'a' ? where.a : where.b;
   return trace?.sites.get(row.event.site)?.frames ?? null;
 }
 
