@@ -257,9 +257,10 @@ export function changedCounts(report: Report): string[] {
  */
 export function describeCauseProcess(cause: CauseView, diverged: string | null): string | null {
   const process = cause.process;
-  if (!process || process.lineage === diverged) return null;
+  // a report read from a file is data: a field of the wrong shape names no process
+  if (!process || typeof process.lineage !== 'string' || process.lineage === diverged) return null;
   const worker = /^w\d/.test(process.lineage.split('.').pop() ?? '');
   const name = worker ? `worker thread ${process.lineage}` : `process ${process.lineage}`;
-  const command = process.command.join(' ');
+  const command = Array.isArray(process.command) ? process.command.map(String).join(' ') : '';
   return `${name}${command && !worker ? ` (${command})` : ''}${diverged === null ? '' : `, whose value crossed into process ${diverged}`}`;
 }
