@@ -16,7 +16,7 @@ import type { Recorder } from './recorder.js';
 /** How much of a message's description the trace keeps as text; the digest covers all of it. */
 const HEAD = 64;
 /** The most values of one message described: a large one is compared on its start. */
-const BUDGET = 10_000;
+const BUDGET = 256;
 
 /**
  * What a child hands its parent: a forked child's `process.send` and a worker thread's
