@@ -106,7 +106,7 @@ export interface RunCalls {
 export function callsOfRuns(focus: ProcessComparison | null, taken: readonly Frame[] | null): RunCalls {
   const cause = focus?.cause;
   const blamed = (side: 'a' | 'b') =>
-    taken && cause?.row && cause.side === side ? [[cause.row.event.api, taken] as const] : [];
+    taken && cause?.row && !cause.process && cause.side === side ? [[cause.row.event.api, taken] as const] : [];
   return { a: callsMade(focus?.a ?? null, blamed('a')), b: callsMade(focus?.b ?? null, blamed('b')) };
 }
 

@@ -3,7 +3,7 @@ import type { Alignment } from './align.js';
 import type { BisectResult } from './bisect.js';
 import type { ProcessComparison } from './compare.js';
 import type { Divergence } from './localize.js';
-import { UNPINNED_APIS } from '../tracer/apis.js';
+import { REPLAYABLE_FAMILIES, UNPINNED_APIS } from '../tracer/apis.js';
 import { Control, type ApiRow } from '../tracer/format.js';
 import type { LoadedTrace, Row } from './load.js';
 
@@ -19,7 +19,20 @@ export interface Cause {
   readonly side: Side;
   /** the rule that chose it, for the report */
   readonly rule: string;
+  /**
+   * the process the call was found in, when not the one that diverged: a child or worker thread
+   * whose value crossed into it (diffing/crossing.ts)
+   */
+  readonly process?: ProcessComparison;
 }
+
+/** The process a cause's call was made in: a child's when it crossed (diffing/crossing.ts), else this one. */
+export function causeIn(process: ProcessComparison): ProcessComparison {
+  return process.cause?.process ?? process;
+}
+
+/** The last rule: no call of the process explains its divergence (a child's may: diffing/crossing.ts). */
+export const NOT_EXPLAINED = 'no intercepted call explains the divergence';
 
 /**
  * The first uncontrolled call that explains the divergence. The rules, in order:
@@ -107,7 +120,7 @@ export function findCause(
     const edit = added ?? removed!;
     return { kind: 'call', row: edit.row, side: added ? 'b' : 'a', rule: 'a call only one run makes' };
   }
-  return { kind: 'outside', row: null, side: 'a', rule: 'no intercepted call explains the divergence' };
+  return { kind: 'outside', row: null, side: 'a', rule: NOT_EXPLAINED };
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
@@ -172,20 +185,35 @@ function perturbedSources(trace: LoadedTrace): ((spec: ApiRow) => boolean) | nul
   return tests.length === 0 ? null : (spec) => tests.some((test) => test(spec));
 }
 
-/** The cause replay decided, when it did; else the heuristic one. */
+/**
+ * The cause replay decided, when it did; else the heuristic one. Replay bisects over the values of
+ * the process the heuristic cause is in (a child's, when it crossed), every other process pinned.
+ */
 export function confirmedCause(
   process: ProcessComparison,
   confirmation: BisectResult | null | undefined,
 ): { cause: Cause | null; confirmed: boolean } {
-  if (confirmation?.status === 'confirmed' && process.a && confirmation.pinned !== null) {
-    const row = process.a.calls.replayable().at(confirmation.pinned - 1);
+  const crossed = process.cause?.process;
+  const bisected = crossed ?? process;
+  if (confirmation?.status === 'confirmed' && bisected.a && confirmation.pinned !== null) {
+    const row = bisected.a.calls.replayable().at(confirmation.pinned - 1);
     if (row) {
-      const rule = `replay: pinning run A's first ${confirmation.pinned} recorded values reproduces it, pinning ${confirmation.pinned - 1} does not`;
-      return { cause: { kind: 'call', row, side: 'a', rule }, confirmed: true };
+      const of = crossed ? ` of process ${crossed.lineage}` : '';
+      const rule = `replay: pinning run A's first ${confirmation.pinned} recorded values${of} reproduces it, pinning ${confirmation.pinned - 1} does not`;
+      return { cause: { kind: 'call', row, side: 'a', rule, process: crossed }, confirmed: true };
     }
   }
+  // Replay pins clock, random and crypto values only: a child's fs or process call it could not pin
+  // stays the cause the rules chose, said to be unconfirmed and why.
+  const unpinnable = crossed && process.cause!.row && !REPLAYABLE_FAMILIES.has(process.cause!.row.event.family);
+  if (confirmation?.status === 'outside' && unpinnable) {
+    const { api } = process.cause!.row!.event;
+    const rule = `${process.cause!.rule}; not confirmed by replay, which pins clock, random and crypto values only, not ${api}'s`;
+    return { cause: { ...process.cause!, rule }, confirmed: false };
+  }
   if (confirmation?.status === 'outside') {
-    const rule = `replay: pinning all ${confirmation.total} recorded clock, random and crypto values does not reproduce run A`;
+    const all = crossed ? "every process's" : `all ${confirmation.total}`;
+    const rule = `replay: pinning ${all} recorded clock, random and crypto values does not reproduce run A`;
     // A key replay cannot pin stays the cause it was found to be, now that every value it can pin is cleared.
     const blamed = process.cause?.kind === 'call' && process.cause.side === 'a' ? process.cause : null;
     const api = blamed && process.a ? process.a.calls.kind(blamed.row!.index).spec.api : null;
@@ -195,6 +223,11 @@ export function confirmedCause(
         confirmed: false,
       };
     return { cause: { kind: 'outside', row: null, side: 'a', rule }, confirmed: true };
+  }
+  // Every other process pinned and none of the child's reproduced A: its values did not part the runs.
+  if (confirmation?.status === 'not-reproduced' && crossed) {
+    const rule = `${NOT_EXPLAINED}: replay reproduced run A with none of process ${crossed.lineage}'s values pinned, so they did not part the runs`;
+    return { cause: { kind: 'outside', row: null, side: 'a', rule }, confirmed: false };
   }
   return { cause: process.cause, confirmed: false };
 }

@@ -4,7 +4,8 @@ import { TRACE_EXTENSION } from '../tracer/format.js';
 import { EMPTY_TRACE, isEmptyTrace, type TraceProblem } from '../tracer/reader.js';
 import { compareLineage } from '../tracer/lineage.js';
 import { align, type Alignment } from './align.js';
-import { findCause, type Cause } from './cause.js';
+import { findCause, NOT_EXPLAINED, type Cause } from './cause.js';
+import { crossedCause } from './crossing.js';
 import { CallIdentities, type SourceRoots } from './identity.js';
 import { keptCalls, keptOutputs, type IgnoreRules, type TakenStacks } from './ignore.js';
 import { firstDivergence, firstOutputDivergence, type Divergence } from './localize.js';
@@ -152,13 +153,15 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
   const pairs = options.ignore?.runners === 'off' ? null : pairTests(loaded, interner);
   const tested = pairs ? testProcesses(pairs) : new Set<string>();
   const tests = (pairs ?? []).map((pair) => compareTest(pair, loaded, compareOne));
-  const processes = [
+  const compared = [
     ...tests,
     ...loaded
       .filter(([lineage]) => !tested.has(lineage))
       .map(([lineage, a, b]) => compareOne(lineage, a, b, null, !pairs || !isRunners(a, b, runners))),
   ];
-  const diverging = processes.find((process) => process.verdict === 'diverge') ?? null;
+  const first = compared.find((process) => process.verdict === 'diverge') ?? null;
+  const diverging = first && acrossProcesses(first, compared, codeChanged, options.changed);
+  const processes = compared.map((process) => (process === first ? diverging! : process));
   const verdict = diverging ? 'diverge' : 'agree';
   const notes = [
     ...empty,
@@ -170,6 +173,18 @@ export function compare(pathA: string, pathB: string, options: CompareOptions = 
     ? { compared: tests.length, differing: tests.filter((test) => test.verdict === 'diverge').length }
     : null;
   return { verdict, codeChanged, processes, diverging, tests: testCounts, interner, normalized, runners, problems };
+}
+
+/** The diverging process, with the cause a child's value carried into it when none of its own explains it. */
+function acrossProcesses(
+  focus: ProcessComparison,
+  processes: readonly ProcessComparison[],
+  codeChanged: boolean,
+  changed: ReadonlySet<string> | undefined,
+): ProcessComparison {
+  if (focus.test !== null || focus.cause?.rule !== NOT_EXPLAINED) return focus;
+  const cause = crossedCause(focus, processes, codeChanged, changed);
+  return cause ? { ...focus, cause } : focus;
 }
 
 /**

@@ -74,6 +74,8 @@ export const real = Object.freeze({
   isPromise: types.isPromise,
   isNativeError: types.isNativeError,
   isProxy: types.isProxy,
+  // a child's message, described without running its code (messages.ts)
+  isDate: types.isDate,
   // a program's own JSON.parse (a logging wrapper, say) must not see the hook's reads
   jsonParse: JSON.parse,
   pathJoin: path.join,

@@ -25,6 +25,7 @@ import { install as installCrypto } from './crypto.js';
 import { fsState, install as installFs, installPromises as installFsPromises } from './fs.js';
 import { install as installGenerated } from './generated.js';
 import { install as installLifecycle } from './lifecycle.js';
+import { install as installMessages } from './messages.js';
 import { fileWrites, installFilePromises, installFiles, install as installOutput } from './output.js';
 import { RootMask } from './root-mask.js';
 import { lockfileMemo } from './lockfile-memo.js';
@@ -126,6 +127,7 @@ function families(recorder: Recorder, tests: Tests, children: Children, root: st
     { install: () => installRealms(recorder, realm) },
     { install: () => installGenerated(recorder) },
     { install: () => installOutput({ recorder, root, mask }) },
+    { install: () => installMessages(recorder) },
     { install: () => installFiles(files), modules: ['fs'] },
     { install: () => installFilePromises(files), modules: ['fs/promises'], reads: promises },
     { install: () => jest },

@@ -253,7 +253,7 @@ export function describeConfirmation(confirmation: ConfirmationView, { a }: RunN
     case 'confirmed':
       return `confirmed in ${runs}: pinning ${a}'s first ${confirmation.pinned} of ${confirmation.total} recorded values reproduces it, ${confirmation.pinned! - 1} do not`;
     case 'outside':
-      return `pinning all ${confirmation.total} recorded values (${runs}) does not reproduce ${a}: the cause is outside the intercepted sources`;
+      return `pinning all ${confirmation.total} recorded values (${runs}) does not reproduce ${a}: the cause is no clock, random or crypto value`;
     case 'not-reproduced':
       return `could not confirm: a run with no value pinned already reproduced ${a} (${runs}); the divergence did not happen again`;
     case 'unstable':
@@ -290,4 +290,18 @@ export function describeNextStep(step: NextStepView, literal: (text: string) => 
     case 'outside':
       return `the runs part where nothing detdrift intercepts decides (a network reply, a child process, native code): start from the nearest I/O, timer and fs calls; ${literal('detdrift check --perturb')} varies what differs between machines`;
   }
+}
+
+/**
+ * Where a blamed call was made, when not in the process that diverged (`diverged`): `process 0.1
+ * (node child.js)`, `worker thread 0.w1`; null when it was made there.
+ */
+export function describeCauseProcess(cause: CauseView, diverged: string | null): string | null {
+  const process = cause.process;
+  // a report read from a file is data: a field of the wrong shape names no process
+  if (!process || typeof process.lineage !== 'string' || process.lineage === diverged) return null;
+  const worker = /^w\d/.test(process.lineage.split('.').pop() ?? '');
+  const name = worker ? `worker thread ${process.lineage}` : `process ${process.lineage}`;
+  const command = Array.isArray(process.command) ? process.command.map(String).join(' ') : '';
+  return `${name}${command && !worker ? ` (${command})` : ''}${diverged === null ? '' : `, whose value crossed into process ${diverged}`}`;
 }

@@ -19,6 +19,7 @@ import {
   describeFailure,
   describeOrdering,
   describeFrame,
+  describeCauseProcess,
   describeStackNote,
   describeWarmup,
   sameFrame,
@@ -107,7 +108,7 @@ export function overview(report: Report, limits: MarkdownLimits): string[] {
     if (ordered) out.push(`${ordered}; the outputs did not depend on it.`);
     return [...out, ...next(report)];
   }
-  if (report.cause) out.push(...cause(report.cause, names));
+  if (report.cause) out.push(...cause(report.cause, names, report.firstDivergence?.process ?? null));
   if (report.confirmation) out.push(`**Replay**: ${describeConfirmation(report.confirmation, names)}.`);
   if (report.replay) out.push(`Replay ${names.a} locally:`, codeBlock([report.replay], 'sh'));
   else if (report.replayNote) out.push(`Replay ${names.a} locally: ${report.replayNote}.`);
@@ -178,7 +179,7 @@ function perturbation(section: PerturbationView, names: RunNames): string[] {
   return rows.length > 0 ? [found, table(['perturbation', `${names.a} had`, 'verdict'], rows)] : [found];
 }
 
-function cause(cause: CauseView, names: RunNames): string[] {
+function cause(cause: CauseView, names: RunNames, diverged: string | null): string[] {
   const what =
     cause.kind === 'call'
       ? `${code(cause.api ?? '?')} ${cause.package ? `in ${code(cause.package)}` : siteUnknown(cause) ? 'at an unknown call site' : 'in the project'}, seen in ${names[cause.run]}`
@@ -187,6 +188,8 @@ function cause(cause: CauseView, names: RunNames): string[] {
         : 'not explained by an intercepted source';
   const out = [`**Cause**: ${what} (${describeConfidence(cause.confidence)})`, `Why: ${code(cause.rule)}`];
   const rows: string[][] = [];
+  const crossed = describeCauseProcess(cause, diverged);
+  if (crossed) rows.push(['made in', code(crossed, { table: true })]);
   if (cause.site) rows.push(['call site', frame(cause.site)]);
   const stackNote = describeStackNote(cause);
   if (stackNote) rows.push([cause.site ? 'its stack' : 'call site', code(stackNote, { table: true, max: 1000 })]);

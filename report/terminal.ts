@@ -13,6 +13,7 @@ import {
   describeDivergence,
   describeFrame,
   describeOrdering,
+  describeCauseProcess,
   describeStackNote,
   describeWarmup,
   siteUnknown,
@@ -107,7 +108,8 @@ export function renderTerminal(report: Report, options: TerminalOptions): string
   if (report.seeds) out.push(...renderSeeds(report.seeds, paint), '');
   if (report.bump) out.push(...renderBump(report.bump, paint), '');
   if (report.perturbation) out.push(...renderPerturbation(report.perturbation, names, paint), '');
-  if (report.cause) out.push(...renderCause(report.cause, names, paint, verbose));
+  if (report.cause)
+    out.push(...renderCause(report.cause, names, paint, report.firstDivergence?.process ?? null, verbose));
   if (report.confirmation) out.push('', `replay  ${describeConfirmation(report.confirmation, names)}`);
   if (report.nearby.length > 0) {
     out.push(
@@ -182,7 +184,13 @@ function renderTraceProblems(report: Report, names: RunNames, paint: Paint): str
   return out;
 }
 
-function renderCause(cause: CauseView, names: RunNames, paint: Paint, verbose: boolean): string[] {
+function renderCause(
+  cause: CauseView,
+  names: RunNames,
+  paint: Paint,
+  diverged: string | null,
+  verbose: boolean,
+): string[] {
   const formatFrame = (frame: FrameView) => describeFrame(frame, verbose);
   const out: string[] = [];
   if (cause.kind === 'outside') {
@@ -214,6 +222,8 @@ function renderCause(cause: CauseView, names: RunNames, paint: Paint, verbose: b
         `       brought by ${paint.yellow(cause.bump.name)} ${cause.bump.from ?? '(none)'} → ${cause.bump.to ?? '(removed)'} (${cause.bump.kind}${through(cause.bump)})`,
       );
   }
+  const crossed = describeCauseProcess(cause, diverged);
+  if (crossed) out.push(`       in ${crossed}`);
   if (cause.site) out.push(`       at ${formatFrame(cause.site)}`);
   const stackNote = describeStackNote(cause);
   if (stackNote) out.push(`       ${cause.site ? 'its stack' : 'call site unknown'}: ${stackNote}`);

@@ -144,6 +144,12 @@ export interface CauseView {
    * absent) when the run took it
    */
   readonly stackNote?: StackNoteView | null;
+  /**
+   * the process the blamed call was made in (its lineage and command): for a call, the one that
+   * diverged (`firstDivergence.process`), or a child process or worker thread of it whose value
+   * crossed into it; null for no call; absent in older reports
+   */
+  readonly process?: { readonly lineage: string; readonly command: readonly string[] } | null;
 }
 
 /**

@@ -8,7 +8,8 @@
 
 /**
  * `output` is what the program shows the world and what runs are compared on; `log` (stderr) is
- * recorded but not compared: a timestamped log line must not make two runs diverge; `meta` is
+ * recorded but not compared: a timestamped log line must not make two runs diverge (a child's
+ * message to its parent is a log event too); `meta` is
  * detdrift's own note (a replay mismatch).
  */
 export type Family = 'clock' | 'random' | 'crypto' | 'timers' | 'fs' | 'process' | 'output' | 'log' | 'meta';
@@ -19,6 +20,9 @@ export interface ApiSpec {
   readonly form: string;
   readonly family: Family;
 }
+
+/** The form of a child's message to its parent (`process.send`, `parentPort.postMessage`). */
+export const MESSAGE_FORM = 'message';
 
 const SPECS = [
   { key: 'dateNow', api: 'Date.now', form: 'call', family: 'clock' },
@@ -98,6 +102,11 @@ const SPECS = [
   { key: 'testEnd', api: 'test', form: 'end', family: 'output' },
 
   { key: 'replayMismatch', api: 'replay', form: 'mismatch', family: 'meta' },
+
+  // What a child hands its parent (instrument/messages.ts): seen, never compared, as a log line is;
+  // the cause search follows a value that crossed this way (diffing/crossing.ts).
+  { key: 'ipcSend', api: 'process.send', form: MESSAGE_FORM, family: 'log' },
+  { key: 'portMessage', api: 'parentPort.postMessage', form: MESSAGE_FORM, family: 'log' },
 ] as const satisfies readonly ApiSpec[];
 
 export type ApiKey = (typeof SPECS)[number]['key'];

@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
+import { causeIn } from '../../diffing/cause.js';
 import { join, relative } from 'node:path';
 import { attribute, callsOfRuns, type Attribution, type RunCalls } from '../../diffing/attribute.js';
 import { compare, type Comparison } from '../../diffing/compare.js';
@@ -255,7 +256,8 @@ function causeStack(comparison: Comparison): readonly Frame[] | null {
   const focus = comparison.diverging;
   const row = focus?.cause?.row;
   if (!focus || !row) return null;
-  const trace = focus.cause!.side === 'a' ? focus.a : focus.b;
+  const where = causeIn(focus);
+  const trace = focus.cause!.side === 'a' ? where.a : where.b;
   return trace?.sites.get(row.event.site)?.frames ?? null;
 }
 

@@ -48,13 +48,17 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
     setup.logger.info({ test: focus.test.name }, 'replay confirmation is not made for a test');
     return null;
   }
-  const total = focus.a.calls.replayable().length;
+  // A cause found in a child (diffing/crossing.ts) is bisected over that child's values, every other
+  // process's pinned whole: reproducing A is still judged by the diverging process's outputs.
+  const bisected = focus.cause?.process ?? focus;
+  if (!bisected.a) return null;
+  const total = bisected.a.calls.replayable().length;
   // Reproducing A means its outputs through the first that differed from B's; all of them when none did.
   const parted = focus.output?.a;
   const through = parted ? { lineage: focus.lineage, outputs: parted.index + 1 } : null;
   const reproducesA = sameOutputsAs(setup.traceA, through, setup.comparison.runners);
   const work = makeWorkDir('replay');
-  setup.progress.phase(`confirming by replay: bisecting over ${total} recorded values of process ${focus.lineage}`);
+  setup.progress.phase(`confirming by replay: bisecting over ${total} recorded values of process ${bisected.lineage}`);
   try {
     let attempt = 0;
     const replayOnce = async (pinned: number, fresh: 'shift' | 'real'): Promise<boolean> => {
@@ -62,7 +66,11 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
       prepareOutDir(out);
       const stacks = setup.stacks?.probe(pinned) ?? null;
       const env = {
-        ...encode({ replay: setup.traceA, replayLimit: { lineage: focus.lineage, count: pinned }, replayFresh: fresh }),
+        ...encode({
+          replay: setup.traceA,
+          replayLimit: { lineage: bisected.lineage, count: pinned },
+          replayFresh: fresh,
+        }),
         ...stacks?.env,
       };
       await recordRun(
@@ -81,7 +89,7 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
       (await replayOnce(pinned, 'shift')) && (pinned === total || replayOnce(pinned, 'real'));
     const result = await bisect(total, reproduces, {
       maxRuns: DEFAULTS.maxReplayRuns,
-      guess: guessedPins(focus),
+      guess: guessedPins(focus, bisected),
       onRun: (runs, pinned, reproduced, about) => {
         setup.logger.debug({ runs, pinned, reproduced }, 'replay probe');
         setup.progress.step(
@@ -99,14 +107,16 @@ export async function confirmByReplay(setup: ConfirmSetup): Promise<BisectResult
   }
 }
 
+type Diverging = NonNullable<Comparison['diverging']>;
+
 /**
  * The values to pin through the call the comparison blamed, when it blamed one of run A's recorded
  * values: if it is right, pinning them reproduces A and pinning one fewer does not.
  */
-function guessedPins(focus: NonNullable<Comparison['diverging']>): number | null {
+function guessedPins(focus: Diverging, bisected: Diverging): number | null {
   const row = focus.cause?.kind === 'call' && focus.cause.side === 'a' ? focus.cause.row : null;
-  if (!row || !focus.a || !REPLAYABLE_FAMILIES.has(focus.a.calls.kind(row.index).spec.family)) return null;
-  return pinsThrough(focus.a, row.index);
+  if (!row || !bisected.a || !REPLAYABLE_FAMILIES.has(bisected.a.calls.kind(row.index).spec.family)) return null;
+  return pinsThrough(bisected.a, row.index);
 }
 
 /** The one-line shell command that replays run A's trace locally. */

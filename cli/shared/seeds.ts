@@ -3,6 +3,7 @@
  * and `--shard 3/8` takes this run's share of them, as Jest and Playwright shard their tests. A
  * report lists each seed with what checking it found (report.seeds).
  */
+import { causeIn } from '../../diffing/cause.js';
 import type { Comparison } from '../../diffing/compare.js';
 import type { BumpVerdict, SeedView, ShardView } from '../../report/types.js';
 
@@ -123,13 +124,20 @@ export function seedList(
 /** The heuristic cause of a diverging comparison in a few words: its kind, API and call site. */
 export function briefCause({ diverging, interner }: Comparison): string {
   const cause = diverging!.cause;
-  const trace = cause?.side === 'b' ? diverging!.b : diverging!.a;
+  const where = causeIn(diverging!);
+  const trace = cause?.side === 'b' ? where.b : where.a;
   if (!cause?.row || !trace)
     return cause?.kind === 'outside' ? 'not explained by an intercepted source' : 'the runs diverge';
   const kind = trace.calls.kind(cause.row.index);
   const frame = trace.sites.get(kind.site)?.frames[0];
   const what = cause.kind === 'ordering' ? 'an ordering difference at' : '';
-  return [what, interner.names[kind.api], frame ? `at ${frame.file}:${frame.line}` : 'at an unsampled call site']
+  const crossed = where === diverging ? '' : `in process ${where.lineage}`;
+  return [
+    what,
+    interner.names[kind.api],
+    frame ? `at ${frame.file}:${frame.line}` : 'at an unsampled call site',
+    crossed,
+  ]
     .filter(Boolean)
     .join(' ');
 }

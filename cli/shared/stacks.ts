@@ -64,7 +64,8 @@ export class CauseStacks {
    */
   probe(pinned: number): ProbeStacks | null {
     const focus = this.comparison.diverging;
-    if (!focus?.a) return null;
+    // a cause in a child is bisected over the child's values: its probes are not this process's
+    if (!focus?.a || focus.cause?.process) return null;
     const trace = focus.a;
     const asks: StackAsk[] = [];
     const want = (index: number) => {
@@ -98,6 +99,8 @@ export class CauseStacks {
   ): Promise<void> {
     const focus = this.comparison.diverging;
     const trace = cause?.side === 'a' ? focus?.a : focus?.b;
+    // a call in a child keeps the stack its run took, else the report says how to take it
+    if (cause?.process) return;
     if (!focus || !trace || !cause?.row || trace.calls.kind(cause.row.index).site !== 0) return;
     if (this.outcomes.has(callKey(cause.side, cause.row.index))) return; // a probe asked: it pinned every value before the call
     const rerun = sides[cause.side];

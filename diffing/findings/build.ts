@@ -114,7 +114,14 @@ export function buildReport(comparison: Comparison, options: BuildOptions): Repo
     cause:
       focus && decided
         ? withBump(
-            causeView(focus, decided, names, { root: options.root, runs: runNames(options) }, originals, outcomes),
+            causeView(
+              decided.cause?.process ?? focus,
+              decided,
+              names,
+              { root: options.root, runs: runNames(options) },
+              originals,
+              outcomes,
+            ),
             options.bump?.attribution.cause ?? null,
           )
         : null,

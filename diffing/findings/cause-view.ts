@@ -19,6 +19,7 @@ import { eventView, partnerOf, type Originals } from './events.js';
 import { sourceLines, sourceOf } from './source.js';
 import type { BuildOptions } from './build.js';
 
+/** `process`: the one the cause's call was made in (a child's, when it crossed: diffing/crossing.ts). */
 export function causeView(
   process: ProcessComparison,
   { cause, confirmed }: { cause: Cause | null; confirmed: boolean },
@@ -60,6 +61,7 @@ export function causeView(
       cause.row && trace.calls.kind(cause.row.index).site === 0
         ? stackNote(trace, process.lineage, cause.side, runs[cause.side], cause.row, outcome)
         : null,
+    process: cause.row ? { lineage: process.lineage, command: trace.header.command } : null,
   };
 }
 
