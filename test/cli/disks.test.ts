@@ -57,7 +57,7 @@ const LINUX = {
 /** Two megabytes of trace and more: 2 * 10^6 draws. */
 const FILLS = 'let sum = 0;\nfor (let i = 0; i < 2e6; i++) sum += Math.random();\nconsole.log(sum > 0);\n';
 
-test('a full disk is ERR_TRACE_WRITE naming the run that lost its trace, never a divergence', async (t) => {
+test('a full disk is ERR_TRACE_WRITE naming the run that lost its trace, never a divergence; record says the disk cut it', async (t) => {
   const disk = tmpfs('1m');
   if (disk === null) return t.skip(CANNOT_MOUNT);
   const dir = project({ 'fill.js': FILLS });
@@ -66,6 +66,22 @@ test('a full disk is ERR_TRACE_WRITE naming the run that lost its trace, never a
   assert.match(run.stderr, /ERR_TRACE_WRITE: the run recorded into \S+\/out\/run-1 lost its trace/);
   assert.match(run.stderr, /ENOSPC: no space left on device.*: the disk is full/);
   assert.doesNotMatch(run.stdout + run.stderr, /diverge|Math\.random/);
+  // record leaves the program its stdio: its summary tells the disk from a kill, whether the disk
+  // filled up as the run wrote or was full before it began (the check's kept traces fill this one)
+  const other = tmpfs('1m');
+  assert.ok(other !== null);
+  for (const [out, hook] of [
+    [other, /^detdrift: ERR_DETDRIFT_WRITE: \S+0\.ddtrace: ENOSPC: no space left on device/m],
+    [join(disk, 'record'), /^detdrift: ERR_DETDRIFT_OPEN: cannot write the trace header to \S+: ENOSPC/m],
+  ] as const) {
+    const recorded = detdrift(['record', '--out', out, '--', 'node', 'fill.js'], dir);
+    assert.equal(recorded.code, 0, recorded.stderr);
+    assert.match(recorded.stderr, hook);
+    assert.match(
+      recorded.stderr,
+      /; ERR_TRACE_WRITE: the disk holding it has less than 1 MiB free: a full disk stopped/,
+    );
+  }
 });
 
 test('a read-only --out is ERR_OUT_DIR before anything runs', async (t) => {
