@@ -54,6 +54,8 @@ export const real = Object.freeze({
   dateToString: Date.prototype.toString,
   hrtime: process.hrtime,
   pid: process.pid,
+  // whether the detdrift command that records is still there (sink.ts)
+  kill: process.kill,
   openSync: fs.openSync,
   writeSync: fs.writeSync,
   closeSync: fs.closeSync,

@@ -57,7 +57,7 @@ import { batched, installToStringMask, type Handle } from './patch.js';
 import { loadedThreads, messageOf, real, readJsonFile } from './real.js';
 import { Recorder, type RecorderSources } from './recorder.js';
 import type { SitePolicy } from './schedule.js';
-import { fileSink } from './sink.js';
+import { traceSink } from './sink.js';
 
 /**
  * detdrift's own install directory (the parent of `dist/`): its frames never count as sites. The
@@ -212,6 +212,7 @@ export function start(first = false): Runtime | null {
  */
 function open(settings: HookSettings, sources: Sources, faults: Faults, first: boolean): Runtime {
   const claimed = claimTrace(settings.traceDir, settings.spawn);
+  const sink = traceSink(claimed.fd, claimed.file, settings.owner, limitedWrite(faults.writeLimit));
   const handles: Handle[] = [];
   let recorder: Recorder | null = null;
   let mask: RootMask | null = null;
@@ -222,12 +223,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
     const lockfile = settings.lockfile ?? digestLockfile(settings.root, lockfileMemo());
     const sites = sitePolicy(settings, claimed.lineage);
     const traceHeader = header(settings, claimed.lineage, lockfile, given.perturber ?? null, sites);
-    const writer = writeHeader(
-      fileSink(claimed.fd, limitedWrite(faults.writeLimit)),
-      traceHeader,
-      claimed.file,
-      claimed.mirror,
-    );
+    const writer = writeHeader(sink, traceHeader, claimed.mirror);
     if (claimed.mirror) arm(claimed.mirror, claimed.file);
     injectRecordFault(writer, faults.recordAt);
     const active = new Recorder(
@@ -279,7 +275,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
   } catch (error) {
     recorder?.halt();
     if (claimed.mirror) disarm(claimed.mirror);
-    real.closeSync(claimed.fd);
+    sink.close();
     real.unlinkSync(claimed.file);
     for (const handle of handles.reverse()) handle.uninstall();
     throw error;
@@ -296,7 +292,7 @@ function open(settings: HookSettings, sources: Sources, faults: Faults, first: b
       recorder.finish(0);
       recorder.halt(); // a wrapper or listener left over must not write to a closed (or reused) descriptor
       if (claimed.mirror) disarm(claimed.mirror); // nor the parent, to a file this run is done with
-      real.closeSync(claimed.fd);
+      sink.close();
     },
   };
 }
@@ -316,11 +312,12 @@ function claimTrace(traceDir: string, spawn: string | null): Claimed {
  * The writer, once the header is written; a disk full already then is ERR_DETDRIFT_OPEN. A worker
  * given a mirror builds its chunks where its parent can write them out should it be terminated.
  */
-function writeHeader(sink: Sink, traceHeader: TraceHeader, file: string, mirror: ChunkMirror | null): TraceWriter {
+function writeHeader(sink: Sink, traceHeader: TraceHeader, mirror: ChunkMirror | null): TraceWriter {
   try {
     return mirror ? new MirroredWriter(sink, traceHeader, mirror) : new TraceWriter(sink, traceHeader);
   } catch (error) {
-    throw new HookError('ERR_DETDRIFT_OPEN', `cannot write the trace header to ${file}: ${(error as Error).message}`, {
+    // the sink's message names the file
+    throw new HookError('ERR_DETDRIFT_OPEN', `cannot write the trace header to ${(error as Error).message}`, {
       cause: error,
     });
   }

@@ -55,6 +55,16 @@ export function project(files: Record<string, string | object>): string {
   return dir;
 }
 
+/** Whether process `pid` still runs (a signal 0 reaches it). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface Run {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;

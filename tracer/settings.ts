@@ -27,6 +27,8 @@ export const VARS = Object.freeze({
   replayLimit: 'DETDRIFT_REPLAY_LIMIT',
   replayFresh: 'DETDRIFT_REPLAY_FRESH',
   perturb: 'DETDRIFT_PERTURB',
+  /** the pid of the detdrift command that records: once it is gone, the hook closes its trace */
+  owner: 'DETDRIFT_OWNER',
   /**
    * the pid of the process that named a child (instrument/lineage.ts): tells a name given to us from one
    * passed through
@@ -100,6 +102,11 @@ export interface HookSettings {
    * checks it when the hook starts); empty otherwise
    */
   readonly perturb: string;
+  /**
+   * the pid of the detdrift command recording this run, null for a bare hook: a traced process that
+   * outlives it (a SIGKILLed check) closes its trace at its next write instead of filling the disk
+   */
+  readonly owner: number | null;
 }
 
 const DEFAULT_TRACE_DIR = '.detdrift/trace';
@@ -133,6 +140,7 @@ export function encode(settings: Partial<HookSettings>): { [V in HookVariable]?:
   put('replayLimit', ({ lineage, count }) => `${lineage}:${count}`);
   put('replayFresh', (fresh) => fresh);
   put('perturb', (perturb) => perturb || undefined);
+  put('owner', (owner) => String(owner));
   return env;
 }
 
@@ -177,6 +185,7 @@ export function decode(env: Env, cwd: string): HookSettings {
     replayLimit: decodeLimit(read('replayLimit')),
     replayFresh: read('replayFresh') === 'shift' ? 'shift' : 'real',
     perturb: mode === 'perturb' ? (read('perturb') ?? '') : '',
+    owner: isDigits(read('owner') ?? '') ? Number(read('owner')) : null,
   });
 }
 

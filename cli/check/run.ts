@@ -16,6 +16,7 @@ import { emitReport } from '../shared/output.js';
 import { ExitStatus } from '../shared/errors.js';
 import { stopOnInterrupt } from '../shared/interrupt.js';
 import { prepareOutDir } from '../shared/traces.js';
+import { lockOutDir } from '../shared/out-lock.js';
 import { briefCause, describeShare, seedList, seedView } from '../shared/seeds.js';
 import { runPerturbed } from './perturb.js';
 import { CauseStacks, settleUnsampled, type Rerunnable } from '../shared/stacks.js';
@@ -31,6 +32,7 @@ import { WARMUP_DIR, warmupAfter } from '../shared/warmup.js';
  */
 export async function run(options: CheckOptions, { logger }: CommandContext): Promise<number> {
   for (const warning of options.configWarnings) logger.warn(warning);
+  if (options.out !== null) lockOutDir(options.out);
   // `--perturb`: one plain run and one per perturbation instead of `--runs` plain runs (cli/check/perturb.ts).
   if (options.perturb) return runPerturbed(options, options.perturb, { logger });
   stopOnInterrupt();

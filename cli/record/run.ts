@@ -5,10 +5,12 @@
  */
 import type { CommandContext } from '../shared/options.js';
 import { recordRun } from '../shared/recording.js';
+import { lockOutDir } from '../shared/out-lock.js';
 import { prepareOutDir } from '../shared/traces.js';
 import type { RecordOptions } from './options.js';
 
 export async function run(options: RecordOptions, { logger }: CommandContext): Promise<number> {
+  lockOutDir(options.out);
   prepareOutDir(options.out);
   // The summary's code (the trace reader) loads once CMD has started, while it runs: loaded with
   // this module, it held CMD's start back by a few milliseconds.

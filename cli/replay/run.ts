@@ -15,6 +15,7 @@ import type { CommandContext } from '../shared/options.js';
 import { emitReport } from '../shared/output.js';
 import { findRoot } from '../shared/project.js';
 import { recordRun } from '../shared/recording.js';
+import { lockOutDir } from '../shared/out-lock.js';
 import { prepareOutDir, recordedTraces } from '../shared/traces.js';
 import { makeWorkDir } from '../shared/workdir.js';
 import type { ReplayOptions } from './options.js';
@@ -24,6 +25,7 @@ export async function run(options: ReplayOptions, { logger }: CommandContext): P
   const seed = reader.header.seed;
   reader.close();
   stopOnInterrupt();
+  if (options.out !== null) lockOutDir(options.out);
   const out = options.out ?? makeWorkDir('replayed');
   try {
     prepareOutDir(out);

@@ -79,6 +79,15 @@ const STATUS = Object.freeze({
    * the hook, or the hook stopped: its own error is quoted): what it did last is not in the trace
    */
   ERR_UNENDED_TRACE: ExitStatus.usage,
+  /**
+   * a run's trace could not be written (a full disk, a read-only or removed folder): the run that lost it
+   * is named, and nothing is compared
+   */
+  ERR_TRACE_WRITE: ExitStatus.failure,
+  /** `--out` is in use by another detdrift command: two at once would delete each other's traces */
+  ERR_OUT_DIR_BUSY: ExitStatus.usage,
+  /** the temporary folder (TMPDIR) cannot hold the work folder a command records in */
+  ERR_TEMP_DIR: ExitStatus.usage,
   /** a signal interrupted a command that runs children: it exits 128+N (cli/shared/interrupt.ts) */
   ERR_INTERRUPTED: ExitStatus.failure,
   /** anything unexpected: a bug in detdrift */

@@ -9,6 +9,7 @@ import type { Mode } from '../../tracer/format.js';
 import { encode, HOOK_VARIABLES, type HookVariable } from '../../tracer/settings.js';
 import { CliError } from './errors.js';
 import { interruption, throwIfInterrupted } from './interrupt.js';
+import { assertTraceWritten } from './lost-trace.js';
 import type { CommandContext } from './options.js';
 import { REGISTER } from './package.js';
 import { findProject, type Project } from './project.js';
@@ -63,10 +64,12 @@ export async function recordRun(
       cause: result.cause,
     });
   }
+  const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+  assertTraceWritten(options.out, stderr);
   return {
     status: result.exitCode ?? 128 + (constants.signals[result.signal!] ?? 0),
     signal: result.signal ?? null,
-    stderr: typeof result.stderr === 'string' ? result.stderr : '',
+    stderr,
   };
 }
 
@@ -92,6 +95,7 @@ function traceEnvironment(
       root: project.root,
       lockfile: project.lockfile,
       spawn: null,
+      owner: process.pid,
     }),
     extraEnv,
   );

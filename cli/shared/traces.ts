@@ -1,10 +1,13 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { makeDirectory } from '../../tracer/directory.js';
 import { TRACE_EXTENSION } from '../../tracer/format.js';
 import { compareLineage } from '../../tracer/lineage.js';
 import { TraceReader } from '../../tracer/reader.js';
 import { CliError } from './errors.js';
+
+/** `--out`'s lock (out-lock.ts): the one file a trace directory holds besides traces. */
+export const LOCK_NAME = '.detdrift-lock';
 
 export interface TraceFile {
   /** spawn lineage: `0`, `0.2`, `0.w1`, `0~2` */
@@ -70,7 +73,9 @@ export function prepareOutDir(dir: string): void {
     if (code === 'ENOTDIR') throw new CliError('ERR_OUT_DIR', `--out ${dir} exists and is not a directory`);
     throw new CliError('ERR_OUT_DIR', `--out ${dir} cannot be read: ${(error as Error).message}`, { cause: error });
   }
-  const others = entries.filter((entry) => !(entry.isFile() && entry.name.endsWith(TRACE_EXTENSION)));
+  const others = entries.filter(
+    (entry) => !(entry.isFile() && (entry.name.endsWith(TRACE_EXTENSION) || entry.name === LOCK_NAME)),
+  );
   if (others.length > 0) {
     const names = others
       .map((entry) => entry.name)
@@ -84,8 +89,36 @@ export function prepareOutDir(dir: string): void {
       `--out ${dir} holds files that are not traces (${names}${more}); give an empty or trace-only directory`,
     );
   }
+  assertWritable(dir);
   // Dirents describe links themselves, so a symlink named *.ddtrace was refused above, not followed.
-  for (const entry of entries) rmSync(join(dir, entry.name));
+  for (const entry of entries) if (entry.name !== LOCK_NAME) removeTrace(join(dir, entry.name));
+}
+
+/** A read-only --out is said before the run, not found as a run with no trace after it. */
+function assertWritable(dir: string): void {
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new CliError('ERR_OUT_DIR', `--out ${dir} is not writable: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * Emptied, then removed: a program still writing it (the orphan of a SIGKILLed check, which closes
+ * it at its next write) or holding it open would otherwise keep its blocks on the disk.
+ */
+function removeTrace(file: string): void {
+  truncateSync(file);
+  rmSync(file);
+}
+
+/** Empties every trace file below `dir` (a work folder about to be deleted), for removeTrace's reason. */
+export function freeTraces(dir: string): void {
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (!name.endsWith(TRACE_EXTENSION)) continue;
+    const file = join(dir, name);
+    if (lstatSync(file).isFile()) truncateSync(file);
+  }
 }
 
 /** A new trace directory, owner only: traces can hold secrets (replay keeps raw crypto bytes). */

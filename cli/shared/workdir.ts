@@ -2,9 +2,11 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import { CliError } from './errors.js';
+import { freeTraces } from './traces.js';
 
 /** This host, shortly: another host's processes (a container sharing the folder) are never judged gone. */
-const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+export const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 const OWNED = /^detdrift-[a-z]+-([0-9a-f]{8})-(\d+)-[A-Za-z0-9]{6}$/;
 
 /**
@@ -15,7 +17,15 @@ const OWNED = /^detdrift-[a-z]+-([0-9a-f]{8})-(\d+)-[A-Za-z0-9]{6}$/;
  */
 export function makeWorkDir(kind: string, parent = tmpdir()): string {
   sweepOnce(parent);
-  return mkdtempSync(join(parent, `detdrift-${kind}-${HOST}-${process.pid}-`));
+  try {
+    return mkdtempSync(join(parent, `detdrift-${kind}-${HOST}-${process.pid}-`));
+  } catch (error) {
+    throw new CliError(
+      'ERR_TEMP_DIR',
+      `cannot make a work folder in ${parent} (the temporary folder, TMPDIR): ${(error as Error).message}; set TMPDIR to a writable folder${kind === 'check' ? ', or give --out' : ''}`,
+      { cause: error },
+    );
+  }
 }
 
 /** The folders of `parent` already swept by this process: one look per folder is enough. */
@@ -35,6 +45,7 @@ function sweepOnce(parent: string): void {
     const owner = OWNED.exec(name);
     if (!owner || owner[1] !== HOST || isRunning(Number(owner[2]))) continue;
     try {
+      freeTraces(join(parent, name));
       rmSync(join(parent, name), { recursive: true, force: true });
     } catch {
       // another user's, or going away already: not ours to insist on
@@ -42,7 +53,7 @@ function sweepOnce(parent: string): void {
   }
 }
 
-function isRunning(pid: number): boolean {
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

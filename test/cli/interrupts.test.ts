@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Report } from '../../report/types.js';
 import { detdrift } from '../cli-fixtures.js';
-import { CLI, project, runPlain, tempDir, type Run } from '../helpers.js';
+import { CLI, isRunning, project, runPlain, tempDir, type Run } from '../helpers.js';
 
 const POSIX = { skip: process.platform === 'win32' ? 'process groups and signals are POSIX here' : false };
 
@@ -63,15 +63,6 @@ function started(folder: string): Promise<number> {
     const watcher = watch(folder, look);
     look();
   });
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The work folders of detdrift commands in `tmp` (cli/shared/workdir.ts), not the hook's code cache. */

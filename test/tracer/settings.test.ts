@@ -23,6 +23,7 @@ const CONTROL: HookSettings = {
   replayLimit: null,
   replayFresh: 'real',
   perturb: '',
+  owner: 4242,
 };
 const REPLAY: HookSettings = {
   ...CONTROL,
