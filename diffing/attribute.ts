@@ -25,6 +25,17 @@ export interface AddedSite extends ScanSite {
   readonly package: string;
   /** the head run made a call at this exact place */
   readonly reached: boolean;
+  /** every build the site is in is one for browsers, which Node does not load (browserBuild) */
+  readonly browserOnly: boolean;
+}
+
+/**
+ * A file of a build for browsers, by the names bundlers and packages give them (`dist/browser/`,
+ * `index.browser.js`, `umd/`, `iife`): Node loads none of them, so a site there cannot change a
+ * run on Node.
+ */
+export function browserBuild(file: string): boolean {
+  return /(^|[/._-])(browser|umd|iife)([/._-]|$)/i.test(file);
 }
 
 /**
@@ -46,10 +57,17 @@ export function attribute(
   const added: AddedSite[] = [];
   for (const [change, diff] of scans) {
     const pkg = `${change.name}@${change.to}`;
-    // A site is listed once for all its builds: the one head ran, else the first.
+    // A site is listed once for all its builds: the one head ran, else the first Node loads, else the first.
     for (const { copies, ...first } of diff.added) {
-      const ran = [first, ...copies].find((site) => reached.has(`${pkg}/${site.file}:${site.line}:${site.column}`));
-      added.push({ ...(ran ?? first), package: pkg, reached: ran !== undefined });
+      const builds = [first, ...copies];
+      const ran = builds.find((site) => reached.has(`${pkg}/${site.file}:${site.line}:${site.column}`));
+      const forNode = builds.find((site) => !browserBuild(site.file));
+      added.push({
+        ...(ran ?? forNode ?? first),
+        package: pkg,
+        reached: ran !== undefined,
+        browserOnly: !ran && !forNode,
+      });
     }
   }
   return { cause, changes, added };

@@ -140,7 +140,7 @@ function bumpSection(bump: BumpSectionView | null): Markup | null {
   );
   const added = bump.addedSites.map(
     (site) =>
-      html`<li><code>${site.api}</code> at <code>${site.package}/${site.file}:${site.line}:${site.column}</code>${site.reached ? ' (reached by head)' : ''}</li>`,
+      html`<li><code>${site.api}</code> at <code>${site.package}/${site.file}:${site.line}:${site.column}</code>${site.reached ? ' (reached by head)' : ''}${site.browserOnly ? ' (a build for browsers: Node does not load it)' : ''}</li>`,
   );
   return html`<section id="bump"><h2>Dependency bump</h2><p>${describeBumpVerdict(bump.verdict)} (seed ${bump.seed ?? 'none'}).</p><ul>${changes}</ul>${added.length > 0 ? html`<p>Clock and entropy call sites the new versions added:</p><ul>${added}</ul>` : null}</section>`;
 }

@@ -136,15 +136,26 @@ function bump(section: BumpSectionView, limits: MarkdownLimits): string[] {
     change.direct ? 'direct' : code(change.path.join(' > '), { table: true }),
   ]);
   if (changes.length > 0) out.push(...capped(['package', 'from', 'to', 'kind', 'via'], changes, limits));
-  const sites = section.addedSites.map((site) => [
-    code(site.api, { table: true }),
-    code(`${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}`, { table: true }),
-    site.reached ? 'yes' : 'no',
-  ]);
+  const rows = (browserOnly: boolean) =>
+    section.addedSites
+      .filter((site) => (site.browserOnly ?? false) === browserOnly)
+      .map((site) => [
+        code(site.api, { table: true }),
+        code(`${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}`, {
+          table: true,
+        }),
+        site.reached ? 'yes' : 'no',
+      ]);
+  const [sites, browser] = [rows(false), rows(true)];
   if (sites.length > 0)
     out.push(
       'Clock and entropy calls the new versions add:',
       ...capped(['API', 'site', 'reached by head'], sites, limits),
+    );
+  if (browser.length > 0)
+    out.push(
+      'In builds for browsers, which Node does not load:',
+      ...capped(['API', 'site', 'reached by head'], browser, limits),
     );
   return out;
 }

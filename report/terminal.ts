@@ -276,11 +276,12 @@ function renderBump(bump: BumpSectionView, paint: Paint): string[] {
     const via = change.direct ? 'direct' : `via ${change.path.join(' > ')}`;
     out.push(`       ${change.name} ${change.from ?? '(none)'} → ${change.to ?? '(removed)'} (${change.kind}, ${via})`);
   }
-  for (const site of bump.addedSites) {
-    out.push(
-      `       + ${site.api} at ${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}${site.reached ? ' (reached by head)' : ''}`,
-    );
-  }
+  const line = (site: BumpSectionView['addedSites'][number]) =>
+    `       + ${site.api} at ${site.package}/${site.file}:${site.line}:${site.column}${site.fn ? ` ${site.fn}` : ''}${site.reached ? ' (reached by head)' : ''}`;
+  const browser = bump.addedSites.filter((site) => site.browserOnly);
+  out.push(...bump.addedSites.filter((site) => !site.browserOnly).map(line));
+  if (browser.length > 0)
+    out.push(`       in builds for browsers, which Node does not load (${browser.length}):`, ...browser.map(line));
   return out;
 }
 

@@ -119,6 +119,8 @@ export interface BumpSectionView {
     readonly column: number;
     readonly fn: string | null;
     readonly reached: boolean;
+    /** only in builds for browsers, which Node does not load: listed apart; absent in older reports */
+    readonly browserOnly?: boolean;
   }>;
 }
 

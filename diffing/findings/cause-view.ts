@@ -129,12 +129,13 @@ export function bumpSection(
     seed,
     ownChanges: ownChanges ?? null,
     changes: attribution.changes.map((change) => ({ ...bumpView(change), direct: change.direct, path: change.path })),
-    addedSites: attribution.added.map(({ api, package: pkg, file, line, column, fn, reached }) => ({
+    addedSites: attribution.added.map(({ api, package: pkg, file, line, column, fn, reached, browserOnly }) => ({
       api,
       package: pkg,
       ...original(pkg, file, line, column, fn),
       fn,
       reached,
+      browserOnly,
     })),
   };
 }

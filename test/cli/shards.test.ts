@@ -190,7 +190,7 @@ test('merge writes the other forms as check does: the summary and the page list 
   assert.equal(merged.code, 1, merged.stderr);
   assert.match(
     merged.stdout,
-    /\ndetdrift: the runs diverge \(process 0, observe mode, seed 3\)\n\n8 seeds in 4 shards: 2 diverge, 4 agree, 2 not checked\n/,
+    /^detdrift: the runs diverge \(process 0, observe mode, seed 3\)\n\n8 seeds in 4 shards: 2 diverge, 4 agree, 2 not checked\n/m,
   );
   assert.match(merged.stdout, /\n {2}agree {8}1\.\.2, 5\.\.6\n {2}not checked {2}4, 8 \(/);
   const [annotation] = runnerReads(merged.stdout).filter((read) => read.command === 'error');

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { bump, direct, json, repository } from '../bump-fixtures.js';
+import { bump, bumpText, direct, json, repository } from '../bump-fixtures.js';
 import { lines } from '../cli-fixtures.js';
 import { nm } from '../lockfile-fixtures.js';
 import { INSECURE_RANDOM, ULID_2, ULID_3 } from '../ulid-fixture.js';
@@ -103,4 +105,33 @@ test('a call through an alias the scan cannot follow (a parameter) is a site whe
     ),
     [['crypto.getRandomValues', 'lib/token.js:6:22', 'salt', true]],
   );
+});
+
+test('a site a new version adds only in its build for browsers is listed apart: Node does not load it', () => {
+  const app = lines("const { roll } = require('dice');", "console.log('rolled', roll());");
+  const node = 'exports.roll = () => 4;\n';
+  const side = (version: string, files: Record<string, string>) => ({
+    tree: direct('dice', version),
+    packages: { [`dice@${version}`]: { 'index.js': node, ...files } },
+  });
+  const dir = repository(
+    'npm-v3',
+    app,
+    side('1.0.0', {}),
+    side('1.0.1', { 'dist/browser/index.js': 'exports.roll = () => 4 + Math.random();\n' }),
+  );
+  const report = json(bump(dir), 0);
+  assert.equal(report.bump.verdict, 'unchanged');
+  assert.deepEqual(
+    report.bump.addedSites.map((site: { api: string; file: string; browserOnly: boolean }) => [
+      site.api,
+      site.file,
+      site.browserOnly,
+    ]),
+    [['Math.random', 'dist/browser/index.js', true]],
+  );
+  assert.equal(bumpText(dir, '--report', 'summary=summary.md').code, 0);
+  const summary = readFileSync(join(dir, 'summary.md'), 'utf8');
+  assert.match(summary, /In builds for browsers, which Node does not load:\n\n\| API \| site \| reached by head \|/);
+  assert.doesNotMatch(summary, /Clock and entropy calls the new versions add/);
 });
