@@ -36,10 +36,10 @@ export class Scope {
 /**
  * Control mode's sources: one generator stream per API (a new draw from `Math.random` does not
  * shift `crypto.randomUUID`), and one virtual clock for every clock API. The clock starts at
- * VIRTUAL_EPOCH_MS, moves CLOCK_STEP_NS at every read, and jumps to a timer's due time when the
- * timer fires later than the clock has reached, so elapsed times around a timer look right.
- * A trace leaves out what this draws (tracer/derive.ts draws it again, one step per read): a jump
- * by `reach` is not drawn there, so the clock values after one are written out in full.
+ * VIRTUAL_EPOCH_MS and moves CLOCK_STEP_NS at every read. `reach` can move it to a timer's due
+ * time, but no timer calls it yet: a timer that fires leaves the clock where reads put it. A trace
+ * leaves out what this draws (tracer/derive.ts draws it again, one step per read): a value that
+ * differs from that (a jump, a read from another scope) is written out in full.
  *
  * Under a test runner each test has a Scope of its own: a call draws from the scope of the async
  * context it runs in (`scopeOf`, the context tracker's), and the run's scope takes the rest (the
@@ -60,9 +60,22 @@ export class Controller {
     return new Scope(this.seed, name);
   }
 
-  /** From now on each call draws from the scope its context is in (ContextTracker.scope). */
-  scoped(scopeOf: () => object | null): void {
+  /**
+   * From now on each call draws from the scope its context is in (ContextTracker.scope); a clock
+   * read the runner's own code makes there (`byRunner`: its progress throttles, its timings) reads
+   * the run's clock, so how often the runner looks at the time cannot move a test's.
+   */
+  scoped(scopeOf: () => object | null, byRunner: () => boolean = () => false): void {
     this.scopeOf = scopeOf;
+    this.byRunner = byRunner;
+  }
+
+  private byRunner: () => boolean = () => false;
+
+  /** The scope whose clock a read moves: the caller's, unless the runner's own code reads it inside a test. */
+  private clock(): Scope {
+    const scope = this.current();
+    return scope !== this.own && this.byRunner() ? this.own : scope;
   }
 
   /** The stream of `api`: the run's, or, once tests begin, the one of the scope the caller runs in. */
@@ -89,19 +102,19 @@ export class Controller {
 
   /** Reads the virtual clock (nanoseconds since the virtual start) and advances it. */
   tick(): number {
-    const scope = this.current();
+    const scope = this.clock();
     scope.nanoseconds += CLOCK_STEP_NS;
     return scope.nanoseconds;
   }
 
   /** The virtual time without advancing it, for scheduling. */
   peek(): number {
-    return this.current().nanoseconds;
+    return this.clock().nanoseconds;
   }
 
   /** A timer due at `dueNs` fired: the clock never runs behind it. */
   reach(dueNs: number): void {
-    const scope = this.current();
+    const scope = this.clock();
     if (dueNs > scope.nanoseconds) scope.nanoseconds = dueNs;
   }
 

@@ -1,7 +1,7 @@
 import { Api } from '../tracer/apis.js';
 import { digestBytes, digestLines, digestNumber, digestPrefix, type Digest } from '../tracer/digest.js';
 import { Tag, type Mode, type SiteDef } from '../tracer/format.js';
-import { normalizeStack, type StackContext } from '../tracer/stack.js';
+import { frameFile, normalizeStack, type StackContext } from '../tracer/stack.js';
 import type { TraceWriter } from '../tracer/writer.js';
 import { ContextTracker } from './context.js';
 import type { Controller } from './control.js';
@@ -19,6 +19,7 @@ import {
 import type { Native } from './patch.js';
 import { captureFrames, messageOf, real, SafeMap, type CallSite } from './real.js';
 import { GeneratedCode } from './generated.js';
+import { isRunnerPackage } from './runners/own-code.js';
 import { SiteIds } from './sites.js';
 import { NewContexts, SiteSchedule, type Sampling, type SitePolicy } from './schedule.js';
 
@@ -27,6 +28,8 @@ const TEST_STACKS = 64;
 
 /** Frames V8 collects per capture: node's internal ones are collected too, and left out after. */
 const CAPTURE_LIMIT = 32;
+/** enough to pass the hook's own frames between a wrapper and the controller's clock */
+const RUNNER_FRAMES = 12;
 
 /**
  * The one object every family records through. Taking a stack costs microseconds, so `site()`
@@ -338,6 +341,29 @@ export class Recorder {
   private endCode(): number {
     const current = this.currentExitCode?.();
     return typeof current === 'number' && NumberIsInteger(current) ? current : this.exitCode;
+  }
+
+  /**
+   * Whether the code that called the hook's wrapper is a test runner's own (runners/own-code.ts):
+   * the first frame of the stack that is neither the hook's nor Node's.
+   */
+  runnerCalls(): boolean {
+    if (!this.stacks) return false;
+    this.busy = true; // a frame's package.json is read once, and may run the program's getters
+    try {
+      const frames = captureFrames(RUNNER_FRAMES);
+      if (!frames) return false;
+      for (const frame of frames) {
+        const kept = frameFile(frame.getFileName(), this.stack);
+        if (kept !== null) return kept.package !== null && isRunnerPackage(kept.package);
+      }
+      return false;
+    } catch (error) {
+      this.lostStacks(error);
+      return false;
+    } finally {
+      this.busy = false;
+    }
   }
 
   /** Stops recording without a word: wrappers pass straight through from now on. */

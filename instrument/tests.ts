@@ -45,7 +45,11 @@ export class Tests {
     this.seen.set(key, seen);
     if (here) recorder.contexts.rename(`${key}\u0000${seen}`);
     if (controller !== null) {
-      if (!controller.scoping) controller.scoped(() => recorder.contexts.scope());
+      if (!controller.scoping)
+        controller.scoped(
+          () => recorder.contexts.scope(),
+          () => recorder.runnerCalls(),
+        );
       this.scope = controller.scope(key);
       if (here) recorder.contexts.enterScope(this.scope);
     }

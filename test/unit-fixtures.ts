@@ -84,6 +84,7 @@ export const SUITE = {
 
 /** Vitest linked in, with its bin where npx and npm's scripts find it. */
 export function linkVitest(dir: string): void {
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
   symlinkSync(join(REPO, 'node_modules', 'vitest'), join(dir, 'node_modules', 'vitest'), 'junction');
   mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
   symlinkSync('../vitest/vitest.mjs', join(dir, 'node_modules', '.bin', 'vitest'));

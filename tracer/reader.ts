@@ -482,7 +482,8 @@ export class TraceReader {
         'ERR_TRACE_FOREIGN',
         this.file,
         0,
-        `expected a detdrift trace starting "${FORMAT_NAME} ${FORMAT_VERSION}", found ${JSON.stringify(magic.slice(0, 32))}`,
+        // An error never quotes the file: it may be any file a path names.
+        `expected a detdrift trace starting "${FORMAT_NAME} ${FORMAT_VERSION}", found another kind of file`,
       );
     }
     if (Number(version) > FORMAT_VERSION || Number(version) < OLDEST_READABLE_VERSION) {
@@ -513,7 +514,7 @@ export class TraceReader {
         'ERR_TRACE_HEADER',
         this.file,
         magicEnd + 1,
-        `expected a JSON header: ${(error as Error).message}`,
+        'expected a JSON header: the header line is not JSON',
         { cause: error },
       );
     }

@@ -8,11 +8,22 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { test } from 'node:test';
 import { bumpOf, direct, repository } from '../bump-fixtures.js';
-import { lines, reportOf } from '../cli-fixtures.js';
+import { appWith, lines, reportOf } from '../cli-fixtures.js';
 import { REPO } from '../helpers.js';
-import { agreeInARow, DEP, DEP_COMMENTED, detdrift, env, JEST_SUITE, SUITE, suiteProject } from '../unit-fixtures.js';
+import {
+  agreeInARow,
+  DEP,
+  DEP_COMMENTED,
+  detdrift,
+  env,
+  JEST_SUITE,
+  linkVitest,
+  SUITE,
+  suiteProject,
+} from '../unit-fixtures.js';
 
 /** Each way users start Vitest: the bin, the README's recipe (npx), and the package managers' scripts. */
 const COMMANDS: readonly (readonly string[])[] = [
@@ -82,3 +93,23 @@ for (const [runner, { files, link, bin, command }] of Object.entries(BUMPED)) {
     }
   });
 }
+
+test("vitest, control mode: the runner's own clock reads inside a test (its progress throttle) leave the test's clock alone", () => {
+  // The test reads the clock twice around waits long enough for Vitest's 100 ms progress throttle to fire inside it.
+  const dir = appWith({
+    'test/clock.test.mjs': lines(
+      "import { test } from 'vitest';",
+      "test('clock', async () => {",
+      '  const start = Date.now();',
+      '  for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 150));',
+      "  console.log('elapsed', Date.now() - start);",
+      '});',
+    ),
+  });
+  linkVitest(dir);
+  const out = join(dir, 'trace');
+  const run = detdrift(dir, 'record', '--mode', 'control', '--seed', '42', '--out', out, '--', 'npx', 'vitest', 'run');
+  assert.equal(run.code, 0, run.stderr);
+  // One virtual millisecond: the test's own second read, whatever the runner read meanwhile.
+  assert.match(stripVTControlCharacters(run.stdout), /^elapsed 1$/m, run.stdout);
+});
