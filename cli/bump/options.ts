@@ -5,7 +5,7 @@ import { DEFAULTS, type WarmupSetting } from '../shared/defaults.js';
 import type { Command, CommonOptions, RawInvocation } from '../shared/options.js';
 import { common, LOG, pathOption, usage } from '../shared/options.js';
 import type { ReportTarget } from '../shared/report-options.js';
-import { JSON_REPORT, NO_CONFIRM, REPORT, validateConfirm, validateReports } from '../shared/report-options.js';
+import { JSON_REPORT, REPORT, validateConfirm, validateReports } from '../shared/report-options.js';
 import { SEEDS, validateMode, validateSeeds, validateShard, validateWarmup, WARMUP } from '../shared/run-options.js';
 
 export const command: Command<BumpOptions> = {
@@ -52,7 +52,10 @@ export const command: Command<BumpOptions> = {
       default: 'a temporary directory, removed',
     },
     ...JSON_REPORT,
-    ...NO_CONFIRM,
+    'no-confirm': {
+      type: 'boolean',
+      help: "do not replay a run to take the stack of a blamed call its first pass did not sample (a bump's cause is never replay-confirmed)",
+    },
     ...REPORT,
     ...LOG,
   },

@@ -104,15 +104,7 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       return recordAt(name, root, seed);
     };
     // Each seed: base and head twice. The report is about the first seed the bump changed.
-    let found: {
-      seed: string | null;
-      comparison: Comparison;
-      verdict: BumpVerdict;
-      traces: { a: string | null; b: string };
-      roots: { a: string | null; b: string | null };
-      names: RunNames | null;
-      baseVsHead: Comparison;
-    } | null = null;
+    let found: Found | null = null;
     if (options.shard) progress.phase(describeShare(options.shard, options.seeds));
     const checked: SeedView[] = [];
     for (const [index, seed] of options.seeds.entries()) {
@@ -139,36 +131,27 @@ export async function run(options: BumpOptions, { logger }: CommandContext): Pro
       const headTwice = compare(head[0]!, head[1]!);
       const verdict = bumpVerdict(comparison, baseTwice, headTwice);
       // The report shows the comparison that decided the verdict, so its text and the exit status agree.
+      const decided = (
+        shown: Comparison,
+        a: string | null,
+        b: string,
+        roots: Found['roots'],
+        names: RunNames | null,
+      ) => ({
+        seed,
+        verdict,
+        comparison: shown,
+        traces: { a, b },
+        roots,
+        names,
+        baseVsHead: comparison,
+      });
       found =
         verdict === 'already-nondeterministic'
-          ? {
-              seed,
-              verdict,
-              comparison: baseTwice!,
-              traces: { a: base[0]!, b: base[1]! },
-              roots: { a: baseRoot, b: baseRoot },
-              names: TWICE.base,
-              baseVsHead: comparison,
-            }
+          ? decided(baseTwice!, base[0]!, base[1]!, { a: baseRoot, b: baseRoot }, TWICE.base)
           : verdict === 'made-nondeterministic'
-            ? {
-                seed,
-                verdict,
-                comparison: headTwice,
-                traces: { a: head[0]!, b: head[1]! },
-                roots: { a: headRoot, b: headRoot },
-                names: TWICE.head,
-                baseVsHead: comparison,
-              }
-            : {
-                seed,
-                verdict,
-                comparison,
-                traces: { a: base[0] ?? null, b: head[0]! },
-                roots: { a: baseRoot, b: headRoot },
-                names: null,
-                baseVsHead: comparison,
-              };
+            ? decided(headTwice, head[0]!, head[1]!, { a: headRoot, b: headRoot }, TWICE.head)
+            : decided(comparison, base[0] ?? null, head[0]!, { a: baseRoot, b: headRoot }, null);
       checked.push(seedView(seed, found.comparison, verdict));
       if (verdict !== 'unchanged') break;
     }
@@ -236,6 +219,19 @@ function joinWarmups(
     found: warmups[0]!.warmup.found,
     trees: warmups.map(({ tree }) => tree),
   };
+}
+
+/** The seed a bump's report is about: the comparison that decided its verdict, and what it compared. */
+interface Found {
+  readonly seed: string | null;
+  readonly verdict: BumpVerdict;
+  /** base against head, or a tree against itself when that decided */
+  readonly comparison: Comparison;
+  readonly traces: { readonly a: string | null; readonly b: string };
+  readonly roots: { readonly a: string | null; readonly b: string | null };
+  /** the runs' names when they are not base and head */
+  readonly names: RunNames | null;
+  readonly baseVsHead: Comparison;
 }
 
 /** The runs a tree's comparison with itself names. */
