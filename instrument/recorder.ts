@@ -349,12 +349,14 @@ export class Recorder {
    */
   runnerCalls(): boolean {
     if (!this.stacks) return false;
+    const busy = this.busy;
     this.busy = true; // a frame's package.json is read once, and may run the program's getters
     try {
       const frames = captureFrames(RUNNER_FRAMES);
       if (!frames) return false;
-      for (const frame of frames) {
-        const kept = frameFile(frame.getFileName(), this.stack);
+      // an index loop: the program may have replaced the array iterator
+      for (let i = 0; i < frames.length; i++) {
+        const kept = frameFile(frames[i]!.getFileName(), this.stack);
         if (kept !== null) return kept.package !== null && isRunnerPackage(kept.package);
       }
       return false;
@@ -362,7 +364,7 @@ export class Recorder {
       this.lostStacks(error);
       return false;
     } finally {
-      this.busy = false;
+      this.busy = busy;
     }
   }
 
